@@ -1,0 +1,247 @@
+// `stencilscope bench heat2d` and `stencilscope info`.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <regex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "stencilscope/bench.hpp"
+#include "stencilscope/build_info.hpp"
+#include "stencilscope/device.hpp"
+#include "stencilscope/error.hpp"
+
+namespace ss::app {
+
+namespace {
+
+struct BenchArgs {
+  std::string model;
+  std::string size = "2048x2048";
+  int steps = 10;
+  int order = 8;
+  std::string variant = "all";
+  std::string device = "all";
+  std::string precision = "float";
+  std::string json;
+  int repeats = 5;
+  std::string boundary = "analytic";
+  std::string initial = "analytic";
+  double alpha = 1.0;
+  double dt = 0.0;
+  double fixed_value = 0.0;
+};
+
+/// "2048x2048" or "2048" (a square); throws ss::Error on anything else.
+std::pair<int, int> parse_size(const std::string& s) {
+  static const std::regex pattern(R"(^\s*(\d{1,9})\s*(?:[xX]\s*(\d{1,9}))?\s*$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, pattern))
+    throw Error("malformed --size '" + s + "' (expected NXxNY such as 2048x2048, or one number for a square)");
+  const int nx = std::stoi(m[1]);
+  const int ny = m[2].matched ? std::stoi(m[2]) : nx;
+  return {nx, ny};
+}
+
+std::vector<Heat2DVariant> select_variants(const std::string& variant, const std::string& device) {
+  if (device != "gpu" && device != "cpu" && device != "all")
+    throw Error("unknown device '" + device + "' (choose gpu, cpu or all)");
+  std::vector<Heat2DVariant> out;
+  if (variant == "all") {
+    for (Heat2DVariant v : kAllHeat2DVariants)
+      if (device == "all" || (device == "gpu") == is_gpu(v)) out.push_back(v);
+    return out;
+  }
+  const Heat2DVariant v = parse_heat2d_variant(variant);
+  if (device != "all" && (device == "gpu") != is_gpu(v))
+    throw Error(fmt::format("variant '{}' runs on the {}, but --device {} was asked", variant, is_gpu(v) ? "gpu" : "cpu",
+                            device));
+  return {v};
+}
+
+std::string fmt_or_dash(const std::optional<ErrorNorms>& e, double ErrorNorms::*field, const char* spec) {
+  if (!e) return "-";
+  return fmt::format(fmt::runtime(spec), (*e).*field);
+}
+
+void print_table(const BenchReport& r, std::FILE* out) {
+  const Heat2DSetup& s = r.setup;
+  fmt::print(out, "heat2d {}x{}, order {}, {} steps, boundary {}, initial {}, alpha {:g}, dt {:.4g} (limit {:.4g})\n",
+             s.grid.nx, s.grid.ny, s.config.order, r.steps, to_string(s.config.boundary), to_string(s.config.initial),
+             s.config.alpha, s.dt, s.dt_limit);
+  fmt::print(out, "device: {}", r.device);
+  if (r.copy_gbps > 0) fmt::print(out, ", copy kernel {:.1f} GB/s", r.copy_gbps);
+  if (r.host_copy_gbps > 0) fmt::print(out, "; host copy {:.1f} GB/s", r.host_copy_gbps);
+  fmt::print(out, "; commit {}\n", r.commit);
+  if (!r.note.empty()) fmt::print(out, "note: {}\n", r.note);
+  fmt::print(out, "{:<10} {:<6} {:<7} {:>11} {:>10} {:>10} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "variant", "device",
+             "prec", "time (ms)", "GB/s", "MCUPS", "copy", "ref L2 norm", "rel Linf", "rel L2", "bitwise");
+  for (const BenchRow& row : r.rows) {
+    if (!row.skipped.empty()) {
+      fmt::print(out, "{:<10} {:<6} {:<7} skipped: {}\n", row.variant, row.device, row.precision, row.skipped);
+      continue;
+    }
+    const std::string bitwise = row.bitwise_equal ? (*row.bitwise_equal ? "equal" : "DIFFERS") : "base";
+    fmt::print(out, "{:<10} {:<6} {:<7} {:>11.3f} {:>10.1f} {:>10.1f} {:>6.3f} {:>12} {:>10} {:>10} {:>8}\n",
+               row.variant, row.device, row.precision, row.time_ms, row.bandwidth_gbps, row.mcups, row.copy_ratio,
+               fmt_or_dash(row.errors, &ErrorNorms::ref_l2, "{:.5g}"),
+               fmt_or_dash(row.errors, &ErrorNorms::rel_linf, "{:.3g}"),
+               fmt_or_dash(row.errors, &ErrorNorms::rel_l2, "{:.3g}"), row.variant == "reference" ? "-" : bitwise);
+  }
+  fmt::print(out,
+             "GB/s counts one read and one write of each interior value per step; copy = GB/s over the copy of the "
+             "same device (GPU rows: device copy kernel; CPU rows: host copy)\n");
+}
+
+nlohmann::json to_json(const BenchReport& r) {
+  using nlohmann::json;
+  auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  json rows = json::array();
+  for (const BenchRow& row : r.rows) {
+    json j = {{"model", row.model},         {"variant", row.variant}, {"device", row.device},
+              {"order", row.order},         {"precision", row.precision},
+              {"size", fmt::format("{}x{}", row.nx, row.ny)}, {"nx", row.nx}, {"ny", row.ny},
+              {"steps", row.steps}};
+    if (!row.skipped.empty()) {
+      j["skipped"] = row.skipped;
+      for (const char* k : {"time_ms", "bandwidth_gbps", "mcups", "copy_ratio", "ref_l2_norm", "rel_linf", "rel_l2"})
+        j[k] = nullptr;
+    } else {
+      j["time_ms"] = number(row.time_ms);
+      j["bandwidth_gbps"] = number(row.bandwidth_gbps);
+      j["mcups"] = number(row.mcups);
+      j["copy_ratio"] = number(row.copy_ratio);
+      j["ref_l2_norm"] = row.errors ? number(row.errors->ref_l2) : json(nullptr);
+      j["rel_linf"] = row.errors ? number(row.errors->rel_linf) : json(nullptr);
+      j["rel_l2"] = row.errors ? number(row.errors->rel_l2) : json(nullptr);
+      if (row.bitwise_equal) j["bitwise_equal"] = *row.bitwise_equal;
+    }
+    rows.push_back(std::move(j));
+  }
+  const Heat2DSetup& s = r.setup;
+  return {{"device", r.device},
+          {"copy_gbps", r.copy_gbps > 0 ? json(r.copy_gbps) : json(nullptr)},
+          {"host_copy_gbps", r.host_copy_gbps > 0 ? json(r.host_copy_gbps) : json(nullptr)},
+          {"commit", r.commit},
+          {"config",
+           {{"model", "heat2d"},
+            {"nx", s.grid.nx},
+            {"ny", s.grid.ny},
+            {"order", s.config.order},
+            {"steps", r.steps},
+            {"boundary", std::string(to_string(s.config.boundary))},
+            {"initial", std::string(to_string(s.config.initial))},
+            {"alpha", s.config.alpha},
+            {"dt", s.dt},
+            {"dt_limit", s.dt_limit}}},
+          {"note", r.note},
+          {"rows", rows}};
+}
+
+int run_bench(const BenchArgs& a) {
+  if (a.model != "heat2d") throw Error("unknown model '" + a.model + "' (available: heat2d)");
+  Heat2DBenchOptions o;
+  std::tie(o.config.nx, o.config.ny) = parse_size(a.size);
+  o.config.order = a.order;
+  check_order(a.order);
+  o.config.alpha = a.alpha;
+  o.config.dt = a.dt;
+  o.config.fixed_value = a.fixed_value;
+  o.config.boundary = parse_boundary(a.boundary);
+  o.config.initial = parse_initial_condition(a.initial);
+  o.precision = parse_precision(a.precision);
+  o.steps = a.steps;
+  o.repeats = a.repeats;
+  o.variants = select_variants(a.variant, a.device);
+  const bool json_to_stdout = a.json == "-";
+  std::FILE* table_out = json_to_stdout ? stderr : stdout;
+  if (isatty(fileno(stderr))) o.progress = [](const std::string& m) { fmt::print(stderr, "... {}\n", m); };
+  std::ofstream json_file;
+  if (!a.json.empty() && !json_to_stdout) {  // open first: a bad path fails before the work
+    json_file.open(a.json);
+    if (!json_file) throw Error("cannot write --json file '" + a.json + "'");
+  }
+
+  const BenchReport report = run_heat2d_bench(o);
+  print_table(report, table_out);
+  if (!a.json.empty()) {
+    const std::string text = to_json(report).dump(2) + "\n";
+    if (json_to_stdout) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      json_file << text;
+      if (!json_file.flush()) throw Error("failed writing --json file '" + a.json + "'");
+    }
+  }
+  // A variant that goes non-finite or disagrees with its siblings is a bug: say so loudly.
+  int status = 0;
+  for (const BenchRow& row : report.rows) {
+    if (row.errors && !row.errors->finite) {
+      fmt::print(stderr, "stencilscope: error: variant {} produced non-finite values\n", row.variant);
+      status = 3;
+    }
+    if (row.bitwise_equal && !*row.bitwise_equal) {
+      fmt::print(stderr, "stencilscope: error: variant {} is not bitwise equal to {}\n", row.variant,
+                 report.rows.front().variant);
+      status = 3;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+std::function<int()> add_bench_command(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* bench = app.add_subcommand("bench", "Benchmark kernel variants against the reference");
+  bench->add_option("model", args->model, "Model to benchmark (heat2d)")->required();
+  bench->add_option("--size", args->size, "Interior grid NXxNY, or N for a square")->capture_default_str();
+  bench->add_option("--steps", args->steps, "Time steps per timed run")->capture_default_str();
+  bench->add_option("--order", args->order, "Stencil order: 2, 4, 6 or 8")->capture_default_str();
+  bench->add_option("--variant", args->variant, "global, block, shared, stream, cpu, reference or all")
+      ->capture_default_str();
+  bench->add_option("--device", args->device, "gpu, cpu or all")->capture_default_str();
+  bench->add_option("--precision", args->precision, "float or double")->capture_default_str();
+  bench->add_option("--json", args->json, "Also write the rows as JSON to FILE, or - for stdout");
+  bench->add_option("--repeat", args->repeats, "Timed runs per GPU variant (the median is shown)")
+      ->capture_default_str();
+  bench->add_option("--boundary,--bc", args->boundary, "analytic, periodic, fixed or insulated")->capture_default_str();
+  bench->add_option("--initial,--ic", args->initial, "analytic, hot-disc, hot-spots or checkerboard")
+      ->capture_default_str();
+  bench->add_option("--alpha", args->alpha, "Diffusivity")->capture_default_str();
+  bench->add_option("--dt", args->dt, "Time step (default: half the stability limit)");
+  bench->add_option("--fixed-value", args->fixed_value, "Ghost value of the fixed boundary")->capture_default_str();
+  return [args] { return run_bench(*args); };
+}
+
+std::function<int()> add_info_command(CLI::App& app) {
+  app.add_subcommand("info", "Print CUDA devices, copy bandwidth and build options");
+  return [] {
+    const BuildInfo& b = build_info();
+    fmt::print("stencilscope {} (commit {}, {})\n", b.version, b.commit, b.build_type);
+    fmt::print("build: CUDA backend {}{}, OpenMP {}, GUI {}\n", b.cuda ? "on" : "off",
+               b.cuda ? fmt::format(" (architectures {})", b.cuda_architectures) : "", b.openmp ? "on" : "off",
+               b.gui ? "on" : "off");
+    std::string why;
+    const auto devices = cuda_devices(&why);
+    if (devices.empty()) {
+      fmt::print("CUDA devices: none: {}\n", why);
+    } else {
+      for (const DeviceInfo& d : devices)
+        fmt::print("CUDA device {}: {}, sm_{}{}, {} SMs, {:.1f} GB ({:.1f} GB free), L2 {:.0f} MB{}\n", d.index, d.name,
+                   d.cc_major, d.cc_minor, d.multiprocessors, d.total_bytes / 1e9, d.free_bytes / 1e9,
+                   d.l2_bytes / 1e6, d.peak_gbps > 0 ? fmt::format(", peak {:.0f} GB/s", d.peak_gbps) : "");
+      const std::size_t bytes = std::size_t(512) << 20;
+      fmt::print("copy kernel (512 MiB, read + write): {:.1f} GB/s\n", measure_copy_gbps(bytes));
+    }
+    fmt::print("host copy (256 MiB, read + write): {:.1f} GB/s\n", measure_host_copy_gbps(std::size_t(256) << 20));
+    return 0;
+  };
+}
+
+}  // namespace ss::app

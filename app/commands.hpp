@@ -1,0 +1,15 @@
+#pragma once
+// Subcommands of the stencilscope executable.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace ss::app {
+
+/// Registers `bench heat2d ...` on the parser; the returned callback runs it and returns the exit code.
+std::function<int()> add_bench_command(CLI::App& app);
+
+/// Registers `info`; the returned callback prints devices, copy bandwidth and build options.
+std::function<int()> add_info_command(CLI::App& app);
+
+}  // namespace ss::app

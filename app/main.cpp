@@ -1,0 +1,46 @@
+// stencilscope: watch and measure finite-difference stencils.
+//   stencilscope                 the default scene (until the window exists: `bench heat2d`)
+//   stencilscope bench heat2d    the benchmark table
+//   stencilscope info            devices, copy bandwidth, build options
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "stencilscope/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Stencilscope: finite-difference stencils on the GPU, measured and checked"};
+  app.require_subcommand(0, 1);
+  auto bench = ss::app::add_bench_command(app);
+  auto info = ss::app::add_info_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "stencilscope: error: %s\n", e.what());
+    return 2;
+  }
+  try {
+    if (app.got_subcommand("info")) return info();
+    if (app.got_subcommand("bench")) return bench();
+    // No subcommand: the default scene. The window arrives with the desktop app;
+    // until then the default is the heat 2D benchmark.
+    CLI::App defaults;
+    auto run = ss::app::add_bench_command(defaults);
+    const char* args[] = {"stencilscope", "bench", "heat2d"};
+    defaults.parse(3, const_cast<char**>(args));
+    return run();
+  } catch (const ss::Error& e) {
+    std::fprintf(stderr, "stencilscope: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stencilscope: internal error: %s\n", e.what());
+    return 1;
+  }
+}

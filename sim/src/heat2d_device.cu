@@ -1,0 +1,185 @@
+// GPU backend of heat 2D: owns the two device buffers, the analytic tables and a
+// stream; one launch per time step, whatever the variant.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "heat2d_kernels.cuh"
+#include "stencilscope/device.hpp"
+#include "stencilscope/heat2d_solver.hpp"
+
+namespace ss {
+
+namespace {
+
+constexpr unsigned kMaxGridY = 65535;
+
+template <typename T>
+__global__ void fill_kernel(T* p, std::size_t n, T v) {
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    p[k] = v;
+}
+
+template <typename T, int R>
+void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s) {
+  const Grid2D& g = a.g;
+  auto grid_of = [&](int bx, long long rows_per_block) {
+    a.block_rows_y = static_cast<int>(blocks_for(g.ny, rows_per_block));
+    return dim3(blocks_for(g.nx, bx), std::min<unsigned>(a.block_rows_y, kMaxGridY));
+  };
+  switch (v) {
+    case Heat2DVariant::global: {
+      const dim3 grid = grid_of(kGlobalBX, kGlobalBY);
+      heat2d_step_global<T, R><<<grid, dim3(kGlobalBX, kGlobalBY), 0, s>>>(a);
+      SS_CUDA_LAUNCH_CHECK("heat2d_step_global");
+      break;
+    }
+    case Heat2DVariant::block: {
+      const dim3 grid = grid_of(kBlockBX, kBlockBY * kBlockRows);
+      heat2d_step_block<T, R><<<grid, dim3(kBlockBX, kBlockBY), 0, s>>>(a);
+      SS_CUDA_LAUNCH_CHECK("heat2d_step_block");
+      break;
+    }
+    case Heat2DVariant::shared: {
+      const dim3 grid = grid_of(kSharedBX, kSharedChunk * kSharedPasses);
+      heat2d_step_shared<T, R><<<grid, dim3(kSharedBX, kSharedBY), 0, s>>>(a);
+      SS_CUDA_LAUNCH_CHECK("heat2d_step_shared");
+      break;
+    }
+    case Heat2DVariant::stream: {
+      const dim3 grid = grid_of(kStreamBX, kStreamRows);
+      heat2d_step_stream<T, R><<<grid, kStreamBX, 0, s>>>(a);
+      SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
+      break;
+    }
+    default:
+      throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
+  }
+}
+
+}  // namespace
+
+template <typename T>
+struct DeviceHeat2D<T>::Impl {
+  Heat2DSetup setup;
+  CudaStream stream;
+  CudaEvent t0, t1;
+  DeviceBuffer<T> field[2];
+  DeviceBuffer<T> tables;
+  int current = 0;
+  long steps_done = 0;
+
+  explicit Impl(const Heat2DSetup& s) : setup(s) {
+    const std::vector<T> host_tables = analytic_tables<T>(s);
+    check_device_memory(2 * s.grid.elements() * sizeof(T) + host_tables.size() * sizeof(T), "this grid");
+    field[0] = DeviceBuffer<T>(s.grid.elements());
+    field[1] = DeviceBuffer<T>(s.grid.elements());
+    tables = DeviceBuffer<T>(std::max<std::size_t>(host_tables.size(), 1));
+    if (!host_tables.empty())
+      SS_CUDA_CHECK(cudaMemcpy(tables.get(), host_tables.data(), host_tables.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+
+  void fill(T* p, T v) {
+    fill_kernel<T><<<1024, 256, 0, stream.get()>>>(p, setup.grid.elements(), v);
+    SS_CUDA_LAUNCH_CHECK("fill_kernel");
+  }
+};
+
+template <typename T>
+DeviceHeat2D<T>::DeviceHeat2D(const Heat2DSetup& setup) {
+  std::string why;
+  if (!cuda_available(&why)) throw Error(why);
+  impl_ = std::make_unique<Impl>(setup);
+  reset();
+  // Both buffers start identical so that the fixed boundary's ghosts and the
+  // padding hold defined values from the first step on.
+  SS_CUDA_CHECK(cudaMemcpyAsync(impl_->field[1].get(), impl_->field[0].get(), impl_->field[0].bytes(),
+                                cudaMemcpyDeviceToDevice, impl_->stream.get()));
+  synchronize();
+}
+
+template <typename T>
+DeviceHeat2D<T>::~DeviceHeat2D() = default;
+template <typename T>
+DeviceHeat2D<T>::DeviceHeat2D(DeviceHeat2D&&) noexcept = default;
+template <typename T>
+DeviceHeat2D<T>& DeviceHeat2D<T>::operator=(DeviceHeat2D&&) noexcept = default;
+
+template <typename T>
+void DeviceHeat2D<T>::reset() {
+  Impl& m = *impl_;
+  const std::vector<T> init = heat2d_initial_field<T>(m.setup);
+  SS_CUDA_CHECK(cudaMemcpyAsync(m.field[m.current].get(), init.data(), init.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));  // init is a host temporary
+  m.steps_done = 0;
+}
+
+template <typename T>
+void DeviceHeat2D<T>::step(Heat2DVariant variant, int n) {
+  Impl& m = *impl_;
+  const T c = static_cast<T>(m.setup.courant());
+  dispatch_radius(m.setup.config.order, [&]<int R>() {
+    for (int s = 0; s < n; ++s) {
+      Heat2DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c,
+                          make_ghost_rule<T>(m.setup, (m.steps_done + 1) * m.setup.dt, m.tables.get()), 0};
+      launch_step<T, R>(variant, a, m.stream.get());
+      m.current = 1 - m.current;
+      ++m.steps_done;
+    }
+  });
+}
+
+template <typename T>
+double DeviceHeat2D<T>::timed_steps(Heat2DVariant variant, int n) {
+  Impl& m = *impl_;
+  SS_CUDA_CHECK(cudaEventRecord(m.t0.get(), m.stream.get()));
+  step(variant, n);
+  SS_CUDA_CHECK(cudaEventRecord(m.t1.get(), m.stream.get()));
+  return elapsed_ms(m.t0, m.t1);
+}
+
+template <typename T>
+void DeviceHeat2D<T>::set_order(int order) {
+  Heat2DConfig c = impl_->setup.config;
+  c.order = order;
+  impl_->setup = make_heat2d_setup(c);
+}
+
+template <typename T>
+void DeviceHeat2D<T>::poison_scratch() {
+  impl_->fill(impl_->field[1 - impl_->current].get(), std::numeric_limits<T>::quiet_NaN());
+}
+
+template <typename T>
+void DeviceHeat2D<T>::synchronize() {
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+
+template <typename T>
+std::vector<T> DeviceHeat2D<T>::download() const {
+  std::vector<T> out(impl_->setup.grid.elements());
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+  SS_CUDA_CHECK(cudaMemcpy(out.data(), impl_->field[impl_->current].get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+template <typename T>
+const T* DeviceHeat2D<T>::device_field() const {
+  return impl_->field[impl_->current].get();
+}
+template <typename T>
+const Heat2DSetup& DeviceHeat2D<T>::setup() const {
+  return impl_->setup;
+}
+template <typename T>
+long DeviceHeat2D<T>::steps_done() const {
+  return impl_->steps_done;
+}
+
+template class DeviceHeat2D<float>;
+template class DeviceHeat2D<double>;
+
+}  // namespace ss

@@ -1,0 +1,185 @@
+// CPU backend of heat 2D: the `cpu` variant (shared point function, OpenMP) and
+// the double-precision reference (independent plain loops).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "stencilscope/error.hpp"
+#include "stencilscope/heat2d_solver.hpp"
+
+namespace ss {
+
+template <typename T>
+HostHeat2D<T>::HostHeat2D(const Heat2DSetup& setup) : setup_(setup), tables_(analytic_tables<T>(setup)) {
+  reset();
+  field_[1] = field_[0];
+}
+
+template <typename T>
+void HostHeat2D<T>::reset() {
+  field_[current_] = heat2d_initial_field<T>(setup_);
+  steps_done_ = 0;
+}
+
+template <typename T>
+void HostHeat2D<T>::set_order(int order) {
+  Heat2DConfig c = setup_.config;
+  c.order = order;
+  setup_ = make_heat2d_setup(c);
+}
+
+template <typename T>
+void HostHeat2D<T>::poison_scratch() {
+  std::fill(field_[1 - current_].begin(), field_[1 - current_].end(), std::numeric_limits<T>::quiet_NaN());
+}
+
+template <typename T>
+void HostHeat2D<T>::refresh_ghosts() {
+  fill_ghosts_host(field_[current_].data(), setup_.grid, make_ghost_rule<T>(setup_, time(), tables_.data()));
+}
+
+template <typename T>
+void HostHeat2D<T>::step(int n) {
+  const Grid2D g = setup_.grid;
+  const T c = static_cast<T>(setup_.courant());
+  dispatch_radius(setup_.config.order, [&]<int R>() {
+    for (int s = 0; s < n; ++s) {
+      const T* in = field_[current_].data();
+      T* out = field_[1 - current_].data();
+      const GhostRule<T> rule = make_ghost_rule<T>(setup_, (steps_done_ + 1) * setup_.dt, tables_.data());
+#pragma omp parallel for schedule(static)
+      for (int j = 0; j < g.ny; ++j) {
+        for (int i = 0; i < g.nx; ++i) {
+          T row[2 * R + 1], col[2 * R + 1];
+          for (int k = 0; k <= 2 * R; ++k) {
+            row[k] = in[g.index(i + k - R, j)];
+            col[k] = in[g.index(i, j + k - R)];
+          }
+          const T v = heat2d_point<T, R>(row, col, c, c);
+          out[g.index(i, j)] = v;
+          if (near_edge(g, i, j)) write_ghost_images(out, g, i, j, v, rule);
+        }
+      }
+      current_ = 1 - current_;
+      ++steps_done_;
+    }
+  });
+}
+
+template class HostHeat2D<float>;
+template class HostHeat2D<double>;
+
+namespace {
+
+// The reference's own padded layout: (nx + 2G) x (ny + 2G), no alignment.
+struct RefField {
+  int nx, ny, w;
+  std::vector<double> v;
+  RefField(int nx_, int ny_) : nx(nx_), ny(ny_), w(nx_ + 2 * kGhost), v(static_cast<std::size_t>(w) * (ny_ + 2 * kGhost)) {}
+  double& at(int i, int j) { return v[static_cast<std::size_t>(j + kGhost) * w + (i + kGhost)]; }
+};
+
+void reference_ghosts(RefField& u, const Heat2DSetup& s, double t) {
+  const int nx = u.nx, ny = u.ny;
+  const Boundary b = s.config.boundary;
+  auto set_x = [&](int j) {
+    for (int k = 1; k <= kGhost; ++k) {
+      switch (b) {
+        case Boundary::periodic:
+          u.at(-k, j) = u.at(nx - k, j);
+          u.at(nx - 1 + k, j) = u.at(k - 1, j);
+          break;
+        case Boundary::insulated:
+          u.at(-k, j) = u.at(k - 1, j);
+          u.at(nx - 1 + k, j) = u.at(nx - k, j);
+          break;
+        case Boundary::fixed:
+          u.at(-k, j) = u.at(nx - 1 + k, j) = s.config.fixed_value;
+          break;
+        case Boundary::analytic:
+          u.at(-k, j) = s.analytic.value(s.x_of(-k), s.y_of(j), t, s.config.alpha);
+          u.at(nx - 1 + k, j) = s.analytic.value(s.x_of(nx - 1 + k), s.y_of(j), t, s.config.alpha);
+          break;
+      }
+    }
+  };
+  auto set_y = [&](int i) {
+    for (int k = 1; k <= kGhost; ++k) {
+      switch (b) {
+        case Boundary::periodic:
+          u.at(i, -k) = u.at(i, ny - k);
+          u.at(i, ny - 1 + k) = u.at(i, k - 1);
+          break;
+        case Boundary::insulated:
+          u.at(i, -k) = u.at(i, k - 1);
+          u.at(i, ny - 1 + k) = u.at(i, ny - k);
+          break;
+        case Boundary::fixed:
+          u.at(i, -k) = u.at(i, ny - 1 + k) = s.config.fixed_value;
+          break;
+        case Boundary::analytic:
+          u.at(i, -k) = s.analytic.value(s.x_of(i), s.y_of(-k), t, s.config.alpha);
+          u.at(i, ny - 1 + k) = s.analytic.value(s.x_of(i), s.y_of(ny - 1 + k), t, s.config.alpha);
+          break;
+      }
+    }
+  };
+  for (int j = 0; j < ny; ++j) set_x(j);
+  for (int i = 0; i < nx; ++i) set_y(i);
+}
+
+}  // namespace
+
+std::vector<double> heat2d_reference(const Heat2DSetup& s, int steps) {
+  const Grid2D& g = s.grid;
+  const int R = radius_of_order(s.config.order);
+  const auto w = second_derivative_weights_runtime(s.config.order);
+  const double c = s.courant();
+  RefField u(g.nx, g.ny), un(g.nx, g.ny);
+  const std::vector<double> init = heat2d_initial_field<double>(s);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) u.at(i, j) = init[g.index(i, j)];
+  reference_ghosts(u, s, 0.0);
+  for (int n = 0; n < steps; ++n) {
+#pragma omp parallel for schedule(static)
+    for (int j = 0; j < g.ny; ++j) {
+      for (int i = 0; i < g.nx; ++i) {
+        double lap = 0;
+        for (int k = -R; k <= R; ++k) lap += w[std::abs(k)] * (u.at(i + k, j) + u.at(i, j + k));
+        un.at(i, j) = u.at(i, j) + c * lap;
+      }
+    }
+    reference_ghosts(un, s, (n + 1) * s.dt);
+    std::swap(u.v, un.v);
+  }
+  std::vector<double> out(g.points());
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) out[static_cast<std::size_t>(j) * g.nx + i] = u.at(i, j);
+  return out;
+}
+
+template <typename T>
+ErrorNorms compare_to_reference(const std::vector<T>& a, const std::vector<double>& ref) {
+  if (a.size() != ref.size()) throw Error("compare_to_reference: sizes differ");
+  ErrorNorms e;
+  double sum_ref = 0, sum_err = 0, max_ref = 0, max_err = 0;
+  for (std::size_t k = 0; k < ref.size(); ++k) {
+    const double x = static_cast<double>(a[k]);
+    if (!std::isfinite(x)) e.finite = false;
+    const double d = std::abs(x - ref[k]);
+    sum_ref += ref[k] * ref[k];
+    sum_err += d * d;
+    max_ref = std::max(max_ref, std::abs(ref[k]));
+    max_err = std::max(max_err, d);
+  }
+  e.ref_l2 = std::sqrt(sum_ref);
+  const double inf = std::numeric_limits<double>::infinity();
+  e.rel_l2 = !e.finite ? inf : (e.ref_l2 > 0 ? std::sqrt(sum_err) / e.ref_l2 : std::sqrt(sum_err));
+  e.rel_linf = !e.finite ? inf : (max_ref > 0 ? max_err / max_ref : max_err);
+  return e;
+}
+
+template ErrorNorms compare_to_reference<float>(const std::vector<float>&, const std::vector<double>&);
+template ErrorNorms compare_to_reference<double>(const std::vector<double>&, const std::vector<double>&);
+
+}  // namespace ss

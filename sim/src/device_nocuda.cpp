@@ -44,6 +44,15 @@ template <typename T> const T* DeviceHeat2D<T>::device_field() const { throw Err
 template <typename T> const Heat2DSetup& DeviceHeat2D<T>::setup() const { throw Error(kNoCuda); }
 template <typename T> long DeviceHeat2D<T>::steps_done() const { throw Error(kNoCuda); }
 
+template <typename T> void DeviceHeat2D<T>::copy_interior_to_host(T*) const { throw Error(kNoCuda); }
+template <typename T> void* DeviceHeat2D<T>::native_stream() const { throw Error(kNoCuda); }
+template <typename T> void DeviceHeat2D<T>::paint(const Brush&) { throw Error(kNoCuda); }
+template <typename T> void DeviceHeat2D<T>::refresh_ghosts() { throw Error(kNoCuda); }
+template <typename T> bool DeviceHeat2D<T>::all_finite() { throw Error(kNoCuda); }
+template <typename T> void DeviceHeat2D<T>::step_timed_async(Heat2DVariant, int) { throw Error(kNoCuda); }
+template <typename T> std::optional<double> DeviceHeat2D<T>::finished_batch_ms() { throw Error(kNoCuda); }
+template <typename T> bool DeviceHeat2D<T>::idle() const { throw Error(kNoCuda); }
+
 template class DeviceHeat2D<float>;
 template class DeviceHeat2D<double>;
 

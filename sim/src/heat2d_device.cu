@@ -1,6 +1,7 @@
 // GPU backend of heat 2D: owns the two device buffers, the analytic tables and a
 // stream; one launch per time step, whatever the variant.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -20,6 +21,27 @@ __global__ void fill_kernel(T* p, std::size_t n, T v) {
   for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n;
        k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
     p[k] = v;
+}
+
+template <typename T>
+__global__ void paint_kernel(T* f, Grid2D g, Brush b, int i0, int j0, int w, int h) {
+  const int i = i0 + blockIdx.x * blockDim.x + threadIdx.x;
+  for (int j = j0 + blockIdx.y * blockDim.y + threadIdx.y; j < j0 + h; j += gridDim.y * blockDim.y)
+    if (i < i0 + w && in_brush(b, i, j)) f[g.index(i, j)] = static_cast<T>(b.value);
+}
+
+template <typename T>
+__global__ void refresh_ghosts_kernel(T* f, Grid2D g, GhostRule<T> rule) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int j = blockIdx.y * blockDim.y + threadIdx.y; j < g.ny; j += gridDim.y * blockDim.y)
+    if (i < g.nx && near_edge(g, i, j)) write_ghost_images(f, g, i, j, f[g.index(i, j)], rule);
+}
+
+template <typename T>
+__global__ void non_finite_kernel(const T* f, Grid2D g, int* flag) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int j = blockIdx.y; j < g.ny; j += gridDim.y)
+    if (i < g.nx && !isfinite(f[g.index(i, j)])) *flag = 1;
 }
 
 template <typename T, int R>
@@ -66,7 +88,10 @@ struct DeviceHeat2D<T>::Impl {
   Heat2DSetup setup;
   CudaStream stream;
   CudaEvent t0, t1;
+  CudaEvent batch0, batch1;
+  bool batch_pending = false;
   DeviceBuffer<T> field[2];
+  DeviceBuffer<int> flag{1};
   DeviceBuffer<T> tables;
   int current = 0;
   long steps_done = 0;
@@ -177,6 +202,92 @@ const Heat2DSetup& DeviceHeat2D<T>::setup() const {
 template <typename T>
 long DeviceHeat2D<T>::steps_done() const {
   return impl_->steps_done;
+}
+
+template <typename T>
+void DeviceHeat2D<T>::copy_interior_to_host(T* dst) const {
+  const Impl& m = *impl_;
+  const Grid2D& g = m.setup.grid;
+  SS_CUDA_CHECK(cudaMemcpy2DAsync(dst, g.nx * sizeof(T), m.field[m.current].get() + g.index(0, 0), g.pitch * sizeof(T),
+                                  g.nx * sizeof(T), g.ny, cudaMemcpyDeviceToHost, m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+}
+
+template <typename T>
+void* DeviceHeat2D<T>::native_stream() const {
+  return impl_->stream.get();
+}
+
+template <typename T>
+void DeviceHeat2D<T>::paint(const Brush& b) {
+  Impl& m = *impl_;
+  const Grid2D& g = m.setup.grid;
+  const int i0 = std::max(0, static_cast<int>(std::floor(b.x - b.radius)));
+  const int i1 = std::min(g.nx - 1, static_cast<int>(std::ceil(b.x + b.radius)));
+  const int j0 = std::max(0, static_cast<int>(std::floor(b.y - b.radius)));
+  const int j1 = std::min(g.ny - 1, static_cast<int>(std::ceil(b.y + b.radius)));
+  if (i1 >= i0 && j1 >= j0) {
+    const dim3 block(32, 8);
+    const dim3 grid(blocks_for(i1 - i0 + 1, 32), std::min<unsigned>(blocks_for(j1 - j0 + 1, 8), kMaxGridY));
+    paint_kernel<T><<<grid, block, 0, m.stream.get()>>>(m.field[m.current].get(), g, b, i0, j0, i1 - i0 + 1, j1 - j0 + 1);
+    SS_CUDA_LAUNCH_CHECK("paint_kernel");
+  }
+  refresh_ghosts();
+}
+
+template <typename T>
+void DeviceHeat2D<T>::refresh_ghosts() {
+  Impl& m = *impl_;
+  const Grid2D& g = m.setup.grid;
+  const dim3 block(32, 8);
+  const dim3 grid(blocks_for(g.nx, 32), std::min<unsigned>(blocks_for(g.ny, 8), kMaxGridY));
+  refresh_ghosts_kernel<T><<<grid, block, 0, m.stream.get()>>>(
+      m.field[m.current].get(), g, make_ghost_rule<T>(m.setup, m.steps_done * m.setup.dt, m.tables.get()));
+  SS_CUDA_LAUNCH_CHECK("refresh_ghosts_kernel");
+}
+
+template <typename T>
+bool DeviceHeat2D<T>::all_finite() {
+  Impl& m = *impl_;
+  const Grid2D& g = m.setup.grid;
+  SS_CUDA_CHECK(cudaMemsetAsync(m.flag.get(), 0, sizeof(int), m.stream.get()));
+  non_finite_kernel<T><<<dim3(blocks_for(g.nx, 256), std::min(g.ny, 4096)), 256, 0, m.stream.get()>>>(
+      m.field[m.current].get(), g, m.flag.get());
+  SS_CUDA_LAUNCH_CHECK("non_finite_kernel");
+  int flag = 0;
+  SS_CUDA_CHECK(cudaMemcpyAsync(&flag, m.flag.get(), sizeof(int), cudaMemcpyDeviceToHost, m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return flag == 0;
+}
+
+template <typename T>
+void DeviceHeat2D<T>::step_timed_async(Heat2DVariant variant, int n) {
+  Impl& m = *impl_;
+  SS_CUDA_CHECK(cudaEventRecord(m.batch0.get(), m.stream.get()));
+  step(variant, n);
+  SS_CUDA_CHECK(cudaEventRecord(m.batch1.get(), m.stream.get()));
+  m.batch_pending = true;
+}
+
+template <typename T>
+std::optional<double> DeviceHeat2D<T>::finished_batch_ms() {
+  Impl& m = *impl_;
+  if (!m.batch_pending) return std::nullopt;
+  const cudaError_t e = cudaEventQuery(m.batch1.get());
+  if (e == cudaErrorNotReady) return std::nullopt;
+  SS_CUDA_CHECK(e);
+  m.batch_pending = false;
+  float ms = 0;
+  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, m.batch0.get(), m.batch1.get()));
+  return ms;
+}
+
+template <typename T>
+bool DeviceHeat2D<T>::idle() const {
+  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
+  if (e == cudaErrorNotReady) return false;
+  SS_CUDA_CHECK(e);
+  return true;
 }
 
 template class DeviceHeat2D<float>;

@@ -39,6 +39,28 @@ void HostHeat2D<T>::refresh_ghosts() {
 }
 
 template <typename T>
+void HostHeat2D<T>::paint(const Brush& b) {
+  const Grid2D& g = setup_.grid;
+  const T v = static_cast<T>(b.value);
+  const int i0 = std::max(0, static_cast<int>(std::floor(b.x - b.radius))), i1 = std::min(g.nx - 1, static_cast<int>(std::ceil(b.x + b.radius)));
+  const int j0 = std::max(0, static_cast<int>(std::floor(b.y - b.radius))), j1 = std::min(g.ny - 1, static_cast<int>(std::ceil(b.y + b.radius)));
+  for (int j = j0; j <= j1; ++j)
+    for (int i = i0; i <= i1; ++i)
+      if (in_brush(b, i, j)) field_[current_][g.index(i, j)] = v;
+  refresh_ghosts();
+}
+
+template <typename T>
+bool HostHeat2D<T>::all_finite() const {
+  const Grid2D& g = setup_.grid;
+  const std::vector<T>& f = field_[current_];
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i)
+      if (!std::isfinite(f[g.index(i, j)])) return false;
+  return true;
+}
+
+template <typename T>
 void HostHeat2D<T>::step(int n) {
   const Grid2D g = setup_.grid;
   const T c = static_cast<T>(setup_.courant());

@@ -3,11 +3,27 @@
 // variant; heat2d_reference is the double-precision yardstick, written plainly and
 // independently of the shared point function; DeviceHeat2D runs the GPU variants.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "stencilscope/heat2d.hpp"
 
 namespace ss {
+
+/// A disc painted into the field: cells whose centre lies within `radius` cells
+/// of (x, y) (in cell units: cell (i, j) has its centre at (i + 0.5, j + 0.5))
+/// are set to `value`.
+struct Brush {
+  double x = 0, y = 0;
+  double radius = 8;
+  double value = 1;
+};
+
+/// True when cell (i, j) lies under the brush.
+SS_HD inline bool in_brush(const Brush& b, int i, int j) {
+  const double dx = i + 0.5 - b.x, dy = j + 0.5 - b.y;
+  return dx * dx + dy * dy <= b.radius * b.radius;
+}
 
 /// CPU backend: two padded buffers in host memory, stepped by the shared point
 /// function (OpenMP over rows). Bitwise equal to the GPU variants of the same order.
@@ -29,6 +45,10 @@ class HostHeat2D {
   void poison_scratch();
   /// Rewrites the ghost frame of the current field from its interior (after edits).
   void refresh_ghosts();
+  /// Paints a disc into the current field and refreshes the ghosts.
+  void paint(const Brush& brush);
+  /// False when the interior holds NaN or Inf (the simulation blew up).
+  bool all_finite() const;
   const Heat2DSetup& setup() const { return setup_; }
   long steps_done() const { return steps_done_; }
   double time() const { return steps_done_ * setup_.dt; }
@@ -82,8 +102,26 @@ class DeviceHeat2D {
   void synchronize();
   /// Copies the whole padded current field to the host (synchronous).
   std::vector<T> download() const;
-  /// Device pointer to the current field (padded layout of setup().grid).
+  /// Copies the interior (row-major nx*ny) to dst, ordered after the queued steps (synchronous).
+  void copy_interior_to_host(T* dst) const;
+  /// Device pointer to the current field (padded layout of setup().grid). Valid
+  /// until the next step; work on it must be ordered on native_stream().
   const T* device_field() const;
+  /// The cudaStream_t (as void*, so this header needs no CUDA) that all work runs on.
+  void* native_stream() const;
+  /// Paints a disc on the device (no host copy of the field) and refreshes the ghosts.
+  void paint(const Brush& brush);
+  /// Rewrites the ghost frame of the current field from its interior.
+  void refresh_ghosts();
+  /// False when the interior holds NaN or Inf (synchronous: waits for the stream).
+  bool all_finite();
+  /// Enqueues n steps between two timing events without waiting for them.
+  void step_timed_async(Heat2DVariant variant, int n);
+  /// The time of the last step_timed_async batch once the GPU has finished it
+  /// (never blocks); empty while it is still running or when none was queued.
+  std::optional<double> finished_batch_ms();
+  /// True when the stream has no queued work left.
+  bool idle() const;
 
   const Heat2DSetup& setup() const;
   long steps_done() const;

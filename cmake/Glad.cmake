@@ -1,0 +1,36 @@
+# glad 2 loaders generated at build time with Debian's python3-glad: OpenGL 4.5 core
+# (a 3.3 context loads too; the loader reports what it got) and EGL 1.5 with the
+# extensions the headless renderer needs. --reproducible: no network, the bundled specs.
+#
+#   stencilscope_add_glad(<target>)   a static library with <glad/gl.h> and <glad/egl.h>
+find_program(STENCILSCOPE_GLAD_EXECUTABLE glad DOC "glad 2 generator (Debian: python3-glad)")
+
+function(stencilscope_add_glad target)
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/glad)
+  if(STENCILSCOPE_GLAD_EXECUTABLE)
+    set(generator ${STENCILSCOPE_GLAD_EXECUTABLE})
+  else()
+    find_package(Python3 REQUIRED COMPONENTS Interpreter)
+    execute_process(COMMAND ${Python3_EXECUTABLE} -c "import glad" RESULT_VARIABLE no_glad OUTPUT_QUIET ERROR_QUIET)
+    if(no_glad)
+      message(FATAL_ERROR "glad 2 not found: install Debian's python3-glad (or put `glad` on PATH)")
+    endif()
+    set(generator ${Python3_EXECUTABLE} -m glad)
+  endif()
+  set(egl_extensions
+    EGL_EXT_device_base EGL_EXT_device_enumeration EGL_EXT_device_query EGL_EXT_platform_base
+    EGL_EXT_platform_device EGL_MESA_platform_surfaceless EGL_KHR_surfaceless_context
+    EGL_KHR_create_context EGL_NV_device_cuda)
+  list(JOIN egl_extensions "," extensions)
+  add_custom_command(
+    OUTPUT ${out}/src/gl.c ${out}/src/egl.c ${out}/include/glad/gl.h ${out}/include/glad/egl.h
+    COMMAND ${CMAKE_COMMAND} -E rm -rf ${out}
+    COMMAND ${generator} --api gl:core=4.5,egl=1.5 --extensions ${extensions} --out-path ${out}
+            --reproducible --quiet c --loader
+    COMMENT "Generating glad (GL 4.5 core, EGL 1.5)"
+    VERBATIM)
+  add_library(${target} STATIC ${out}/src/gl.c ${out}/src/egl.c)
+  target_include_directories(${target} SYSTEM PUBLIC ${out}/include)
+  target_link_libraries(${target} PUBLIC ${CMAKE_DL_LIBS})
+  set_target_properties(${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()

@@ -1,0 +1,49 @@
+#pragma once
+// Draws a FieldTexture through a colormap (fragment shader), with zoom, pan, sampling
+// and a colorbar with value labels, into whatever framebuffer is bound.
+#include <memory>
+
+#include "stencilscope/render/colormap.hpp"
+#include "stencilscope/render/field_texture.hpp"
+#include "stencilscope/render/view_layout.hpp"
+
+namespace ss::render {
+
+enum class Sampling { nearest, linear };
+std::string_view to_string(Sampling s);
+/// "nearest" or "linear"; throws ss::Error otherwise.
+Sampling parse_sampling(std::string_view s);
+
+/// Everything about how the field looks; the app owns it, the UI edits it.
+struct ViewStyle {
+  Colormap colormap = Colormap::viridis;
+  ValueRange range;  ///< values drawn at the two ends of the colormap
+  Sampling sampling = Sampling::nearest;
+  ViewTransform transform;
+  bool colorbar = true;
+};
+
+/// RGB of the area around the field, 0..255 (tests look for it).
+inline constexpr unsigned char kBackgroundRgb[3] = {38, 38, 43};
+
+class FieldRenderer {
+ public:
+  /// Compiles and links the embedded shaders and uploads the colormap tables. Throws
+  /// GLError carrying the compile or link log (which is also printed to stderr).
+  FieldRenderer();
+  ~FieldRenderer();
+  FieldRenderer(FieldRenderer&&) noexcept;
+  FieldRenderer& operator=(FieldRenderer&&) noexcept;
+  FieldRenderer(const FieldRenderer&) = delete;
+  FieldRenderer& operator=(const FieldRenderer&) = delete;
+
+  /// Clears the bound framebuffer (layout.width x layout.height) and draws the field and,
+  /// when style.colorbar is set, the colorbar. Leaves blending and scissor disabled.
+  void draw(const FieldTexture& field, const FrameLayout& layout, const ViewStyle& style);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ss::render

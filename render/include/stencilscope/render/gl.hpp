@@ -1,0 +1,68 @@
+#pragma once
+// The GL boundary: loading entry points, error checks, and move-only handles.
+// Only render/ includes glad; these declarations need no GL header.
+#include <string>
+#include <utility>
+
+#include "stencilscope/error.hpp"
+
+namespace ss::render {
+
+/// A GL failure (error flag, incomplete framebuffer, shader compile or link log).
+class GLError : public Error {
+ public:
+  using Error::Error;
+};
+
+using GLProc = void (*)();
+using GLProcLoader = GLProc (*)(const char* name);
+
+/// Loads GL entry points for the context current on this thread (e.g. glfwGetProcAddress,
+/// eglGetProcAddress). Returns "GL 4.5 core, <renderer>"; throws GLError when loading
+/// fails or the context is older than 3.3 core.
+std::string load_gl(GLProcLoader loader);
+
+/// Turns glGetError checks on or off at run time (on by default; they cost a round trip).
+void set_gl_error_checks(bool on);
+bool gl_error_checks();
+/// Throws GLError("<what>: GL_INVALID_...") when checks are on and GL has raised an error flag.
+void check_gl(const char* what);
+
+enum class GLKind { texture, buffer, vertex_array, framebuffer, program };
+
+/// Deletes one GL object; a no-op for name 0. Must run with the owning context current.
+void gl_delete(GLKind kind, unsigned name) noexcept;
+
+/// Sole owner of one GL object: copy is deleted, move transfers ownership, the
+/// destructor deletes it (the context must still be current then).
+template <GLKind K>
+class GLHandle {
+ public:
+  GLHandle() = default;
+  explicit GLHandle(unsigned name) : name_(name) {}
+  ~GLHandle() { gl_delete(K, name_); }
+  GLHandle(GLHandle&& o) noexcept : name_(std::exchange(o.name_, 0u)) {}
+  GLHandle& operator=(GLHandle&& o) noexcept {
+    if (this != &o) {
+      gl_delete(K, name_);
+      name_ = std::exchange(o.name_, 0u);
+    }
+    return *this;
+  }
+  GLHandle(const GLHandle&) = delete;
+  GLHandle& operator=(const GLHandle&) = delete;
+
+  /// The GL name (0 when empty).
+  unsigned get() const { return name_; }
+
+ private:
+  unsigned name_ = 0;
+};
+
+using GLTexture = GLHandle<GLKind::texture>;
+using GLBuffer = GLHandle<GLKind::buffer>;
+using GLVertexArray = GLHandle<GLKind::vertex_array>;
+using GLFramebuffer = GLHandle<GLKind::framebuffer>;
+using GLProgram = GLHandle<GLKind::program>;
+
+}  // namespace ss::render

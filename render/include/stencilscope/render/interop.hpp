@@ -1,0 +1,50 @@
+#pragma once
+// CUDA-GL interop: CUDA writes the field straight into the GL texture. The texture is
+// registered once; it is mapped only around the kernel that writes it and unmapped
+// before GL draws (CUDA's rule: GL must not touch a mapped resource). Builds without
+// CUDA get a stub whose constructor throws, so callers fall back to host copies.
+#include <cstddef>
+#include <memory>
+
+#include "stencilscope/render/colormap.hpp"
+#include "stencilscope/render/field_texture.hpp"
+
+namespace ss::render {
+
+/// Min and max of the finite values of a field, and whether it held NaN or Inf.
+struct FieldStats {
+  ValueRange range{0, 0};
+  bool finite = true;
+};
+
+/// True when this build contains the interop path (STENCILSCOPE_CUDA on).
+bool interop_built();
+
+class FieldInterop {
+ public:
+  /// Registers `texture` with CUDA for surface writes (cudaGraphicsGLRegisterImage,
+  /// SurfaceLoadStore). Needs the GL context current and a CUDA device driving it;
+  /// throws ss::Error saying why not (no device, Mesa or WSL2 GL, built without CUDA).
+  explicit FieldInterop(const FieldTexture& texture);
+  ~FieldInterop();
+  FieldInterop(FieldInterop&&) noexcept;
+  FieldInterop& operator=(FieldInterop&&) noexcept;
+  FieldInterop(const FieldInterop&) = delete;
+  FieldInterop& operator=(const FieldInterop&) = delete;
+
+  /// Enqueues on `stream` (a cudaStream_t, after the work that produced the field): map,
+  /// a kernel that copies the texture's nx*ny cells from device memory (`first_cell` is
+  /// cell (0, 0), rows `row_pitch` floats apart) and reduces their min and max, unmap.
+  /// Returns without waiting; GL commands issued afterwards see the new texture.
+  void write(const float* first_cell, std::size_t row_pitch, void* stream);
+
+  /// The stats of the last write. Read without waiting: valid once `stream` has passed
+  /// that write (e.g. when the simulation reports its stream idle).
+  FieldStats last_stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ss::render

@@ -1,0 +1,224 @@
+#include "stencilscope/render/field_renderer.hpp"
+
+#include <glad/gl.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gl_util.hpp"
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#endif
+#include <stb/stb_easy_font.h>
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace ss::render {
+
+std::string_view to_string(Sampling s) { return s == Sampling::nearest ? "nearest" : "linear"; }
+
+Sampling parse_sampling(std::string_view s) {
+  if (s == "nearest") return Sampling::nearest;
+  if (s == "linear") return Sampling::linear;
+  throw Error("unknown sampling '" + std::string(s) + "' (choose nearest or linear)");
+}
+
+namespace {
+
+/// One vertex of the overlay (ticks, outline, labels): pixels, top-left origin.
+struct OverlayVertex {
+  float x, y;
+  std::uint8_t rgba[4];
+};
+
+constexpr std::uint8_t kLabelRgba[4] = {235, 235, 235, 255};
+constexpr float kTextScale = 1.5f;  // stb_easy_font's glyphs are ~7 px tall
+
+void add_quad(std::vector<OverlayVertex>& v, float x0, float y0, float x1, float y1, const std::uint8_t* c) {
+  const OverlayVertex a{x0, y0, {c[0], c[1], c[2], c[3]}}, b{x1, y0, {c[0], c[1], c[2], c[3]}},
+      d{x1, y1, {c[0], c[1], c[2], c[3]}}, e{x0, y1, {c[0], c[1], c[2], c[3]}};
+  v.insert(v.end(), {a, b, d, a, d, e});
+}
+
+/// Text as triangles, top-left corner at (x, y), through stb_easy_font.
+void add_text(std::vector<OverlayVertex>& v, float x, float y, const std::string& text) {
+  struct EasyVertex {
+    float x, y, z;
+    std::uint8_t c[4];
+  };
+  static_assert(sizeof(EasyVertex) == 16);
+  std::array<EasyVertex, 1024> quads{};
+  const int n = stb_easy_font_print(0, 0, const_cast<char*>(text.c_str()), nullptr, quads.data(),
+                                    static_cast<int>(sizeof(quads)));
+  for (int q = 0; q < n; ++q) {
+    const EasyVertex* k = &quads[static_cast<std::size_t>(q) * 4];
+    add_quad(v, x + k[0].x * kTextScale, y + k[0].y * kTextScale, x + k[2].x * kTextScale, y + k[2].y * kTextScale,
+             kLabelRgba);
+  }
+}
+
+std::string label(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+struct FieldRenderer::Impl {
+  GLProgram field_program;
+  GLProgram overlay_program;
+  GLVertexArray empty_vao;  // core profile draws need a bound VAO even without attributes
+  GLVertexArray overlay_vao;
+  GLBuffer overlay_vbo;
+  std::array<GLTexture, kAllColormaps.size()> colormaps;
+  GLint u_rect = -1, u_field = -1, u_colormap = -1, u_ramp = -1, u_range = -1, u_target_size = -1;
+  std::vector<OverlayVertex> overlay;
+
+  Impl() {
+    field_program = detail::link_program("shaders/field.vert", "shaders/field.frag");
+    overlay_program = detail::link_program("shaders/overlay.vert", "shaders/overlay.frag");
+    u_rect = glGetUniformLocation(field_program.get(), "u_rect");
+    u_field = glGetUniformLocation(field_program.get(), "u_field");
+    u_colormap = glGetUniformLocation(field_program.get(), "u_colormap");
+    u_ramp = glGetUniformLocation(field_program.get(), "u_ramp");
+    u_range = glGetUniformLocation(field_program.get(), "u_range");
+    u_target_size = glGetUniformLocation(overlay_program.get(), "u_target_size");
+
+    GLuint names[2] = {0, 0};
+    glGenVertexArrays(2, names);
+    empty_vao = GLVertexArray(names[0]);
+    overlay_vao = GLVertexArray(names[1]);
+    GLuint vbo = 0;
+    glGenBuffers(1, &vbo);
+    overlay_vbo = GLBuffer(vbo);
+    glBindVertexArray(overlay_vao.get());
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(OverlayVertex), reinterpret_cast<void*>(0));
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(OverlayVertex),
+                          reinterpret_cast<void*>(offsetof(OverlayVertex, rgba)));
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+
+    for (Colormap c : kAllColormaps) {
+      const ColormapTable& table = colormap_table(c);
+      std::vector<float> rgba;
+      for (const Rgb& e : table.entries) rgba.insert(rgba.end(), {e.r, e.g, e.b, 1.0f});
+      GLuint tex = 0;
+      glGenTextures(1, &tex);
+      colormaps[static_cast<std::size_t>(c)] = GLTexture(tex);
+      glBindTexture(GL_TEXTURE_2D, tex);
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, static_cast<GLsizei>(table.entries.size()), 1, 0, GL_RGBA, GL_FLOAT,
+                   rgba.data());
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    check_gl("creating the field renderer");
+  }
+
+  /// A rectangle in pixels (top-left origin) as u_rect in normalized device coordinates.
+  void set_rect(const PixelRect& r, const FrameLayout& l) {
+    const float x0 = static_cast<float>(r.x / l.width * 2 - 1);
+    const float x1 = static_cast<float>((r.x + r.width) / l.width * 2 - 1);
+    const float y0 = static_cast<float>(1 - (r.y + r.height) / l.height * 2);  // bottom edge
+    const float y1 = static_cast<float>(1 - r.y / l.height * 2);
+    glUniform4f(u_rect, x0, y0, x1, y1);
+  }
+
+  void draw_colorbar(const FrameLayout& l, const ViewStyle& style) {
+    const PixelRect& bar = l.colorbar;
+    glUniform1i(u_ramp, 1);
+    set_rect(bar, l);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+
+    overlay.clear();
+    const std::uint8_t frame_rgba[4] = {200, 200, 200, 255};
+    const float x0 = static_cast<float>(bar.x), x1 = static_cast<float>(bar.x + bar.width);
+    const float y0 = static_cast<float>(bar.y), y1 = static_cast<float>(bar.y + bar.height);
+    add_quad(overlay, x0 - 1, y0 - 1, x1 + 1, y0, frame_rgba);
+    add_quad(overlay, x0 - 1, y1, x1 + 1, y1 + 1, frame_rgba);
+    add_quad(overlay, x0 - 1, y0, x0, y1, frame_rgba);
+    add_quad(overlay, x1, y0, x1 + 1, y1, frame_rgba);
+    std::vector<double> ticks = colorbar_ticks(style.range, std::max(2, static_cast<int>(bar.height / 45)));
+    if (ticks.size() < 2) ticks = {style.range.lo, style.range.hi};
+    for (double v : ticks) {
+      const float y = static_cast<float>(bar.y + bar.height * (1 - normalized(v, style.range)));
+      add_quad(overlay, x1, std::round(y) - 0.5f, x1 + 6, std::round(y) + 0.5f, frame_rgba);
+      add_text(overlay, x1 + 9, y - 5 * kTextScale, label(v));
+    }
+
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glUseProgram(overlay_program.get());
+    glUniform2f(u_target_size, static_cast<float>(l.width), static_cast<float>(l.height));
+    glBindVertexArray(overlay_vao.get());
+    glBindBuffer(GL_ARRAY_BUFFER, overlay_vbo.get());
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(overlay.size() * sizeof(OverlayVertex)), overlay.data(),
+                 GL_STREAM_DRAW);
+    glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(overlay.size()));
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glDisable(GL_BLEND);
+  }
+};
+
+FieldRenderer::FieldRenderer() : impl_(std::make_unique<Impl>()) {}
+FieldRenderer::~FieldRenderer() = default;
+FieldRenderer::FieldRenderer(FieldRenderer&&) noexcept = default;
+FieldRenderer& FieldRenderer::operator=(FieldRenderer&&) noexcept = default;
+
+void FieldRenderer::draw(const FieldTexture& field, const FrameLayout& l, const ViewStyle& style) {
+  Impl& d = *impl_;
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_CULL_FACE);
+  glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
+  glViewport(0, 0, l.width, l.height);
+  glClearColor(kBackgroundRgb[0] / 255.0f, kBackgroundRgb[1] / 255.0f, kBackgroundRgb[2] / 255.0f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+
+  glUseProgram(d.field_program.get());
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, field.gl_name());
+  const GLint filter = style.sampling == Sampling::linear ? GL_LINEAR : GL_NEAREST;
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, d.colormaps[static_cast<std::size_t>(style.colormap)].get());
+  glUniform1i(d.u_field, 0);
+  glUniform1i(d.u_colormap, 1);
+  glUniform2f(d.u_range, static_cast<float>(style.range.lo), static_cast<float>(style.range.hi));
+  glUniform1i(d.u_ramp, 0);
+  glBindVertexArray(d.empty_vao.get());
+
+  const PixelRect& a = l.field_area;
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(static_cast<GLint>(a.x), static_cast<GLint>(l.height - (a.y + a.height)), static_cast<GLsizei>(a.width),
+            static_cast<GLsizei>(a.height));
+  d.set_rect(field_rect(a, field.nx(), field.ny(), style.transform), l);
+  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+  glDisable(GL_SCISSOR_TEST);
+
+  if (style.colorbar && l.colorbar.width > 0) d.draw_colorbar(l, style);
+
+  glBindVertexArray(0);
+  glUseProgram(0);
+  glActiveTexture(GL_TEXTURE1);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  check_gl("drawing the field");
+}
+
+}  // namespace ss::render

@@ -1,0 +1,69 @@
+#include "stencilscope/render/gl.hpp"
+
+#include <glad/gl.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+namespace ss::render {
+
+namespace {
+std::atomic<bool> g_checks{true};
+
+const char* error_name(GLenum e) {
+  switch (e) {
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    case GL_STACK_UNDERFLOW: return "GL_STACK_UNDERFLOW";
+    case GL_STACK_OVERFLOW: return "GL_STACK_OVERFLOW";
+    default: return "unknown GL error";
+  }
+}
+}  // namespace
+
+std::string load_gl(GLProcLoader loader) {
+  const int version = gladLoadGL(reinterpret_cast<GLADloadfunc>(loader));
+  if (version == 0) throw GLError("could not load OpenGL entry points for the current context");
+  const int major = GLAD_VERSION_MAJOR(version), minor = GLAD_VERSION_MINOR(version);
+  const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  const std::string desc = "GL " + std::to_string(major) + "." + std::to_string(minor) + " core, " +
+                           (renderer ? renderer : "unknown renderer");
+  if (major < 3 || (major == 3 && minor < 3)) throw GLError("OpenGL 3.3 core or newer is needed; got " + desc);
+  return desc;
+}
+
+void set_gl_error_checks(bool on) { g_checks = on; }
+bool gl_error_checks() { return g_checks; }
+
+void check_gl(const char* what) {
+  if (!g_checks) return;
+  std::string errors;
+  for (int k = 0; k < 8; ++k) {  // a lost context can raise errors forever; report a few
+    const GLenum e = glGetError();
+    if (e == GL_NO_ERROR) break;
+    if (!errors.empty()) errors += ", ";
+    errors += error_name(e);
+  }
+  if (!errors.empty()) throw GLError(std::string(what) + ": " + errors);
+}
+
+void gl_delete(GLKind kind, unsigned name) noexcept {
+  if (name == 0) return;
+  if (glad_glGetError == nullptr) {  // GL never loaded or already gone: nothing we can delete
+    std::fprintf(stderr, "stencilscope: warning: GL object %u outlived its context\n", name);
+    return;
+  }
+  switch (kind) {
+    case GLKind::texture: glDeleteTextures(1, &name); break;
+    case GLKind::buffer: glDeleteBuffers(1, &name); break;
+    case GLKind::vertex_array: glDeleteVertexArrays(1, &name); break;
+    case GLKind::framebuffer: glDeleteFramebuffers(1, &name); break;
+    case GLKind::program: glDeleteProgram(name); break;
+  }
+}
+
+}  // namespace ss::render

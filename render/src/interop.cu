@@ -1,0 +1,167 @@
+// CUDA-GL interop: the only translation unit that includes cuda_gl_interop.h.
+#include <glad/gl.h>  // first: it defines the GL header guards cuda_gl_interop.h would otherwise fill
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "stencilscope/render/interop.hpp"
+
+namespace ss::render {
+
+namespace {
+
+void cuda_check(cudaError_t e, const char* expr, const char* file, int line) {
+  if (e != cudaSuccess)
+    throw Error(std::string(file) + ":" + std::to_string(line) + " " + expr + ": " + cudaGetErrorString(e));
+}
+/// For destructors: report, never throw.
+void cuda_log(cudaError_t e, const char* expr) noexcept {
+  if (e != cudaSuccess) std::fprintf(stderr, "stencilscope: warning: %s: %s\n", expr, cudaGetErrorString(e));
+}
+#define SS_INTEROP_CHECK(x) cuda_check((x), #x, __FILE__, __LINE__)
+#define SS_INTEROP_LOG(x) cuda_log((x), #x)
+
+/// Floats as ints whose signed order is the floats' order (for atomicMin/Max).
+__device__ __forceinline__ int ordered_int(float f) {
+  const int i = __float_as_int(f);
+  return i >= 0 ? i : i ^ 0x7fffffff;
+}
+float from_ordered_int(int i) {
+  const int bits = i >= 0 ? i : i ^ 0x7fffffff;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+__global__ void reset_stats(int* stats) {
+  stats[0] = INT_MAX;  // min
+  stats[1] = INT_MIN;  // max
+  stats[2] = 0;        // non-finite seen
+}
+
+constexpr int kBlockX = 32, kBlockY = 8;  // a warp is one row segment: coalesced loads
+
+__global__ void write_field_surface(cudaSurfaceObject_t surface, const float* __restrict__ first_cell,
+                                    std::size_t row_pitch, int nx, int ny, int* stats) {
+  const int i = blockIdx.x * kBlockX + threadIdx.x;
+  const int j = blockIdx.y * kBlockY + threadIdx.y;
+  int lo = INT_MAX, hi = INT_MIN, bad = 0;
+  if (i < nx && j < ny) {
+    const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + i];
+    surf2Dwrite(v, surface, i * static_cast<int>(sizeof(float)), j);
+    if (isfinite(v)) lo = hi = ordered_int(v);
+    else bad = 1;
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, offset));
+    hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, offset));
+    bad |= __shfl_xor_sync(0xffffffffu, bad, offset);
+  }
+  if (threadIdx.x == 0) {
+    if (lo != INT_MAX) atomicMin(&stats[0], lo);
+    if (hi != INT_MIN) atomicMax(&stats[1], hi);
+    if (bad) atomicOr(&stats[2], 1);
+  }
+}
+
+/// Maps a registered resource on a stream for the guard's scope (the shortest possible).
+class ScopedMap {
+ public:
+  ScopedMap(cudaGraphicsResource_t resource, cudaStream_t stream) : resource_(resource), stream_(stream) {
+    SS_INTEROP_CHECK(cudaGraphicsMapResources(1, &resource_, stream_));
+  }
+  ~ScopedMap() { SS_INTEROP_LOG(cudaGraphicsUnmapResources(1, &resource_, stream_)); }
+  ScopedMap(const ScopedMap&) = delete;
+  ScopedMap& operator=(const ScopedMap&) = delete;
+
+ private:
+  cudaGraphicsResource_t resource_;
+  cudaStream_t stream_;
+};
+
+}  // namespace
+
+bool interop_built() { return true; }
+
+struct FieldInterop::Impl {
+  cudaGraphicsResource_t resource = nullptr;
+  cudaArray_t array = nullptr;  // the array the cached surface object refers to
+  cudaSurfaceObject_t surface = 0;
+  int* device_stats = nullptr;
+  int* host_stats = nullptr;  // pinned: the async copy lands here
+  int nx = 0, ny = 0;
+
+  ~Impl() {
+    if (surface) SS_INTEROP_LOG(cudaDestroySurfaceObject(surface));
+    if (resource) SS_INTEROP_LOG(cudaGraphicsUnregisterResource(resource));
+    if (device_stats) SS_INTEROP_LOG(cudaFree(device_stats));
+    if (host_stats) SS_INTEROP_LOG(cudaFreeHost(host_stats));
+  }
+};
+
+FieldInterop::FieldInterop(const FieldTexture& texture) : impl_(std::make_unique<Impl>()) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    throw Error("no CUDA device");
+  }
+  impl_->nx = texture.nx();
+  impl_->ny = texture.ny();
+  const cudaError_t e = cudaGraphicsGLRegisterImage(&impl_->resource, texture.gl_name(), GL_TEXTURE_2D,
+                                                    cudaGraphicsRegisterFlagsSurfaceLoadStore |
+                                                        cudaGraphicsRegisterFlagsWriteDiscard);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    impl_->resource = nullptr;
+    throw Error(std::string("cudaGraphicsGLRegisterImage failed: ") + cudaGetErrorString(e) +
+                " (is the GL context on the CUDA device?)");
+  }
+  SS_INTEROP_CHECK(cudaMalloc(&impl_->device_stats, 3 * sizeof(int)));
+  SS_INTEROP_CHECK(cudaMallocHost(&impl_->host_stats, 3 * sizeof(int)));
+  impl_->host_stats[0] = INT_MAX;
+  impl_->host_stats[1] = INT_MIN;
+  impl_->host_stats[2] = 0;
+}
+
+FieldInterop::~FieldInterop() = default;
+FieldInterop::FieldInterop(FieldInterop&&) noexcept = default;
+FieldInterop& FieldInterop::operator=(FieldInterop&&) noexcept = default;
+
+void FieldInterop::write(const float* first_cell, std::size_t row_pitch, void* stream_ptr) {
+  Impl& d = *impl_;
+  const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  {
+    ScopedMap map(d.resource, stream);
+    cudaArray_t array = nullptr;
+    SS_INTEROP_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, d.resource, 0, 0));
+    if (array != d.array) {  // the driver may move the texture's storage between maps
+      if (d.surface) SS_INTEROP_CHECK(cudaDestroySurfaceObject(d.surface));
+      d.surface = 0;
+      cudaResourceDesc desc{};
+      desc.resType = cudaResourceTypeArray;
+      desc.res.array.array = array;
+      SS_INTEROP_CHECK(cudaCreateSurfaceObject(&d.surface, &desc));
+      d.array = array;
+    }
+    reset_stats<<<1, 1, 0, stream>>>(d.device_stats);
+    const dim3 block(kBlockX, kBlockY);
+    const dim3 grid((d.nx + kBlockX - 1) / kBlockX, (d.ny + kBlockY - 1) / kBlockY);
+    write_field_surface<<<grid, block, 0, stream>>>(d.surface, first_cell, row_pitch, d.nx, d.ny, d.device_stats);
+    SS_INTEROP_CHECK(cudaGetLastError());
+  }  // unmapped here, on the stream: GL work issued after this sees the texture
+  SS_INTEROP_CHECK(cudaMemcpyAsync(d.host_stats, d.device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
+}
+
+FieldStats FieldInterop::last_stats() const {
+  const int* s = impl_->host_stats;
+  FieldStats out;
+  out.finite = s[2] == 0;
+  if (s[0] <= s[1]) out.range = {from_ordered_int(s[0]), from_ordered_int(s[1])};
+  return out;
+}
+
+}  // namespace ss::render

@@ -1,0 +1,38 @@
+#version 330 core
+// The colormap is applied here, on the raw field values, so changing the map or the
+// range costs nothing on the simulation side. The table is interpolated linearly
+// between entries with texelFetch (not the sampler's filter, whose weight precision
+// varies between GPUs) so that the result matches ss::render::colormap_color exactly.
+in vec2 v_uv;
+out vec4 frag_color;
+
+uniform sampler2D u_field;     // R32F, nx by ny, row 0 = cell row j = 0
+uniform sampler2D u_colormap;  // RGBA32F, N by 1
+uniform int u_ramp;            // 1: draw the colorbar (t = v_uv.y) instead of the field
+uniform vec2 u_range;          // value drawn as t = 0, value drawn as t = 1
+
+const vec3 kNotFinite = vec3(1.0, 0.0, 1.0);  // magenta: NaN or Inf
+
+vec3 colormap(float t) {
+  int n = textureSize(u_colormap, 0).x;
+  float x = clamp(t, 0.0, 1.0) * float(n - 1);
+  int i0 = int(floor(x));
+  int i1 = min(i0 + 1, n - 1);
+  float f = x - float(i0);
+  return mix(texelFetch(u_colormap, ivec2(i0, 0), 0).rgb, texelFetch(u_colormap, ivec2(i1, 0), 0).rgb, f);
+}
+
+void main() {
+  float t;
+  if (u_ramp == 1) {
+    t = v_uv.y;
+  } else {
+    float v = texture(u_field, v_uv).r;
+    if (isnan(v) || isinf(v)) {
+      frag_color = vec4(kNotFinite, 1.0);
+      return;
+    }
+    t = (v - u_range.x) / (u_range.y - u_range.x);
+  }
+  frag_color = vec4(colormap(t), 1.0);
+}

@@ -1,0 +1,79 @@
+#pragma once
+// The desktop app's entry points, for app/main.cpp.
+//
+//   stencilscope [--frames N --screenshot FILE [--screenshot-ui]] [scene options]
+//       opens the window on the scene; with --frames it runs N frames, saves FILE and exits.
+//   stencilscope record --frames N --out FILE.mp4|DIR [--width W --height H] [--ui]
+//                       [--headless] [--steps-per-frame S] [--fps F] [scene options]
+//       renders N frames (S steps each, so videos are reproducible) to an MP4 through
+//       ffmpeg, or to numbered PNGs in DIR (also when ffmpeg is missing, saying so).
+//       --headless (automatic without DISPLAY / WAYLAND_DISPLAY, or without GLFW in
+//       the build) uses its own EGL context: no GLFW, no X.
+//   scene options (as bench): --size NXxNY --order 2|4|6|8 --variant NAME|auto
+//       --boundary B --initial IC --alpha A --dt DT --fixed-value V --seed S
+//       --device auto|gpu|cpu, and the view: --colormap NAME --range auto|expanding|LO:HI
+//       --sampling nearest|linear --steps-per-frame S (0: adaptive, the window's default)
+//
+// Usage in main():
+//   auto gui = ss::app::add_gui_commands(app);   // before app.parse
+//   if (app.got_subcommand("record")) return gui.record();
+//   return gui.window();                          // no subcommand
+// Both callbacks throw ss::Error for bad input or failures (main prints one line, exits 1).
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "settings.hpp"
+
+namespace ss::app {
+
+/// The scene and how it is shown; the defaults are the default scene (heat 2D,
+/// 1024x1024, order 8, the fastest variant for the device, analytic initial condition).
+struct SceneOptions {
+  SimSettings sim;
+  ViewSettings view;
+  BrushSettings brush;
+  std::string device = "auto";  ///< auto (GPU when there is one), gpu, cpu
+  bool variant_given = false;   ///< false: the fastest variant of the chosen device
+};
+
+struct WindowOptions {
+  SceneOptions scene;
+  int width = 1280, height = 800;  ///< window size in screen coordinates
+  int frames = 0;                  ///< > 0: run this many frames, save `screenshot`, exit
+  std::string screenshot;          ///< PNG written after `frames` frames
+  bool screenshot_ui = false;      ///< that PNG includes the panels
+};
+
+struct RecordOptions {
+  SceneOptions scene;
+  int frames = 120;
+  std::string out;                 ///< FILE.mp4 (or .mkv/.mov/.webm) or a directory
+  int width = 1280, height = 720;  ///< frame size in pixels
+  bool ui = false;                 ///< draw the panels into the frames
+  bool headless = false;           ///< own EGL context (automatic without a display)
+  int fps = 30;
+};
+
+/// The callbacks add_gui_commands returns; each returns the exit code.
+struct GuiCommands {
+  std::function<int()> window;  ///< the default command (no subcommand)
+  std::function<int()> record;  ///< `record`
+};
+
+/// Adds the window's options to `app` itself and the `record` subcommand.
+GuiCommands add_gui_commands(CLI::App& app);
+
+/// Opens the window; returns 0 when it is closed (or after options.frames frames).
+/// Throws ss::Error when no window can be opened (no display, no GL 3.3).
+int run_window(const WindowOptions& options);
+
+/// Records options.frames frames; throws ss::Error on failure.
+int run_record(const RecordOptions& options);
+
+/// Chooses the backend's variant when none was given and checks the combination
+/// (e.g. --device cpu with a GPU variant is an error). Throws ss::Error.
+void resolve_device(SceneOptions& scene);
+
+}  // namespace ss::app

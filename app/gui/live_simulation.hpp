@@ -1,0 +1,113 @@
+#pragma once
+// The running simulation as the app sees it: applies edited settings (rebuild, live order
+// or variant change), advances in batches whose size follows a frame budget without ever
+// waiting for a batch (unless asked to, for reproducible recordings), keeps the texture
+// up to date, measures, validates against the analytic solution, and turns failures
+// (NaN, CUDA errors) into a paused state with a message.
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "settings.hpp"
+#include "sim_backend.hpp"
+
+namespace ss::app {
+
+/// Timing of one finished batch.
+struct PerfSample {
+  double t_s = 0;          ///< seconds since start-up
+  int steps = 0;
+  double ms_per_step = 0;
+  double gbps = 0;         ///< effective: one read + one write per cell and step
+  double mcups = 0;
+  double copy_ratio = 0;   ///< gbps / the backend's copy bandwidth
+};
+
+/// Live error of the field against the exact solution.
+struct Validation {
+  bool available = false;
+  std::string why_not;  ///< when not available
+  double rel_l2 = 0, rel_linf = 0;
+  long steps = 0;
+  double time = 0;
+};
+
+/// What the panels show (read-only for them).
+struct SimStatus {
+  std::string backend;               ///< "GPU: NVIDIA H100 ..." or "CPU"
+  std::string gpu_unavailable;       ///< why GPU variants cannot run (empty when they can)
+  std::optional<UploadPath> upload_path;
+  std::string interop_failure;       ///< why interop is not used on the GPU backend
+  double copy_gbps = 0;
+  long steps_done = 0;
+  double time = 0, dt = 0, dt_limit = 0;
+  int batch_steps = 0;               ///< steps in the next batch
+  std::deque<PerfSample> history;    ///< recent batches, oldest first
+  double upload_ms = 0;              ///< CPU time of the last upload call
+  std::string error;                 ///< non-empty: stepping is paused because of it
+  std::string note;                  ///< a one-line remark (e.g. "switched to the CPU backend: ...")
+  Validation validation;
+};
+
+class LiveSimulation {
+ public:
+  /// Builds the backend and the field texture for `settings` (GL context current). A GPU
+  /// variant without a usable device falls back to the CPU backend and `cpu`, saying why
+  /// in status().note. Throws ss::Error for invalid settings.
+  explicit LiveSimulation(SimSettings& settings);
+  ~LiveSimulation();
+
+  /// Brings the simulation in line with `settings`. Invalid edits are undone in `settings`
+  /// and reported in status().error; they never throw.
+  void apply(SimSettings& settings);
+  /// One frame: takes a finished batch's timing, refreshes the texture, starts the next
+  /// batch unless paused. wait_for_batch: run exactly settings.steps_per_frame steps and
+  /// wait for them (recording), so frame k shows k batches.
+  void advance(const SimSettings& settings, bool wait_for_batch);
+  /// Runs one step now (even when paused) and refreshes the texture.
+  void step_once(const SimSettings& settings);
+  /// Back to the initial condition; clears the error.
+  void reset();
+  /// Paints a disc of the brush's value at cell coordinates (x, y).
+  void paint(double x, double y, double radius_cells, double value);
+  /// Clears the error (stepping resumes unless the settings pause it).
+  void clear_error() { status_.error.clear(); }
+  /// Pauses stepping with a message (a GL error, a failed shader, a CUDA error).
+  void set_error(std::string message) { status_.error = std::move(message); }
+  /// Clears the one-line note.
+  void clear_note() { status_.note.clear(); }
+  /// Asks for a validation at the next opportunity (throttled to twice a second).
+  void request_validation() { validation_wanted_ = true; }
+
+  const render::FieldTexture& texture() const { return *texture_; }
+  /// Stats of the field in the texture (empty until known).
+  std::optional<render::FieldStats> field_stats() { return backend_->upload_stats(); }
+  const SimStatus& status() const { return status_; }
+  const Heat2DSetup& setup() const { return backend_->setup(); }
+  /// True when a GPU device can run the GPU variants.
+  bool gpu_available() const { return status_.gpu_unavailable.empty(); }
+
+ private:
+  void rebuild(const SimSettings& settings, bool on_gpu);
+  void upload();
+  void record_batch(double ms, int steps);
+  void start_batch(const SimSettings& settings, int steps, bool wait);
+  void validate();
+  void update_status();
+
+  std::unique_ptr<render::FieldTexture> texture_;  // declared before backend_: destroyed after it
+  std::unique_ptr<SimBackend> backend_;
+  SimSettings applied_;
+  SimStatus status_;
+  bool in_flight_ = false;
+  int in_flight_steps_ = 0;
+  int adaptive_steps_ = 1;
+  bool dirty_ = true;  // the texture is older than the field
+  bool validation_wanted_ = false;
+  std::chrono::steady_clock::time_point start_, last_validation_;
+};
+
+}  // namespace ss::app

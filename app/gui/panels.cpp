@@ -1,0 +1,251 @@
+#include "panels.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace ss::app {
+
+namespace {
+
+constexpr float kPanelWidth = 360;
+constexpr const char* kOrders[] = {"2", "4", "6", "8"};
+
+template <typename Enum, std::size_t N>
+bool enum_combo(const char* label, Enum& value, const std::array<Enum, N>& all) {
+  bool changed = false;
+  const std::string current(to_string(value));
+  if (ImGui::BeginCombo(label, current.c_str())) {
+    for (Enum e : all) {
+      const std::string name(to_string(e));
+      if (ImGui::Selectable(name.c_str(), e == value)) {
+        value = e;
+        changed = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  return changed;
+}
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_available, PanelActions& a) {
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Simulation")) {
+    ImGui::End();
+    return;
+  }
+  ImGui::Text("heat 2D, %d x %d, step %ld, t = %.6g", s.nx, s.ny, status.steps_done, status.time);
+
+  int size[2] = {s.nx, s.ny};
+  if (ImGui::InputInt2("grid nx, ny", size, ImGuiInputTextFlags_EnterReturnsTrue)) {
+    s.nx = std::max(1, size[0]);
+    s.ny = std::max(1, size[1]);
+  }
+  help_marker("Press Enter to apply. Resizing restarts the field.");
+  for (int n : {256, 512, 1024, 2048, 4096}) {
+    if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = n;
+    ImGui::SameLine();
+  }
+  ImGui::NewLine();
+
+  int order_index = s.order / 2 - 1;
+  if (ImGui::Combo("order", &order_index, kOrders, 4)) s.order = 2 * (order_index + 1);
+  help_marker("Changes the stencil on the live field.");
+
+  const std::string variant_name(to_string(s.variant));
+  if (ImGui::BeginCombo("variant", variant_name.c_str())) {
+    for (Heat2DVariant v : kAllHeat2DVariants) {
+      const bool unavailable = (is_gpu(v) && !gpu_available) || v == Heat2DVariant::reference;
+      const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");
+      ImGui::BeginDisabled(unavailable);
+      if (ImGui::Selectable(name.c_str(), v == s.variant)) s.variant = v;
+      ImGui::EndDisabled();
+      if (unavailable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("%s", v == Heat2DVariant::reference
+                                    ? "reference recomputes from t = 0 in double: a yardstick (see bench), not a live stepper"
+                                    : ("needs a CUDA device: " + status.gpu_unavailable).c_str());
+    }
+    ImGui::EndCombo();
+  }
+  help_marker("Same device: changes on the live field. Between CPU and GPU: the field restarts.");
+
+  enum_combo("boundary", s.boundary, std::array{Boundary::analytic, Boundary::periodic, Boundary::fixed, Boundary::insulated});
+  if (s.boundary == Boundary::fixed) ImGui::InputDouble("fixed value", &s.fixed_value, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
+  enum_combo("initial", s.initial,
+             std::array{InitialCondition::analytic, InitialCondition::hot_disc, InitialCondition::hot_spots,
+                        InitialCondition::checkerboard});
+  ImGui::InputDouble("alpha", &s.alpha, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
+  double dt = s.dt == 0 ? status.dt : s.dt;
+  if (ImGui::InputDouble("dt", &dt, 0, 0, "%.4e", ImGuiInputTextFlags_EnterReturnsTrue)) s.dt = dt;
+  ImGui::SameLine();
+  if (ImGui::SmallButton("auto")) s.dt = 0;
+  ImGui::Text("stability limit %.4e (dt = %.2f x limit)", status.dt_limit,
+              status.dt_limit > 0 ? status.dt / status.dt_limit : 0.0);
+
+  ImGui::Separator();
+  ImGui::Checkbox("adaptive steps per frame", &s.adaptive_steps);
+  if (s.adaptive_steps) {
+    float budget = static_cast<float>(s.frame_budget_ms);
+    if (ImGui::SliderFloat("budget (ms)", &budget, 1.0f, 50.0f, "%.1f")) s.frame_budget_ms = budget;
+    ImGui::Text("%d steps per batch", status.batch_steps);
+  } else {
+    ImGui::SliderInt("steps per frame", &s.steps_per_frame, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic);
+  }
+  ImGui::Checkbox("pause (space)", &s.paused);
+  ImGui::SameLine();
+  if (ImGui::Button("step once")) a.step_once = true;
+  ImGui::SameLine();
+  if (ImGui::Button("reset (R)")) a.reset = true;
+  ImGui::End();
+}
+
+void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui, const RecordingStatus& rec,
+                const render::ValueRange& drawn, PanelActions& a) {
+  ImGui::SetNextWindowPos(ImVec2(10, 400), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("View")) {
+    ImGui::End();
+    return;
+  }
+  enum_combo("colormap", v.style.colormap, render::kAllColormaps);
+  if (enum_combo("range", v.range_mode, render::kAllRangeModes)) a.reset_range = true;
+  if (v.range_mode == render::RangeMode::fixed) {
+    double r[2] = {v.fixed_range.lo, v.fixed_range.hi};
+    if (ImGui::InputScalarN("min, max", ImGuiDataType_Double, r, 2, nullptr, nullptr, "%.4g",
+                            ImGuiInputTextFlags_EnterReturnsTrue))
+      v.fixed_range = {r[0], r[1]};
+  } else if (v.range_mode == render::RangeMode::expanding) {
+    if (ImGui::SmallButton("restart range")) a.reset_range = true;
+  }
+  ImGui::Text("drawn range [%.4g, %.4g]", drawn.lo, drawn.hi);
+  int sampling = v.style.sampling == render::Sampling::nearest ? 0 : 1;
+  ImGui::RadioButton("nearest", &sampling, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("linear", &sampling, 1);
+  v.style.sampling = sampling == 0 ? render::Sampling::nearest : render::Sampling::linear;
+  ImGui::Checkbox("colorbar", &v.style.colorbar);
+  ImGui::Text("zoom %.2fx (wheel; pan: middle or ctrl+left drag)", v.style.transform.zoom);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("fit")) a.reset_view = true;
+
+  ImGui::Separator();
+  ImGui::TextUnformatted("brush: left drag hot, right drag cold");
+  float radius = static_cast<float>(brush.radius_cells);
+  if (ImGui::SliderFloat("radius (cells)", &radius, 1.0f, 256.0f, "%.0f", ImGuiSliderFlags_Logarithmic))
+    brush.radius_cells = radius;
+  ImGui::InputDouble("hot", &brush.hot, 0.1, 1.0, "%.3g");
+  ImGui::InputDouble("cold", &brush.cold, 0.1, 1.0, "%.3g");
+
+  ImGui::Separator();
+  if (ImGui::Button("screenshot (P)")) a.screenshot = true;
+  ImGui::SameLine();
+  ImGui::Checkbox("with UI", &screenshot_with_ui);
+  if (ImGui::Button(rec.active ? "stop recording" : "record")) a.toggle_recording = true;
+  if (rec.active) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "REC %d frames", rec.frames);
+  }
+  if (!rec.description.empty()) ImGui::TextWrapped("%s", rec.description.c_str());
+  if (!rec.last_message.empty()) ImGui::TextWrapped("%s", rec.last_message.c_str());
+  ImGui::End();
+}
+
+void performance_panel(const SimStatus& st, const FrameInfo& frame) {
+  ImGui::SetNextWindowPos(ImVec2(380, 10), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Performance", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::End();
+    return;
+  }
+  ImGui::Text("backend: %s", st.backend.c_str());
+  ImGui::Text("upload: %s", st.upload_path ? std::string(to_string(*st.upload_path)).c_str() : "-");
+  if (!st.interop_failure.empty()) ImGui::TextWrapped("interop unavailable: %s", st.interop_failure.c_str());
+  ImGui::Text("copy bandwidth (start-up): %.1f GB/s", st.copy_gbps);
+  if (!st.history.empty()) {
+    const PerfSample& p = st.history.back();
+    ImGui::Text("%.4f ms/step (%d steps per batch)", p.ms_per_step, p.steps);
+    ImGui::Text("%.1f GB/s effective, %.2f x copy", p.gbps, p.copy_ratio);
+    ImGui::Text("%.1f million cell updates/s", p.mcups);
+    // The last ten seconds of batches.
+    std::vector<float> gbps;
+    const double now = st.history.back().t_s;
+    for (const PerfSample& s : st.history)
+      if (now - s.t_s <= 10.0) gbps.push_back(static_cast<float>(s.gbps));
+    const float top = *std::max_element(gbps.begin(), gbps.end());
+    ImGui::PlotLines("##gbps", gbps.data(), static_cast<int>(gbps.size()), 0, "GB/s, last 10 s", 0.0f, top * 1.2f + 1e-3f,
+                     ImVec2(kPanelWidth - 20, 70));
+  } else {
+    ImGui::TextDisabled("no batch measured yet");
+  }
+  ImGui::Separator();
+  ImGui::Text("frame %.2f ms (%.0f fps)", frame.frame_ms, frame.frame_ms > 0 ? 1000.0 / frame.frame_ms : 0.0);
+  ImGui::Text("upload %.3f ms, render %.3f ms (CPU side)", st.upload_ms, frame.render_ms);
+  ImGui::End();
+}
+
+void validation_panel(const SimStatus& st, PanelActions& a) {
+  ImGui::SetNextWindowPos(ImVec2(380, 330), ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Validation", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::End();
+    return;
+  }
+  a.validation_visible = true;
+  const Validation& v = st.validation;
+  if (v.available) {
+    ImGui::Text("against the analytic solution at step %ld (t = %.6g):", v.steps, v.time);
+    ImGui::Text("relative L2   %.3e", v.rel_l2);
+    ImGui::Text("relative Linf %.3e", v.rel_linf);
+  } else if (!v.why_not.empty()) {
+    ImGui::TextWrapped("no analytic solution: %s", v.why_not.c_str());
+  } else {
+    ImGui::TextDisabled("measuring...");
+  }
+  ImGui::End();
+}
+
+void error_banner(const SimStatus& st, PanelActions& a) {
+  if (st.error.empty() && st.note.empty()) return;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + 10), ImGuiCond_Always, ImVec2(0.5f, 0));
+  ImGui::SetNextWindowBgAlpha(0.9f);
+  ImGui::Begin("##message", nullptr,
+               ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoSavedSettings);
+  if (!st.error.empty()) {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+    ImGui::TextColored(ImVec4(1, 0.35f, 0.35f, 1), "Paused: %s", st.error.c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::Button("dismiss")) a.clear_error = true;
+    ImGui::SameLine();
+    if (ImGui::Button("reset")) a.reset = true;
+  } else {
+    ImGui::TextUnformatted(st.note.c_str());
+  }
+  ImGui::End();
+}
+
+}  // namespace
+
+PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
+                         const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
+                         const FrameInfo& frame, const render::ValueRange& drawn_range) {
+  PanelActions a;
+  simulation_panel(sim, status, gpu_available, a);
+  view_panel(view, brush, screenshot_with_ui, recording, drawn_range, a);
+  performance_panel(status, frame);
+  validation_panel(status, a);
+  error_banner(status, a);
+  return a;
+}
+
+}  // namespace ss::app

@@ -1,0 +1,42 @@
+#pragma once
+// The ImGui panels: Simulation, View, Performance, Validation, and the error banner.
+// They edit the app's plain settings structs and return what was clicked; they own nothing.
+#include <string>
+
+#include "live_simulation.hpp"
+#include "settings.hpp"
+
+namespace ss::app {
+
+/// What the person asked for this frame.
+struct PanelActions {
+  bool reset = false;
+  bool step_once = false;
+  bool screenshot = false;     ///< save a PNG now
+  bool toggle_recording = false;
+  bool clear_error = false;
+  bool reset_view = false;
+  bool reset_range = false;    ///< restart the expanding range
+  bool validation_visible = false;  ///< the Validation panel is open: keep its numbers fresh
+};
+
+/// Per-frame times measured by the loop (CPU side), shown next to the simulation's.
+struct FrameInfo {
+  double frame_ms = 0;   ///< wall time between frames
+  double render_ms = 0;  ///< submitting the field, colorbar and UI draws
+};
+
+/// Recording state shown in the View panel.
+struct RecordingStatus {
+  bool active = false;
+  std::string description;  ///< "MP4 via ffmpeg: out.mp4" / "PNG sequence in dir/ (ffmpeg not found)"
+  int frames = 0;
+  std::string last_message;  ///< e.g. "saved stencilscope-20261122-101500.png"
+};
+
+/// Draws every panel. `screenshot_with_ui` is part of the view settings' picture options.
+PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
+                         const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
+                         const FrameInfo& frame, const render::ValueRange& drawn_range);
+
+}  // namespace ss::app

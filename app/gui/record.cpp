@@ -1,0 +1,129 @@
+// `stencilscope record`: N frames, a fixed number of steps each, to a video or PNGs;
+// headless through EGL (no GLFW, no X), or through a window when there is a display.
+#include <imgui.h>
+
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "gui.hpp"
+#include "recorder.hpp"
+#include "stencilscope/error.hpp"
+#include "stencilscope/render/gl.hpp"
+#include "stencilscope/render/headless_context.hpp"
+#include "stencilscope/render/ui_renderer.hpp"
+#include "view_pass.hpp"
+#include "window_system.hpp"
+
+#ifdef STENCILSCOPE_HAVE_GLFW
+#include <GLFW/glfw3.h>
+#endif
+
+namespace ss::app {
+
+namespace {
+
+/// The GL context the recording draws with: EGL when headless, else a window's.
+class RecordContext {
+ public:
+  RecordContext(bool headless, int width, int height) {
+    if (headless) {
+      egl_ = std::make_unique<render::HeadlessContext>();
+      description_ = "headless, " + egl_->description();
+      return;
+    }
+#ifdef STENCILSCOPE_HAVE_GLFW
+    glfw_ = std::make_unique<GlfwSession>();
+    window_ = std::make_unique<GlfwWindow>(width, height, "Stencilscope (recording)", true);
+    glfwSwapInterval(0);
+    description_ = "window, " + render::load_gl(&glfwGetProcAddress);
+#else
+    (void)width;
+    (void)height;
+    throw Error("internal: windowed recording without GLFW");
+#endif
+  }
+  const std::string& description() const { return description_; }
+  /// Shows the frame in the window, if there is one.
+  void present(const ViewPass& pass) {
+#ifdef STENCILSCOPE_HAVE_GLFW
+    if (!window_) return;
+    int w = 0, h = 0;
+    glfwGetFramebufferSize(window_->get(), &w, &h);
+    pass.target().blit_to_default(w, h);
+    glfwSwapBuffers(window_->get());
+    glfwPollEvents();
+#else
+    (void)pass;
+#endif
+  }
+
+ private:
+  std::unique_ptr<render::HeadlessContext> egl_;
+  std::unique_ptr<GlfwSession> glfw_;
+  std::unique_ptr<GlfwWindow> window_;
+  std::string description_;
+};
+
+}  // namespace
+
+int run_record(const RecordOptions& o) {
+  const bool headless = o.headless || !display_available() || !glfw_built();
+  if (!o.headless && headless)
+    std::fprintf(stderr, "stencilscope: record: %s: rendering headless\n",
+                 glfw_built() ? "no display" : "this build has no GLFW");
+  RecordContext context(headless, o.width, o.height);
+
+  SceneOptions scene = o.scene;
+  SimSettings& settings = scene.sim;
+  settings.adaptive_steps = false;  // reproducible: a fixed number of steps per frame
+  ImGuiSession imgui;
+  std::optional<render::UiRenderer> ui;
+  if (o.ui) {
+    ui.emplace();
+    ImGui::GetIO().DisplaySize = ImVec2(static_cast<float>(o.width), static_cast<float>(o.height));
+    ImGui::GetIO().DeltaTime = 1.0f / static_cast<float>(o.fps);
+  }
+  LiveSimulation sim(settings);
+  ViewPass pass;
+  if (!pass.error().empty()) throw Error(pass.error());
+  RangeFollower range;
+  FrameRecorder recorder(o.out, o.width, o.height, o.fps);
+  std::fprintf(stderr, "stencilscope: record: %s; %s; %d frames of %dx%d, %d steps each -> %s\n",
+               context.description().c_str(), sim.status().backend.c_str(), o.frames, o.width, o.height,
+               settings.steps_per_frame, recorder.description().c_str());
+
+  bool screenshot_ui = o.ui;
+  RecordingStatus rec_status{true, recorder.description(), 0, {}};
+  // Frame 0 is the initial field; frame k shows k batches of steps_per_frame steps.
+  // With --ui one extra frame comes first and is dropped: ImGui lays windows out on
+  // their first frame and draws them from the second.
+  for (int k = o.ui ? -1 : 0; k < o.frames; ++k) {
+    SimSettings step = settings;
+    step.paused = k <= 0;
+    sim.advance(step, true);
+    if (!sim.status().error.empty()) throw Error("recording stopped at frame " + std::to_string(k) + ": " + sim.status().error);
+    if (o.ui) sim.request_validation();
+    scene.view.style.range = range.update(scene.view, sim.field_stats());
+    pass.draw(sim.texture(), o.width, o.height, scene.view.style);
+    if (ui) {
+      ui->new_frame();
+      ImGui::NewFrame();
+      rec_status.frames = recorder.frames();
+      draw_panels(settings, scene.view, scene.brush, screenshot_ui, sim.status(), sim.gpu_available(), rec_status,
+                  FrameInfo{1000.0 / o.fps, 0}, range.drawn());
+      ImGui::Render();
+      ui->render(ImGui::GetDrawData());
+    }
+    if (k < 0) continue;
+    recorder.add(pass.read());
+    context.present(pass);
+  }
+  recorder.finish();
+  std::fprintf(stderr, "stencilscope: record: wrote %d frames (step %ld): %s\n", recorder.frames(),
+               sim.status().steps_done, recorder.description().c_str());
+  return 0;
+}
+
+}  // namespace ss::app

@@ -1,0 +1,54 @@
+#pragma once
+// What the window and the recorder share: drawing the field view off-screen, following
+// the range mode, and one ImGui frame of panels with its actions applied.
+#include <optional>
+#include <string>
+
+#include "live_simulation.hpp"
+#include "panels.hpp"
+#include "settings.hpp"
+#include "stencilscope/render/field_renderer.hpp"
+#include "stencilscope/render/image_io.hpp"
+#include "stencilscope/render/render_target.hpp"
+
+namespace ss::app {
+
+/// The field view drawn into an off-screen target, ready to be read back or shown.
+class ViewPass {
+ public:
+  /// Builds the renderer; a shader that fails to compile leaves error() set instead of throwing,
+  /// so the window can show the message.
+  ViewPass();
+  /// Draws into the target (re-created when width x height changes); leaves it bound.
+  /// Without a renderer it only clears. Throws render::GLError.
+  void draw(const render::FieldTexture& field, int width, int height, const render::ViewStyle& style);
+  /// The last drawn frame, RGBA, top row first.
+  render::Image read() const;
+  const render::RenderTarget& target() const { return *target_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::optional<render::FieldRenderer> renderer_;
+  std::optional<render::RenderTarget> target_;
+  std::string error_;
+};
+
+/// The range drawn each frame, following the view's range mode.
+class RangeFollower {
+ public:
+  /// Updates and returns the range for this frame from the field's stats (when known).
+  render::ValueRange update(const ViewSettings& view, const std::optional<render::FieldStats>& stats);
+  /// The expanding range starts again from the next field.
+  void restart() { restart_ = true; }
+  const render::ValueRange& drawn() const { return drawn_; }
+
+ private:
+  render::ValueRange drawn_{-1.5, 1.5};
+  bool restart_ = true;
+};
+
+/// Applies the panel actions that concern the simulation and the view.
+void apply_actions(const PanelActions& a, LiveSimulation& sim, SimSettings& settings, ViewSettings& view,
+                   RangeFollower& range);
+
+}  // namespace ss::app

@@ -44,8 +44,17 @@ __global__ void non_finite_kernel(const T* f, Grid2D g, int* flag) {
     if (i < g.nx && !isfinite(f[g.index(i, j)])) *flag = 1;
 }
 
+// Rows each `stream` block walks: long strips amortise the 2R rows a strip reads
+// twice, enough strips keep about eight blocks on every SM.
+int stream_rows_per_block(const Grid2D& g, int sm_count, int tile_width) {
+  const long long tiles_x = blocks_for(g.nx, tile_width);
+  const long long strips = std::max<long long>(1, (8LL * sm_count + tiles_x - 1) / tiles_x);
+  const long long rows = (g.ny + strips - 1) / strips;
+  return static_cast<int>(std::clamp<long long>((rows + 15) / 16 * 16, 16, 1024));
+}
+
 template <typename T, int R>
-void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s) {
+void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_count) {
   const Grid2D& g = a.g;
   auto grid_of = [&](int bx, long long rows_per_block) {
     a.block_rows_y = static_cast<int>(blocks_for(g.ny, rows_per_block));
@@ -71,8 +80,10 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s) {
       break;
     }
     case Heat2DVariant::stream: {
-      const dim3 grid = grid_of(kStreamBX, kStreamRows);
-      heat2d_step_stream<T, R><<<grid, kStreamBX, 0, s>>>(a);
+      constexpr int tile = kStreamThreads * Pack<T>::n;
+      const int rows = stream_rows_per_block(g, sm_count, tile);
+      const dim3 grid = grid_of(tile, rows);
+      heat2d_step_stream<T, R><<<grid, kStreamThreads, 0, s>>>(a, rows);
       SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
       break;
     }
@@ -90,13 +101,18 @@ struct DeviceHeat2D<T>::Impl {
   CudaEvent t0, t1;
   CudaEvent batch0, batch1;
   bool batch_pending = false;
+  int sm_count = 0;
   DeviceBuffer<T> field[2];
   DeviceBuffer<int> flag{1};
+  std::vector<T> initial;  // host copy of the initial field, made once: reset() only uploads it
   DeviceBuffer<T> tables;
   int current = 0;
   long steps_done = 0;
 
   explicit Impl(const Heat2DSetup& s) : setup(s) {
+    int dev = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
     const std::vector<T> host_tables = analytic_tables<T>(s);
     check_device_memory(2 * s.grid.elements() * sizeof(T) + host_tables.size() * sizeof(T), "this grid");
     field[0] = DeviceBuffer<T>(s.grid.elements());
@@ -135,10 +151,10 @@ DeviceHeat2D<T>& DeviceHeat2D<T>::operator=(DeviceHeat2D&&) noexcept = default;
 template <typename T>
 void DeviceHeat2D<T>::reset() {
   Impl& m = *impl_;
-  const std::vector<T> init = heat2d_initial_field<T>(m.setup);
-  SS_CUDA_CHECK(cudaMemcpyAsync(m.field[m.current].get(), init.data(), init.size() * sizeof(T), cudaMemcpyHostToDevice,
-                                m.stream.get()));
-  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));  // init is a host temporary
+  if (m.initial.empty()) m.initial = heat2d_initial_field<T>(m.setup);
+  SS_CUDA_CHECK(cudaMemcpyAsync(m.field[m.current].get(), m.initial.data(), m.initial.size() * sizeof(T),
+                                cudaMemcpyHostToDevice, m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
   m.steps_done = 0;
 }
 
@@ -150,7 +166,7 @@ void DeviceHeat2D<T>::step(Heat2DVariant variant, int n) {
     for (int s = 0; s < n; ++s) {
       Heat2DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c,
                           make_ghost_rule<T>(m.setup, (m.steps_done + 1) * m.setup.dt, m.tables.get()), 0};
-      launch_step<T, R>(variant, a, m.stream.get());
+      launch_step<T, R>(variant, a, m.stream.get(), m.sm_count);
       m.current = 1 - m.current;
       ++m.steps_done;
     }

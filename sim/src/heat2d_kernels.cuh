@@ -120,53 +120,104 @@ __global__ void __launch_bounds__(kSharedBX* kSharedBY) heat2d_step_shared(Heat2
 }
 
 // ---- stream --------------------------------------------------------------
-inline constexpr int kStreamBX = 128;     // threads (columns) per block
-inline constexpr int kStreamRows = 256;   // rows each block walks
+// Each thread owns kPack consecutive columns (16 bytes: 4 floats or 2 doubles),
+// loaded and stored as one vector, and walks them along y with the 2R+1 rows of
+// its columns in a register queue. Loads run kStreamAhead rows ahead, so every
+// thread keeps 32 bytes in flight: enough bytes per SM to cover DRAM latency,
+// which one scalar per thread is not. Only the x neighbours go through shared
+// memory. The grid spans the width in tiles of kStreamThreads * kPack columns and
+// the height in strips of rows_per_block rows (chosen at launch to fill the GPU).
+inline constexpr int kStreamThreads = 64;
+inline constexpr int kStreamAhead = 2;
+
+template <typename T>
+struct alignas(16) Pack {
+  static constexpr int n = 16 / sizeof(T);
+  T v[n];
+};
 
 template <typename T, int R>
-__global__ void __launch_bounds__(kStreamBX) heat2d_step_stream(Heat2DStepArgs<T> a) {
-  __shared__ T line[kStreamBX + 2 * R];
+__global__ void __launch_bounds__(kStreamThreads) heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block) {
+  constexpr int W = Pack<T>::n;
+  constexpr int TW = kStreamThreads * W;   // tile width in columns
+  constexpr int HV = (R + W - 1) / W;      // halo vectors per side
+  constexpr int H = HV * W;                // halo columns per side
+  __shared__ alignas(16) T line[TW + 2 * H];
   const int t = threadIdx.x;
-  const int i0 = blockIdx.x * kStreamBX;
-  const int i = i0 + t;
   const int nx = a.g.nx, ny = a.g.ny;
-  const std::ptrdiff_t pitch = a.g.pitch;
-  const bool column = i < nx + R;  // this thread's column is read by someone
-  // Halo threads: the first R threads also fetch the left halo, the last R the right one.
-  const int halo_x = t < R ? i0 - R + t : (t >= kStreamBX - R ? i0 + t + R : -1 - kGhost);
-  const bool halo = halo_x >= -R && halo_x < nx + R;
-  const int halo_slot = t < R ? t : t + 2 * R;
+  const int i0 = blockIdx.x * TW;
+  const int c = i0 + t * W;                // first column of this thread
+  const bool column = c < nx + R;          // some interior point reads these columns
+  // Halo: the first HV threads fetch the left halo, the last HV the right one.
+  int halo_c = -2 * kGhost - W;
+  if (t < HV) halo_c = i0 - H + t * W;
+  if (t >= kStreamThreads - HV) halo_c = i0 + TW + (t - (kStreamThreads - HV)) * W;
+  const bool halo = halo_c >= -H && halo_c < nx + R;
+  const int halo_slot = t < HV ? t * W : H + TW + (t - (kStreamThreads - HV)) * W;
+  auto load = [&](int col, int j) { return *reinterpret_cast<const Pack<T>*>(a.in + a.g.index(col, j)); };
+
   for (int by = blockIdx.y; by < a.block_rows_y; by += gridDim.y) {
-    const int j0 = by * kStreamRows;
-    const int j1 = min(j0 + kStreamRows, ny);
-    T q[2 * R + 1];  // q[k] = T(i, j + k - R)
-    T next = 0, halo_next = 0;
+    const int j0 = by * rows_per_block;
+    const int j1 = min(j0 + rows_per_block, ny);
+    Pack<T> q[2 * R + 1];            // q[k]: row j + k - R of this thread's columns
+    Pack<T> ahead[kStreamAhead];     // rows j + R + 1 .. j + R + kStreamAhead
+    Pack<T> halo_now[kStreamAhead + 1];
     if (column) {
 #pragma unroll
-      for (int k = 0; k < 2 * R; ++k) q[k] = a.in[a.g.index(i, j0 - R + k)];
-      q[2 * R] = a.in[a.g.index(i, j0 + R)];
-    }
-    if (halo) halo_next = a.in[a.g.index(halo_x, j0)];
-    for (int j = j0; j < j1; ++j) {
-      const T halo_now = halo_next;
-      // Prefetch the next row while this one is computed.
-      if (j + 1 < j1) {
-        if (column) next = a.in[a.g.index(i, j + 1 + R)];
-        if (halo) halo_next = a.in[a.g.index(halo_x, j + 1)];
-      }
-      if (column) line[t + R] = q[R];
-      if (halo) line[halo_slot] = halo_now;
-      __syncthreads();
-      if (i < nx) {
-        T row[2 * R + 1];
+      for (int k = 0; k <= 2 * R; ++k) q[k] = load(c, j0 - R + k);
 #pragma unroll
-        for (int k = 0; k <= 2 * R; ++k) row[k] = line[t + k];
-        store_point(a, i, j, heat2d_point<T, R>(row, q, a.c, a.c));
-      }
-      __syncthreads();
+      for (int d = 0; d < kStreamAhead; ++d)
+        if (j0 + 1 + d < j1) ahead[d] = load(c, j0 + R + 1 + d);
+    }
+    if (halo) {
+#pragma unroll
+      for (int d = 0; d <= kStreamAhead; ++d)
+        if (j0 + d < j1) halo_now[d] = load(halo_c, j0 + d);
+    }
+    for (int j = j0; j < j1; ++j) {
+      if (column) *reinterpret_cast<Pack<T>*>(&line[H + t * W]) = q[R];
+      if (halo) *reinterpret_cast<Pack<T>*>(&line[halo_slot]) = halo_now[0];
+      // Rotate the queues and fetch the row kStreamAhead ahead before computing.
+      const int fetch = j + 1 + kStreamAhead;
+      Pack<T> centre = q[R];
+      Pack<T> col_rows[2 * R + 1];
+#pragma unroll
+      for (int k = 0; k <= 2 * R; ++k) col_rows[k] = q[k];
 #pragma unroll
       for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
-      q[2 * R] = next;
+      q[2 * R] = ahead[0];
+#pragma unroll
+      for (int d = 0; d + 1 < kStreamAhead; ++d) ahead[d] = ahead[d + 1];
+      if (column && fetch < j1) ahead[kStreamAhead - 1] = load(c, fetch + R);
+#pragma unroll
+      for (int d = 0; d < kStreamAhead; ++d) halo_now[d] = halo_now[d + 1];
+      if (halo && fetch < j1) halo_now[kStreamAhead] = load(halo_c, fetch);
+      __syncthreads();
+      if (c < nx) {
+        Pack<T> out;
+#pragma unroll
+        for (int w = 0; w < W; ++w) {
+          T row[2 * R + 1], col[2 * R + 1];
+#pragma unroll
+          for (int k = 0; k <= 2 * R; ++k) {
+            row[k] = line[H + t * W + w + k - R];
+            col[k] = col_rows[k].v[w];
+          }
+          row[R] = centre.v[w];
+          out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
+        }
+        if (c + W <= nx) {
+          *reinterpret_cast<Pack<T>*>(a.out + a.g.index(c, j)) = out;
+        } else {
+#pragma unroll
+          for (int w = 0; w < W; ++w)
+            if (c + w < nx) a.out[a.g.index(c + w, j)] = out.v[w];
+        }
+#pragma unroll
+        for (int w = 0; w < W; ++w)
+          if (c + w < nx && near_edge(a.g, c + w, j)) write_ghost_images(a.out, a.g, c + w, j, out.v[w], a.rule);
+      }
+      __syncthreads();
     }
   }
 }

@@ -1,7 +1,13 @@
 execute_process(COMMAND git -C ${SRC} rev-parse --short=12 HEAD
                 OUTPUT_VARIABLE commit RESULT_VARIABLE rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0 OR commit STREQUAL "")
-  set(commit "unknown")
+  # No git here (a copied tree, e.g. on the GPU machine): a .git-commit file written
+  # next to the sources by whoever copied them names the commit.
+  if(EXISTS ${SRC}/.git-commit)
+    file(STRINGS ${SRC}/.git-commit commit LIMIT_COUNT 1)
+  else()
+    set(commit "unknown")
+  endif()
 else()
   execute_process(COMMAND git -C ${SRC} status --porcelain --untracked-files=no
                   OUTPUT_VARIABLE dirty ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)

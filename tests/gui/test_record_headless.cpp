@@ -1,0 +1,73 @@
+// `record --headless`: no display, no GLFW; an EGL context (Mesa surfaceless here,
+// NVIDIA's device platform on a GPU) renders frames whose pixels must match the colormap.
+#include "app_runner.hpp"
+
+using namespace ss;
+using namespace ss::test;
+
+TEST(RecordHeadless, WritesNumberedFramesThatShowTheFieldAfterKBatches) {
+  const auto dir = scratch_dir("record");
+  const auto frames = dir / "frames";
+  // 4 frames, 5 steps each: frame k shows step 5k. Fixed range, magma, nearest.
+  const RunResult r = run_app("record --headless --frames 4 --out '" + frames.string() +
+                                  "' --width 320 --height 240 --size 40x30 --steps-per-frame 5 --device cpu"
+                                  " --range -1.2:1.3 --colormap magma --sampling nearest",
+                              "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("EGL"), std::string::npos) << r.output;
+  for (int k = 0; k < 4; ++k) {
+    char name[32];
+    std::snprintf(name, sizeof name, "frame_%05d.png", k);
+    ASSERT_TRUE(std::filesystem::exists(frames / name)) << name << "\n" << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(frames / "frame_00004.png"));
+
+  for (int k : {0, 3}) {
+    char name[32];
+    std::snprintf(name, sizeof name, "frame_%05d.png", k);
+    const render::Image img = render::read_png((frames / name).string());
+    ASSERT_EQ(img.width, 320);
+    ASSERT_EQ(img.height, 240);
+    SCOPED_TRACE(name);
+    EXPECT_GE(expect_field_pixels(img, cpu_field(40, 30, 5 * k), render::Colormap::magma, {-1.2, 1.3}, 3), 100);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RecordHeadless, UiOverlayIsDrawnIntoTheFrames) {
+  const auto dir = scratch_dir("record_ui");
+  const std::string common = " --headless --frames 1 --width 640 --height 480 --size 32 --device cpu";
+  ASSERT_EQ(run_app("record --out '" + (dir / "plain").string() + "'" + common, "env -u DISPLAY").exit_code, 0);
+  const RunResult r = run_app("record --ui --out '" + (dir / "ui").string() + "'" + common, "env -u DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const render::Image a = render::read_png((dir / "plain" / "frame_00000.png").string());
+  const render::Image b = render::read_png((dir / "ui" / "frame_00000.png").string());
+  int differing = 0;
+  for (int y = 12; y < 200; y += 4)
+    for (int x = 12; x < 300; x += 4) differing += pixel(a, x, y) != pixel(b, x, y);
+  EXPECT_GT(differing, 500) << "the Simulation panel should cover the top left";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RecordHeadless, VideoNameWithoutFfmpegFallsBackToPngsAndSaysSo) {
+  const auto dir = scratch_dir("record_mp4");
+  // PATH without ffmpeg: the recorder must fall back to a PNG sequence named after the video.
+  const RunResult r = run_app("record --headless --frames 2 --out '" + (dir / "clip.mp4").string() +
+                                  "' --width 160 --height 120 --size 16 --device cpu",
+                              "env -u DISPLAY PATH=/nonexistent");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ffmpeg not found"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "clip" / "frame_00001.png")) << r.output;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(GuiCommandLine, BadInputIsOneLineAndANonZeroExit) {
+  for (const std::string args : {"record --out x --range 2:1", "record --out x --colormap jet",
+                                 "record --out x --sampling cubic", "record --out x --size 3x3",
+                                 "--frames 5", "record --out x --variant warp", "record --out x --device tpu"}) {
+    const RunResult r = run_app(args, "env -u DISPLAY");
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_NE(r.output.find("error"), std::string::npos) << args << ": " << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << ": " << r.output;
+  }
+}

@@ -1,0 +1,69 @@
+// The windowed app under a display (Xvfb in ./run test): 30 frames with the CPU backend,
+// then a screenshot whose pixels must be the colormap of the field the CPU backend computes.
+#include <cstdlib>
+
+#include "app_runner.hpp"
+
+using namespace ss;
+using namespace ss::test;
+
+namespace {
+bool have_display() {
+  const char* d = std::getenv("DISPLAY");
+  return d && *d;
+}
+}  // namespace
+
+TEST(Window, ThirtyFramesOnTheCpuBackendThenAScreenshotWithTheColormapAtKnownCells) {
+  if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  const auto dir = scratch_dir("window");
+  const std::string png = (dir / "shot.png").string();
+  // 30 frames x 3 steps: the picture shows step 90 (auto range, viridis, nearest).
+  const RunResult r = run_app("--frames 30 --screenshot '" + png +
+                              "' --device cpu --size 64x48 --steps-per-frame 3 --width 640 --height 480"
+                              " --colormap viridis --range auto --sampling nearest");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("step 90"), std::string::npos) << r.output;
+  const render::Image img = render::read_png(png);
+  ASSERT_EQ(img.width, 640);
+  ASSERT_EQ(img.height, 480);
+
+  const HostHeat2D<float> sim = cpu_field(64, 48, 90);
+  const render::ValueRange range = interior_range(sim);
+  EXPECT_GE(expect_field_pixels(img, sim, render::Colormap::viridis, range, 5), 100);
+
+  // Above the field (it is wider than tall): the background.
+  const auto bg = pixel(img, 260, 5);
+  EXPECT_EQ(bg[0], render::kBackgroundRgb[0]);
+  EXPECT_EQ(bg[1], render::kBackgroundRgb[1]);
+  EXPECT_EQ(bg[2], render::kBackgroundRgb[2]);
+  // The colorbar: its top is the hot end of viridis (yellow), its bottom the cold end.
+  const render::FrameLayout l = render::frame_layout(640, 480, true);
+  const int cx = static_cast<int>(l.colorbar.x + l.colorbar.width / 2);
+  const auto top = pixel(img, cx, static_cast<int>(l.colorbar.y) + 1);
+  const auto bottom = pixel(img, cx, static_cast<int>(l.colorbar.y + l.colorbar.height) - 2);
+  EXPECT_GT(top[0], 230);
+  EXPECT_GT(top[1], 210);
+  EXPECT_LT(top[2], 70);
+  EXPECT_LT(bottom[0], 80);
+  EXPECT_LT(bottom[1], 20);
+  EXPECT_GT(bottom[2], 70);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Window, ScreenshotWithTheUiShowsThePanels) {
+  if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  const auto dir = scratch_dir("window_ui");
+  const std::string plain = (dir / "plain.png").string(), with_ui = (dir / "ui.png").string();
+  const std::string common = " --device cpu --size 64x48 --steps-per-frame 1 --width 800 --height 600";
+  ASSERT_EQ(run_app("--frames 3 --screenshot '" + plain + "'" + common).exit_code, 0);
+  ASSERT_EQ(run_app("--frames 3 --screenshot-ui --screenshot '" + with_ui + "'" + common).exit_code, 0);
+  const render::Image a = render::read_png(plain), b = render::read_png(with_ui);
+  ASSERT_EQ(a.rgba.size(), b.rgba.size());
+  // The Simulation panel sits at the top left; the view alone has only background there.
+  int differing = 0;
+  for (int y = 12; y < 200; y += 4)
+    for (int x = 12; x < 300; x += 4) differing += pixel(a, x, y) != pixel(b, x, y);
+  EXPECT_GT(differing, 500);
+  std::filesystem::remove_all(dir);
+}

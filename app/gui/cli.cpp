@@ -28,6 +28,7 @@ struct SceneArgs {
   std::string range = "auto";
   std::string sampling = "nearest";
   int steps_per_frame = 0;
+  std::string upload = "auto";
 };
 
 void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps) {
@@ -46,6 +47,8 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps) {
   cmd->add_option("--colormap", a.colormap, "viridis, inferno, magma, blue-red or grey")->capture_default_str();
   cmd->add_option("--range", a.range, "auto, expanding, or LO:HI (fixed)")->capture_default_str();
   cmd->add_option("--sampling", a.sampling, "nearest or linear")->capture_default_str();
+  cmd->add_option("--upload", a.upload, "GPU field to texture: auto, interop (required) or host-copy")
+      ->capture_default_str();
   cmd->add_option("--steps-per-frame", a.steps_per_frame, "Steps per frame; 0 adapts to a frame budget")
       ->capture_default_str();
 }
@@ -104,6 +107,10 @@ SceneOptions to_scene(const SceneArgs& a) {
   if (a.device != "auto" && a.device != "gpu" && a.device != "cpu")
     throw Error("unknown --device '" + a.device + "' (choose auto, gpu or cpu)");
   o.device = a.device;
+  if (a.upload == "auto") s.upload = UploadChoice::automatic;
+  else if (a.upload == "interop") s.upload = UploadChoice::interop;
+  else if (a.upload == "host-copy") s.upload = UploadChoice::host_copy;
+  else throw Error("unknown --upload '" + a.upload + "' (choose auto, interop or host-copy)");
   o.variant_given = a.variant != "auto";
   if (o.variant_given) s.variant = parse_heat2d_variant(a.variant);
   if (s.variant == Heat2DVariant::reference)

@@ -13,6 +13,8 @@
 //       --boundary B --initial IC --alpha A --dt DT --fixed-value V --seed S
 //       --device auto|gpu|cpu, and the view: --colormap NAME --range auto|expanding|LO:HI
 //       --sampling nearest|linear --steps-per-frame S (0: adaptive, the window's default)
+//       --upload auto|interop|host-copy (GPU backend: how the field reaches the texture;
+//       interop makes its absence an error, host-copy forces the fallback to compare)
 //
 // Usage in main():
 //   auto gui = ss::app::add_gui_commands(app);   // before app.parse

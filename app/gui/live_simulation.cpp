@@ -33,8 +33,8 @@ LiveSimulation::LiveSimulation(SimSettings& settings) : start_(std::chrono::stea
     status_.note = "no CUDA device (" + status_.gpu_unavailable + "): running the CPU backend";
     settings.variant = Heat2DVariant::cpu;
   }
-  rebuild(settings, is_gpu(settings.variant));
   applied_ = settings;
+  rebuild(settings, is_gpu(settings.variant));
   last_validation_ = start_ - std::chrono::hours(1);
 }
 
@@ -74,6 +74,7 @@ void LiveSimulation::apply(SimSettings& s) {
       backend_->set_order(s.order);
       update_status();
     }
+    if (s.upload != applied_.upload) dirty_ = true;
     applied_ = s;
   } catch (const Error& e) {
     status_.error = e.what();
@@ -94,10 +95,15 @@ void LiveSimulation::record_batch(double ms, int steps) {
   while (status_.history.size() > kHistory) status_.history.pop_front();
 }
 
-void LiveSimulation::upload() {
+void LiveSimulation::upload(bool wait_for_gpu) {
   const auto t0 = std::chrono::steady_clock::now();
-  status_.upload_path = backend_->upload(*texture_);
+  status_.upload_path = backend_->upload(*texture_, applied_.upload != UploadChoice::host_copy);
+  if (wait_for_gpu) backend_->wait();  // recording: the time includes the GPU's part
   status_.upload_ms = seconds_since(t0) * 1e3;
+  status_.upload_ms_total += status_.upload_ms;
+  ++status_.uploads;
+  if (applied_.upload == UploadChoice::interop && backend_->on_gpu() && *status_.upload_path != UploadPath::interop)
+    throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + backend_->interop_failure());
   status_.interop_failure = backend_->interop_failure();
   dirty_ = false;
 }
@@ -111,7 +117,7 @@ void LiveSimulation::start_batch(const SimSettings& s, int steps, bool wait) {
     const std::optional<double> ms = backend_->finished_batch_ms();
     in_flight_ = false;
     if (ms) record_batch(*ms, steps);
-    upload();
+    upload(wait);
   }
 }
 
@@ -134,7 +140,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
     }
     dirty_ = true;
   }
-  if (dirty_) upload();
+  if (dirty_) upload(wait_for_batch);
   if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
   if (const auto stats = backend_->upload_stats(); stats && !stats->finite && status_.error.empty())
     status_.error = fmt::format(

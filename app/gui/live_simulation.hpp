@@ -46,7 +46,9 @@ struct SimStatus {
   double time = 0, dt = 0, dt_limit = 0;
   int batch_steps = 0;               ///< steps in the next batch
   std::deque<PerfSample> history;    ///< recent batches, oldest first
-  double upload_ms = 0;              ///< CPU time of the last upload call
+  double upload_ms = 0;              ///< last upload: CPU time of the call (recording: until the GPU finished it)
+  double upload_ms_total = 0;        ///< sum over all uploads (for averages)
+  long uploads = 0;
   std::string error;                 ///< non-empty: stepping is paused because of it
   std::string note;                  ///< a one-line remark (e.g. "switched to the CPU backend: ...")
   Validation validation;
@@ -92,7 +94,7 @@ class LiveSimulation {
 
  private:
   void rebuild(const SimSettings& settings, bool on_gpu);
-  void upload();
+  void upload(bool wait_for_gpu = false);
   void record_batch(double ms, int steps);
   void start_batch(const SimSettings& settings, int steps, bool wait);
   void validate();

@@ -161,7 +161,7 @@ void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui,
   ImGui::End();
 }
 
-void performance_panel(const SimStatus& st, const FrameInfo& frame) {
+void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& frame) {
   ImGui::SetNextWindowPos(ImVec2(380, 10), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("Performance", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::End();
@@ -170,6 +170,12 @@ void performance_panel(const SimStatus& st, const FrameInfo& frame) {
   ImGui::Text("backend: %s", st.backend.c_str());
   ImGui::Text("upload: %s", st.upload_path ? std::string(to_string(*st.upload_path)).c_str() : "-");
   if (!st.interop_failure.empty()) ImGui::TextWrapped("interop unavailable: %s", st.interop_failure.c_str());
+  if (st.backend.rfind("GPU", 0) == 0) {
+    bool host_copy = s.upload == UploadChoice::host_copy;
+    if (ImGui::Checkbox("host copy instead of interop", &host_copy))
+      s.upload = host_copy ? UploadChoice::host_copy : UploadChoice::automatic;
+    help_marker("Copies device -> host -> texture every frame, to compare its cost with interop.");
+  }
   ImGui::Text("copy bandwidth (start-up): %.1f GB/s", st.copy_gbps);
   if (!st.history.empty()) {
     const PerfSample& p = st.history.back();
@@ -242,7 +248,7 @@ PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& br
   PanelActions a;
   simulation_panel(sim, status, gpu_available, a);
   view_panel(view, brush, screenshot_with_ui, recording, drawn_range, a);
-  performance_panel(status, frame);
+  performance_panel(sim, status, frame);
   validation_panel(status, a);
   error_banner(status, a);
   return a;

@@ -121,8 +121,12 @@ int run_record(const RecordOptions& o) {
     context.present(pass);
   }
   recorder.finish();
-  std::fprintf(stderr, "stencilscope: record: wrote %d frames (step %ld): %s\n", recorder.frames(),
-               sim.status().steps_done, recorder.description().c_str());
+  const SimStatus& st = sim.status();
+  std::fprintf(stderr, "stencilscope: record: wrote %d frames (step %ld): %s\n", recorder.frames(), st.steps_done,
+               recorder.description().c_str());
+  if (st.upload_path && st.uploads > 0)
+    std::fprintf(stderr, "stencilscope: record: upload path %s, %.3f ms per upload (mean of %ld, GPU work included)\n",
+                 std::string(to_string(*st.upload_path)).c_str(), st.upload_ms_total / st.uploads, st.uploads);
   return 0;
 }
 

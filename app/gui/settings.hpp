@@ -8,6 +8,13 @@
 
 namespace ss::app {
 
+/// How a GPU field reaches the texture.
+enum class UploadChoice {
+  automatic,  ///< interop when it registers, else device -> host -> texture
+  host_copy,  ///< always device -> host -> texture (to compare with interop)
+  interop,    ///< interop or an error (tests)
+};
+
 /// What to simulate and how to advance it. Changing nx, ny, boundary, initial, alpha, dt,
 /// fixed_value or seed rebuilds the field; order and variant change on the live field.
 struct SimSettings {
@@ -24,6 +31,7 @@ struct SimSettings {
   bool adaptive_steps = true;     ///< steps per frame follow frame_budget_ms
   int steps_per_frame = 10;       ///< when not adaptive (and while recording)
   double frame_budget_ms = 10.0;  ///< simulation time aimed at per frame when adaptive
+  UploadChoice upload = UploadChoice::automatic;
 };
 
 /// The mouse brush: left drag paints `hot`, right drag paints `cold`.

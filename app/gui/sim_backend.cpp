@@ -73,7 +73,7 @@ class HostBackend final : public SimBackend {
   void paint(const Brush& brush) override { sim_.paint(brush); }
   long steps_done() const override { return sim_.steps_done(); }
   void copy_interior(std::vector<float>& out) override { out = extract_interior(sim_.field(), setup().grid); }
-  UploadPath upload(render::FieldTexture& texture) override {
+  UploadPath upload(render::FieldTexture& texture, bool) override {
     const Grid2D& g = setup().grid;
     const float* first = sim_.field().data() + g.index(0, 0);
     texture.upload_host(first, static_cast<std::size_t>(g.pitch));
@@ -117,7 +117,7 @@ class DeviceBackend final : public SimBackend {
     out.resize(setup().grid.points());
     sim_.copy_interior_to_host(out.data());
   }
-  UploadPath upload(render::FieldTexture& texture) override {
+  UploadPath upload(render::FieldTexture& texture, bool allow_interop) override {
     if (interop_texture_ != texture.gl_name()) {  // register once per texture
       interop_.reset();
       interop_texture_ = texture.gl_name();
@@ -129,11 +129,12 @@ class DeviceBackend final : public SimBackend {
       }
     }
     const Grid2D& g = setup().grid;
-    if (interop_) {
+    if (interop_ && allow_interop) {
       interop_->write(sim_.device_field() + g.index(0, 0), static_cast<std::size_t>(g.pitch), sim_.native_stream());
       stats_pending_ = true;
       return UploadPath::interop;
     }
+    stats_pending_ = false;
     copy_interior(host_);
     texture.upload_host(host_.data(), static_cast<std::size_t>(g.nx));
     stats_ = field_stats(host_.data(), g.nx, g.ny, static_cast<std::size_t>(g.nx));

@@ -49,8 +49,8 @@ class SimBackend {
   /// The interior, row-major nx*ny (waits for queued work).
   virtual void copy_interior(std::vector<float>& out) = 0;
   /// Writes the current field into `texture` (after queued work) and returns the path
-  /// taken. Throws ss::Error / render::GLError.
-  virtual UploadPath upload(render::FieldTexture& texture) = 0;
+  /// taken; allow_interop false forces the host copy on the GPU. Throws ss::Error / render::GLError.
+  virtual UploadPath upload(render::FieldTexture& texture, bool allow_interop) = 0;
   /// Min, max and finiteness of the last uploaded field, once known (the GPU learns them
   /// when its stream has passed the upload); empty before.
   virtual std::optional<render::FieldStats> upload_stats() = 0;

@@ -1,0 +1,57 @@
+// On a CUDA device: `record --headless` with CUDA-GL interop must give the same pixels as
+// the device -> host -> texture path on the same state, and the colormap of the CPU
+// backend's field (the GPU variants are bitwise equal to it). Skips without a device.
+#include "app_runner.hpp"
+#include "stencilscope/device.hpp"
+
+using namespace ss;
+using namespace ss::test;
+
+namespace {
+
+std::string frame_name(int k) {
+  char name[32];
+  std::snprintf(name, sizeof name, "frame_%05d.png", k);
+  return name;
+}
+
+void expect_same_frames(const std::filesystem::path& a, const std::filesystem::path& b, int frames) {
+  for (int k = 0; k < frames; ++k) {
+    const render::Image x = render::read_png((a / frame_name(k)).string());
+    const render::Image y = render::read_png((b / frame_name(k)).string());
+    ASSERT_EQ(x.width, y.width);
+    ASSERT_EQ(x.height, y.height);
+    std::size_t differing = 0;
+    for (std::size_t p = 0; p < x.rgba.size(); ++p) differing += x.rgba[p] != y.rgba[p];
+    EXPECT_EQ(differing, 0u) << "frame " << k << ": interop and host copy differ in " << differing << " bytes";
+  }
+}
+
+}  // namespace
+
+TEST(RecordGpu, InteropAndHostCopyDrawTheSamePixelsAsTheCpuField) {
+  std::string why;
+  if (!cuda_available(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+  const auto dir = scratch_dir("record_gpu");
+  // 300x200: not a multiple of the interop kernel's 32x8 tiles.
+  for (const char* range : {"-1.2:1.3", "auto"}) {
+    SCOPED_TRACE(range);
+    const std::string common = std::string(" --headless --device gpu --frames 3 --steps-per-frame 7 --size 300x200") +
+                               " --width 640 --height 400 --colormap inferno --sampling nearest --range " + range;
+    const auto interop = dir / (std::string("interop_") + (range[0] == 'a' ? "auto" : "fixed"));
+    const auto host = dir / (std::string("host_") + (range[0] == 'a' ? "auto" : "fixed"));
+    const RunResult a = run_app("record --upload interop --out '" + interop.string() + "'" + common, "env -u DISPLAY");
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    EXPECT_NE(a.output.find("CUDA-GL interop"), std::string::npos) << a.output;
+    const RunResult b = run_app("record --upload host-copy --out '" + host.string() + "'" + common, "env -u DISPLAY");
+    ASSERT_EQ(b.exit_code, 0) << b.output;
+    EXPECT_NE(b.output.find("host -> texture"), std::string::npos) << b.output;
+    std::fprintf(stderr, "%s%s", a.output.c_str(), b.output.c_str());
+    expect_same_frames(interop, host, 3);
+    if (range[0] != 'a') {
+      const render::Image last = render::read_png((interop / frame_name(2)).string());
+      EXPECT_GE(expect_field_pixels(last, cpu_field(300, 200, 14), render::Colormap::inferno, {-1.2, 1.3}, 13), 300);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}

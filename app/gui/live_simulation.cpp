@@ -77,8 +77,8 @@ void LiveSimulation::apply(SimSettings& s) {
     if (s.upload != applied_.upload) dirty_ = true;
     applied_ = s;
   } catch (const Error& e) {
-    status_.error = e.what();
-    s = applied_;  // keep what runs; the message says what was refused
+    status_.note = std::string("refused: ") + e.what();
+    s = applied_;  // keep what runs; the note says what was refused
   }
 }
 

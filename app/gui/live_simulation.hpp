@@ -63,7 +63,7 @@ class LiveSimulation {
   ~LiveSimulation();
 
   /// Brings the simulation in line with `settings`. Invalid edits are undone in `settings`
-  /// and reported in status().error; they never throw.
+  /// and reported in status().note (the simulation keeps running); they never throw.
   void apply(SimSettings& settings);
   /// One frame: takes a finished batch's timing, refreshes the texture, starts the next
   /// batch unless paused. wait_for_batch: run exactly settings.steps_per_frame steps and

@@ -66,7 +66,7 @@ FrameRecorder::FrameRecorder(const std::string& out, int width, int height, int 
     // Raw RGBA frames in; H.264 in yuv420p out (needs even sides: pad by one pixel when odd).
     const std::string cmd = fmt::format(
         "ffmpeg -hide_banner -loglevel error -y -f rawvideo -pix_fmt rgba -s {}x{} -r {} -i - "
-        "-vf pad=ceil(iw/2)*2:ceil(ih/2)*2 -c:v libx264 -pix_fmt yuv420p -crf 18 {}",
+        "-vf 'pad=ceil(iw/2)*2:ceil(ih/2)*2' -c:v libx264 -pix_fmt yuv420p -crf 18 {}",
         width, height, fps, shell_quote(out));
     std::signal(SIGPIPE, SIG_IGN);  // a dying ffmpeg must not kill the app: fwrite reports it
     pipe_ = ::popen(cmd.c_str(), "w");

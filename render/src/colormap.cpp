@@ -137,19 +137,29 @@ ValueRange next_range(RangeMode mode, const ValueRange& fixed, const ValueRange&
 double normalized(double v, const ValueRange& r) { return (v - r.lo) / (r.hi - r.lo); }
 
 std::vector<double> colorbar_ticks(const ValueRange& r, int max_ticks) {
-  std::vector<double> ticks;
-  if (max_ticks < 2 || !(r.hi > r.lo) || !std::isfinite(r.hi - r.lo)) return ticks;
-  const double raw = (r.hi - r.lo) / (max_ticks - 1);
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = 10 * p;
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * p >= raw) {
-      step = m * p;
-      break;
+  if (max_ticks < 2 || !(r.hi > r.lo) || !std::isfinite(r.hi - r.lo)) return {};
+  // Nice steps 1, 2, 5 x 10^e, indexed by k = 3e + {0, 1, 2}: the largest step with at
+  // most max_ticks ticks, made smaller while fewer than 2 ticks fall inside the range.
+  auto step_of = [](int k) {
+    const int e = k >= 0 ? k / 3 : -((-k + 2) / 3);
+    return std::array{1.0, 2.0, 5.0}[static_cast<std::size_t>(k - 3 * e)] * std::pow(10.0, e);
+  };
+  auto ticks_for = [&](double step) {
+    std::vector<double> t;
+    const double first = std::ceil(r.lo / step - 1e-9) * step;
+    for (int n = 0; n <= max_ticks; ++n) {
+      const double v = first + n * step;
+      if (v > r.hi + step * 1e-9) break;
+      t.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
     }
-  const double first = std::ceil(r.lo / step - 1e-9) * step;
-  for (double v = first; v <= r.hi + step * 1e-9 && static_cast<int>(ticks.size()) < max_ticks; v += step)
-    ticks.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
+    return t;
+  };
+  const double raw = (r.hi - r.lo) / (max_ticks - 1);
+  int k = 3 * static_cast<int>(std::floor(std::log10(raw)));
+  while (step_of(k) < raw) ++k;
+  std::vector<double> ticks = ticks_for(step_of(k));
+  for (int tries = 0; ticks.size() < 2 && tries < 6; ++tries) ticks = ticks_for(step_of(--k));
+  if (static_cast<int>(ticks.size()) > max_ticks) ticks.resize(static_cast<std::size_t>(max_ticks));
   return ticks;
 }
 

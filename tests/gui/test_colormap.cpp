@@ -134,6 +134,14 @@ TEST(ColorbarTicks, AreRoundAndInside) {
     EXPECT_NEAR(scaled, std::round(scaled), 1e-9) << v;
   }
   EXPECT_TRUE(colorbar_ticks({1, 1}, 5).empty());
+  // A range that starts just above a round number still gets at least two ticks.
+  const auto u = colorbar_ticks({1.7e-9, 0.7177}, 4);
+  ASSERT_GE(u.size(), 2u);
+  EXPECT_LE(u.size(), 4u);
+  for (double v : u) EXPECT_TRUE(v >= 1.7e-9 && v <= 0.7177) << v;
+  const auto n = colorbar_ticks({-3e-5, 2e-5}, 6);
+  ASSERT_GE(n.size(), 2u);
+  EXPECT_LE(n.size(), 6u);
 }
 
 TEST(ViewLayout, PixelsMapBackToCellsAndZoomKeepsTheCursorCell) {

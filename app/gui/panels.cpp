@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "stencilscope/render/gl.hpp"
+
 namespace ss::app {
 
 namespace {
@@ -196,6 +198,9 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   ImGui::Separator();
   ImGui::Text("frame %.2f ms (%.0f fps)", frame.frame_ms, frame.frame_ms > 0 ? 1000.0 / frame.frame_ms : 0.0);
   ImGui::Text("upload %.3f ms, render %.3f ms (CPU side)", st.upload_ms, frame.render_ms);
+  bool checks = render::gl_error_checks();
+  if (ImGui::Checkbox("GL error checks", &checks)) render::set_gl_error_checks(checks);
+  help_marker("glGetError after each group of GL calls; off saves the round trips.");
   ImGui::End();
 }
 

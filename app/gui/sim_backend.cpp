@@ -118,6 +118,10 @@ class DeviceBackend final : public SimBackend {
     sim_.copy_interior_to_host(out.data());
   }
   UploadPath upload(render::FieldTexture& texture, bool allow_interop) override {
+    // The previous write has finished when the stream is idle (uploads happen between
+    // batches): take its stats before the next write reuses their buffer. In the window
+    // this makes the auto range and the NaN check lag one batch; recordings wait, no lag.
+    refresh_stats();
     if (interop_texture_ != texture.gl_name()) {  // register once per texture
       interop_.reset();
       interop_texture_ = texture.gl_name();
@@ -141,15 +145,19 @@ class DeviceBackend final : public SimBackend {
     return UploadPath::host_copy;
   }
   std::optional<render::FieldStats> upload_stats() override {
-    if (stats_pending_ && interop_ && sim_.idle()) {
-      stats_ = interop_->last_stats();
-      stats_pending_ = false;
-    }
+    refresh_stats();
     return stats_;
   }
   std::string interop_failure() const override { return interop_failure_; }
 
  private:
+  void refresh_stats() {
+    if (stats_pending_ && interop_ && sim_.idle()) {
+      stats_ = interop_->last_stats();
+      stats_pending_ = false;
+    }
+  }
+
   DeviceHeat2D<float> sim_;
   std::string device_name_;
   double copy_gbps_ = 0;

@@ -61,7 +61,20 @@ __global__ void write_field_surface(cudaSurfaceObject_t surface, const float* __
     hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, offset));
     bad |= __shfl_xor_sync(0xffffffffu, bad, offset);
   }
+  // One atomic per block, not per warp: at 4096^2 per-warp atomics on two addresses would serialize.
+  __shared__ int warp_lo[kBlockY], warp_hi[kBlockY], warp_bad[kBlockY];
   if (threadIdx.x == 0) {
+    warp_lo[threadIdx.y] = lo;
+    warp_hi[threadIdx.y] = hi;
+    warp_bad[threadIdx.y] = bad;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    for (int w = 1; w < kBlockY; ++w) {
+      lo = min(lo, warp_lo[w]);
+      hi = max(hi, warp_hi[w]);
+      bad |= warp_bad[w];
+    }
     if (lo != INT_MAX) atomicMin(&stats[0], lo);
     if (hi != INT_MIN) atomicMax(&stats[1], hi);
     if (bad) atomicOr(&stats[2], 1);

@@ -67,3 +67,22 @@ TEST(Window, ScreenshotWithTheUiShowsThePanels) {
   EXPECT_GT(differing, 500);
   std::filesystem::remove_all(dir);
 }
+
+TEST(Window, RecordWithADisplayDrawsThroughAWindowAndGivesTheSameFrames) {
+  if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  const auto dir = scratch_dir("record_window");
+  const std::string common =
+      " --frames 3 --width 320 --height 240 --size 40x30 --steps-per-frame 5 --device cpu --range -1.2:1.3";
+  const RunResult windowed = run_app("record --out '" + (dir / "w").string() + "'" + common);
+  ASSERT_EQ(windowed.exit_code, 0) << windowed.output;
+  EXPECT_NE(windowed.output.find("record: window"), std::string::npos) << windowed.output;
+  const RunResult headless = run_app("record --headless --out '" + (dir / "h").string() + "'" + common);
+  ASSERT_EQ(headless.exit_code, 0) << headless.output;
+  EXPECT_NE(headless.output.find("record: headless"), std::string::npos) << headless.output;
+  for (const char* name : {"frame_00000.png", "frame_00002.png"}) {
+    const render::Image a = render::read_png((dir / "w" / name).string());
+    const render::Image b = render::read_png((dir / "h" / name).string());
+    EXPECT_EQ(a.rgba, b.rgba) << name << ": the same view whatever the context";
+  }
+  std::filesystem::remove_all(dir);
+}

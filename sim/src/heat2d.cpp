@@ -171,13 +171,9 @@ GhostRule<T> make_ghost_rule(const Heat2DSetup& s, double t, const T* tables) {
 
 template <typename T>
 void fill_ghosts_host(T* f, const Grid2D& g, const GhostRule<T>& r) {
-  for (int j = 0; j < g.ny; ++j) {
-    const bool edge_row = j < kGhost || j >= g.ny - kGhost;
-    for (int i = 0; i < g.nx; ++i) {
-      if (!edge_row && i == kGhost) i = g.nx - kGhost;  // skip the middle of the row
-      write_ghost_images(f, g, i, j, f[g.index(i, j)], r);
-    }
-  }
+  const long long n = ghost_frame_cells(g);
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (long long e = 0; e < n; ++e) write_ghost_frame_cell(f, g, e, r);
 }
 
 template <typename T>

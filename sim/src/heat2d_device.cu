@@ -31,10 +31,10 @@ __global__ void paint_kernel(T* f, Grid2D g, Brush b, int i0, int j0, int w, int
 }
 
 template <typename T>
-__global__ void refresh_ghosts_kernel(T* f, Grid2D g, GhostRule<T> rule) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  for (int j = blockIdx.y * blockDim.y + threadIdx.y; j < g.ny; j += gridDim.y * blockDim.y)
-    if (i < g.nx && near_edge(g, i, j)) write_ghost_images(f, g, i, j, f[g.index(i, j)], rule);
+void launch_fill_ghosts(T* f, const Grid2D& g, const GhostRule<T>& rule, cudaStream_t s) {
+  const unsigned blocks = std::min<unsigned>(blocks_for(ghost_frame_cells(g), 256), 4096);
+  heat2d_fill_ghosts<T><<<blocks, 256, 0, s>>>(f, g, rule);
+  SS_CUDA_LAUNCH_CHECK("heat2d_fill_ghosts");
 }
 
 template <typename T>
@@ -164,9 +164,10 @@ void DeviceHeat2D<T>::step(Heat2DVariant variant, int n) {
   const T c = static_cast<T>(m.setup.courant());
   dispatch_radius(m.setup.config.order, [&]<int R>() {
     for (int s = 0; s < n; ++s) {
-      Heat2DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c,
-                          make_ghost_rule<T>(m.setup, (m.steps_done + 1) * m.setup.dt, m.tables.get()), 0};
+      Heat2DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c, 0};
       launch_step<T, R>(variant, a, m.stream.get(), m.sm_count);
+      launch_fill_ghosts(m.field[1 - m.current].get(), m.setup.grid,
+                         make_ghost_rule<T>(m.setup, (m.steps_done + 1) * m.setup.dt, m.tables.get()), m.stream.get());
       m.current = 1 - m.current;
       ++m.steps_done;
     }
@@ -254,12 +255,8 @@ void DeviceHeat2D<T>::paint(const Brush& b) {
 template <typename T>
 void DeviceHeat2D<T>::refresh_ghosts() {
   Impl& m = *impl_;
-  const Grid2D& g = m.setup.grid;
-  const dim3 block(32, 8);
-  const dim3 grid(blocks_for(g.nx, 32), std::min<unsigned>(blocks_for(g.ny, 8), kMaxGridY));
-  refresh_ghosts_kernel<T><<<grid, block, 0, m.stream.get()>>>(
-      m.field[m.current].get(), g, make_ghost_rule<T>(m.setup, m.steps_done * m.setup.dt, m.tables.get()));
-  SS_CUDA_LAUNCH_CHECK("refresh_ghosts_kernel");
+  launch_fill_ghosts(m.field[m.current].get(), m.setup.grid,
+                     make_ghost_rule<T>(m.setup, m.steps_done * m.setup.dt, m.tables.get()), m.stream.get());
 }
 
 template <typename T>

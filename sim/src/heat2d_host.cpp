@@ -77,11 +77,10 @@ void HostHeat2D<T>::step(int n) {
             row[k] = in[g.index(i + k - R, j)];
             col[k] = in[g.index(i, j + k - R)];
           }
-          const T v = heat2d_point<T, R>(row, col, c, c);
-          out[g.index(i, j)] = v;
-          if (near_edge(g, i, j)) write_ghost_images(out, g, i, j, v, rule);
+          out[g.index(i, j)] = heat2d_point<T, R>(row, col, c, c);
         }
       }
+      fill_ghosts_host(out, g, rule);
       current_ = 1 - current_;
       ++steps_done_;
     }

@@ -19,14 +19,21 @@ struct Heat2DStepArgs {
   T* __restrict__ out;
   Grid2D g;
   T c;  // alpha dt / h^2
-  GhostRule<T> rule;
   int block_rows_y;  // blocks needed along y (may exceed gridDim.y)
 };
 
 template <typename T>
 __device__ __forceinline__ void store_point(const Heat2DStepArgs<T>& a, int i, int j, T v) {
   a.out[a.g.index(i, j)] = v;
-  if (near_edge(a.g, i, j)) write_ghost_images(a.out, a.g, i, j, v, a.rule);
+}
+
+// The boundary step after every interior update: one thread per ghost frame cell.
+template <typename T>
+__global__ void heat2d_fill_ghosts(T* f, Grid2D g, GhostRule<T> rule) {
+  const long long n = ghost_frame_cells(g);
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n;
+       e += static_cast<long long>(gridDim.x) * blockDim.x)
+    write_ghost_frame_cell(f, g, e, rule);
 }
 
 // ---- global --------------------------------------------------------------
@@ -213,9 +220,6 @@ __global__ void __launch_bounds__(kStreamThreads) heat2d_step_stream(Heat2DStepA
           for (int w = 0; w < W; ++w)
             if (c + w < nx) a.out[a.g.index(c + w, j)] = out.v[w];
         }
-#pragma unroll
-        for (int w = 0; w < W; ++w)
-          if (c + w < nx && near_edge(a.g, c + w, j)) write_ghost_images(a.out, a.g, c + w, j, out.v[w], a.rule);
       }
       __syncthreads();
     }

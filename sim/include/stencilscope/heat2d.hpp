@@ -130,41 +130,55 @@ SS_HD SS_FORCEINLINE T analytic_ghost_value(const GhostRule<T>& r, int i, int j)
   return v;
 }
 
-/// Writes the ghost cells whose image is interior point (i, j) holding v. Periodic
-/// and insulated copy v to the wrapped or mirrored cell; fixed and analytic write
-/// their own value there. Each ghost cell of the frame (corners excepted, which a
-/// cross-shaped stencil never reads) is written by exactly one interior point.
+/// Value a ghost cell takes when its image is an interior cell holding v.
 template <typename T>
-SS_HD SS_FORCEINLINE void write_ghost_images(T* f, const Grid2D& g, int i, int j, T v, const GhostRule<T>& r) {
-  const bool wrap = r.boundary == Boundary::periodic;
-  auto value_at = [&](int gi, int gj) -> T {
-    switch (r.boundary) {
-      case Boundary::fixed: return r.fixed_value;
-      case Boundary::analytic: return analytic_ghost_value(r, gi, gj);
-      default: return v;
-    }
-  };
-  if (i < kGhost) {
-    const int gi = wrap ? i + g.nx : -1 - i;
-    f[g.index(gi, j)] = value_at(gi, j);
-  }
-  if (i >= g.nx - kGhost) {
-    const int gi = wrap ? i - g.nx : 2 * g.nx - 1 - i;
-    f[g.index(gi, j)] = value_at(gi, j);
-  }
-  if (j < kGhost) {
-    const int gj = wrap ? j + g.ny : -1 - j;
-    f[g.index(i, gj)] = value_at(i, gj);
-  }
-  if (j >= g.ny - kGhost) {
-    const int gj = wrap ? j - g.ny : 2 * g.ny - 1 - j;
-    f[g.index(i, gj)] = value_at(i, gj);
+SS_HD SS_FORCEINLINE T ghost_value(const GhostRule<T>& r, int gi, int gj, T v) {
+  switch (r.boundary) {
+    case Boundary::fixed: return r.fixed_value;
+    case Boundary::analytic: return analytic_ghost_value(r, gi, gj);
+    default: return v;
   }
 }
 
-/// True when interior point (i, j) has ghost images (it lies within kGhost of an edge).
-SS_HD SS_FORCEINLINE bool near_edge(const Grid2D& g, int i, int j) {
-  return i < kGhost || j < kGhost || i >= g.nx - kGhost || j >= g.ny - kGhost;
+/// Writes the x ghost image of interior point (i, j), for i < kGhost or
+/// i >= nx - kGhost: periodic wraps, the others mirror about the cell face (and
+/// fixed/analytic put their own value there). Each ghost cell of the left and
+/// right frame has exactly one such image.
+template <typename T>
+SS_HD SS_FORCEINLINE void write_ghost_x(T* f, const Grid2D& g, int i, int j, const GhostRule<T>& r) {
+  const bool wrap = r.boundary == Boundary::periodic;
+  const int gi = i < kGhost ? (wrap ? i + g.nx : -1 - i) : (wrap ? i - g.nx : 2 * g.nx - 1 - i);
+  f[g.index(gi, j)] = ghost_value(r, gi, j, f[g.index(i, j)]);
+}
+
+/// The y counterpart of write_ghost_x, for j < kGhost or j >= ny - kGhost.
+template <typename T>
+SS_HD SS_FORCEINLINE void write_ghost_y(T* f, const Grid2D& g, int i, int j, const GhostRule<T>& r) {
+  const bool wrap = r.boundary == Boundary::periodic;
+  const int gj = j < kGhost ? (wrap ? j + g.ny : -1 - j) : (wrap ? j - g.ny : 2 * g.ny - 1 - j);
+  f[g.index(i, gj)] = ghost_value(r, i, gj, f[g.index(i, j)]);
+}
+
+/// Number of ghost cells the frame step writes: 2 kGhost (nx + ny); corners are
+/// never read by a cross-shaped stencil and are left alone.
+SS_HD inline long long ghost_frame_cells(const Grid2D& g) { return 2LL * kGhost * (g.nx + g.ny); }
+
+/// Writes frame cell e in [0, ghost_frame_cells): first the left/right frame
+/// (row by row), then the bottom/top frame. One call per cell, any order: this
+/// is the explicit boundary step that follows every interior update.
+template <typename T>
+SS_HD SS_FORCEINLINE void write_ghost_frame_cell(T* f, const Grid2D& g, long long e, const GhostRule<T>& r) {
+  const long long side_cells = 2LL * kGhost * g.ny;
+  if (e < side_cells) {
+    const int j = static_cast<int>(e / (2 * kGhost));
+    const int k = static_cast<int>(e % (2 * kGhost));
+    write_ghost_x(f, g, k < kGhost ? k : g.nx - 2 * kGhost + k, j, r);
+  } else {
+    e -= side_cells;
+    const int k = static_cast<int>(e / g.nx);
+    const int i = static_cast<int>(e % g.nx);
+    write_ghost_y(f, g, i, k < kGhost ? k : g.ny - 2 * kGhost + k, r);
+  }
 }
 
 /// The heat 2D point update that every variant, CPU and GPU, computes:

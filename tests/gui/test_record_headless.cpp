@@ -71,3 +71,28 @@ TEST(GuiCommandLine, BadInputIsOneLineAndANonZeroExit) {
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << args << ": " << r.output;
   }
 }
+
+TEST(RecordHeadless, VideoThroughFfmpegWhenItIsThere) {
+  if (std::system("command -v ffmpeg >/dev/null 2>&1") != 0) GTEST_SKIP() << "ffmpeg is not on PATH";
+  const auto dir = scratch_dir("record_ffmpeg");
+  const auto clip = dir / "clip.mp4";
+  // Odd sizes: the recorder pads to even sides for yuv420p.
+  const RunResult r = run_app("record --headless --frames 6 --out '" + clip.string() +
+                                  "' --width 161 --height 121 --size 24 --device cpu",
+                              "env -u DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("via ffmpeg"), std::string::npos) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(clip)) << r.output;
+  EXPECT_GT(std::filesystem::file_size(clip), 500u);
+  EXPECT_FALSE(std::filesystem::exists(dir / "clip")) << "no PNG fallback when ffmpeg works";
+  // ffprobe counts the frames when it is there (it comes with ffmpeg).
+  const std::string probe = "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames "
+                            "-of csv=p=0 '" + clip.string() + "'";
+  if (std::FILE* p = ::popen(probe.c_str(), "r")) {
+    char buf[64] = {};
+    const bool read = std::fgets(buf, sizeof buf, p) != nullptr;
+    ::pclose(p);
+    if (read) EXPECT_EQ(std::atoi(buf), 6) << buf;
+  }
+  std::filesystem::remove_all(dir);
+}

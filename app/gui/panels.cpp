@@ -198,6 +198,7 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   ImGui::Separator();
   ImGui::Text("frame %.2f ms (%.0f fps)", frame.frame_ms, frame.frame_ms > 0 ? 1000.0 / frame.frame_ms : 0.0);
   ImGui::Text("upload %.3f ms, render %.3f ms (CPU side)", st.upload_ms, frame.render_ms);
+  if (frame.render_gpu_ms >= 0) ImGui::Text("render %.3f ms (GPU, timer query)", frame.render_gpu_ms);
   bool checks = render::gl_error_checks();
   if (ImGui::Checkbox("GL error checks", &checks)) render::set_gl_error_checks(checks);
   help_marker("glGetError after each group of GL calls; off saves the round trips.");

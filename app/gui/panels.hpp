@@ -24,6 +24,7 @@ struct PanelActions {
 struct FrameInfo {
   double frame_ms = 0;   ///< wall time between frames
   double render_ms = 0;  ///< submitting the field, colorbar and UI draws
+  double render_gpu_ms = -1;  ///< GPU time of those draws (timer query); < 0: not measured yet
 };
 
 /// Recording state shown in the View panel.

@@ -15,6 +15,7 @@
 #include "recorder.hpp"
 #include "stencilscope/error.hpp"
 #include "stencilscope/render/gl.hpp"
+#include "stencilscope/render/gpu_timer.hpp"
 #include "stencilscope/render/ui_renderer.hpp"
 #include "view_pass.hpp"
 #include "window_system.hpp"
@@ -121,6 +122,7 @@ int run_window(const WindowOptions& options) {
   RecordingStatus recording;
   std::unique_ptr<FrameRecorder> recorder;
   FrameInfo frame_info;
+  render::GpuTimer render_timer;
   auto last_frame = std::chrono::steady_clock::now();
 
   for (int frame = 1; !glfwWindowShouldClose(window.get()); ++frame) {
@@ -158,6 +160,7 @@ int run_window(const WindowOptions& options) {
     std::optional<render::Image> view_only, with_ui;
     bool ui_ended = false;
     try {
+      render_timer.begin();
       pass.draw(sim.texture(), fbw, fbh, view.style);
       const bool capture = want_screenshot || recorder || (options.frames > 0 && frame == options.frames);
       if (capture) view_only = pass.read();
@@ -165,9 +168,12 @@ int run_window(const WindowOptions& options) {
       ImGui::Render();
       ui_ended = true;
       if (view.show_ui) ui.render(ImGui::GetDrawData());
+      render_timer.end();
+      if (const auto gpu_ms = render_timer.last_ms()) frame_info.render_gpu_ms = *gpu_ms;
       if (capture) with_ui = render::Image{fbw, fbh, render::read_default_framebuffer(fbw, fbh)};
     } catch (const render::GLError& e) {
       if (!ui_ended) ImGui::EndFrame();
+      render_timer.end();
       sim.set_error(e.what());
     }
     frame_info.render_ms = ms_since(t0);

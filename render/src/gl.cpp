@@ -63,6 +63,7 @@ void gl_delete(GLKind kind, unsigned name) noexcept {
     case GLKind::vertex_array: glDeleteVertexArrays(1, &name); break;
     case GLKind::framebuffer: glDeleteFramebuffers(1, &name); break;
     case GLKind::program: glDeleteProgram(name); break;
+    case GLKind::query: glDeleteQueries(1, &name); break;
   }
 }
 

@@ -92,7 +92,9 @@ TEST(RecordHeadless, VideoThroughFfmpegWhenItIsThere) {
     char buf[64] = {};
     const bool read = std::fgets(buf, sizeof buf, p) != nullptr;
     ::pclose(p);
-    if (read) EXPECT_EQ(std::atoi(buf), 6) << buf;
+    if (read) {
+      EXPECT_EQ(std::atoi(buf), 6) << buf;
+    }
   }
   std::filesystem::remove_all(dir);
 }

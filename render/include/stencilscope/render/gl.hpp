@@ -28,7 +28,7 @@ bool gl_error_checks();
 /// Throws GLError("<what>: GL_INVALID_...") when checks are on and GL has raised an error flag.
 void check_gl(const char* what);
 
-enum class GLKind { texture, buffer, vertex_array, framebuffer, program };
+enum class GLKind { texture, buffer, vertex_array, framebuffer, program, query };
 
 /// Deletes one GL object; a no-op for name 0. Must run with the owning context current.
 void gl_delete(GLKind kind, unsigned name) noexcept;
@@ -64,5 +64,6 @@ using GLBuffer = GLHandle<GLKind::buffer>;
 using GLVertexArray = GLHandle<GLKind::vertex_array>;
 using GLFramebuffer = GLHandle<GLKind::framebuffer>;
 using GLProgram = GLHandle<GLKind::program>;
+using GLQuery = GLHandle<GLKind::query>;
 
 }  // namespace ss::render

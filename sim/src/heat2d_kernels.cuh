@@ -179,6 +179,9 @@ __global__ void __launch_bounds__(kStreamThreads) heat2d_step_stream(Heat2DStepA
     __pipeline_commit();
   };
 
+  constexpr int Q = 2 * R + 1;            // queue length
+  constexpr int WIN = W + 2 * H;           // x window of one thread: its columns plus halo
+  const std::ptrdiff_t pitch = a.g.pitch;
   for (int by = blockIdx.y; by < a.block_rows_y; by += gridDim.y) {
     const int j0 = by * rows_per_block;
     const int j1 = min(j0 + rows_per_block, ny);
@@ -186,39 +189,53 @@ __global__ void __launch_bounds__(kStreamThreads) heat2d_step_stream(Heat2DStepA
     __syncthreads();                       // the previous strip is done with the ring
 #pragma unroll
     for (int d = 0; d < R + kStreamAhead; ++d) fetch_row(j0 + d, r_end);
-    Pack<T> q[2 * R + 1];                  // q[k]: row j + k - R of this thread's columns
+    // q[(k + s) % Q] holds row j + k - R at step s of an unrolled group of Q rows,
+    // so the queue rotates by renaming instead of by moves.
+    Pack<T> q[Q];
     if (column) {
 #pragma unroll
       for (int k = 0; k < 2 * R; ++k) q[k] = *global_pack(c, j0 - R + k);
     }
-    for (int j = j0; j < j1; ++j) {
-      __pipeline_wait_prior(kStreamAhead - 1);  // row j + R has landed (this thread's part)
-      __syncthreads();                          // ... and every thread's part
-      q[2 * R] = *reinterpret_cast<const Pack<T>*>(&ring[(j + R) & (kStreamRing - 1)][H + t * W]);
-      fetch_row(j + R + kStreamAhead, r_end);   // its slot held row j - 4 or older: read by all
-      if (c < nx) {
-        const T* centre_row = ring[j & (kStreamRing - 1)];
-        Pack<T> out;
+    T* dst = a.out + a.g.index(c, j0);
+    for (int jb = j0; jb < j1; jb += Q) {
 #pragma unroll
-        for (int w = 0; w < W; ++w) {
-          T row[2 * R + 1], col[2 * R + 1];
+      for (int s = 0; s < Q; ++s) {
+        const int j = jb + s;
+        if (j >= j1) break;
+        __pipeline_wait_prior(kStreamAhead - 1);  // row j + R has landed (this thread's part)
+        __syncthreads();                          // ... and every thread's part
+        q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(&ring[(j + R) & (kStreamRing - 1)][H + t * W]);
+        fetch_row(j + R + kStreamAhead, r_end);   // its slot held row j - 4 or older: read by all
+        if (c < nx) {
+          T win[WIN];  // columns c - H .. c + W + H - 1 of row j, as 16-byte loads
+          const T* centre_row = ring[j & (kStreamRing - 1)] + t * W;
 #pragma unroll
-          for (int k = 0; k <= 2 * R; ++k) {
-            row[k] = centre_row[H + t * W + w + k - R];
-            col[k] = q[k].v[w];
+          for (int p = 0; p < WIN / W; ++p) {
+            const Pack<T> pk = *reinterpret_cast<const Pack<T>*>(centre_row + p * W);
+#pragma unroll
+            for (int w = 0; w < W; ++w) win[p * W + w] = pk.v[w];
           }
-          out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
-        }
-        if (c + W <= nx) {
-          *reinterpret_cast<Pack<T>*>(a.out + a.g.index(c, j)) = out;
-        } else {
+          Pack<T> out;
 #pragma unroll
-          for (int w = 0; w < W; ++w)
-            if (c + w < nx) a.out[a.g.index(c + w, j)] = out.v[w];
+          for (int w = 0; w < W; ++w) {
+            T row[Q], col[Q];
+#pragma unroll
+            for (int k = 0; k < Q; ++k) {
+              row[k] = win[H + w + k - R];
+              col[k] = q[(k + s) % Q].v[w];
+            }
+            out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
+          }
+          if (c + W <= nx) {
+            *reinterpret_cast<Pack<T>*>(dst) = out;
+          } else {
+#pragma unroll
+            for (int w = 0; w < W; ++w)
+              if (c + w < nx) dst[w] = out.v[w];
+          }
         }
+        dst += pitch;
       }
-#pragma unroll
-      for (int k = 0; k < 2 * R; ++k) q[k] = q[k + 1];
     }
     __pipeline_wait_prior(0);
   }

@@ -138,6 +138,8 @@ void resolve_device(SceneOptions& scene) {
   } else {
     scene.sim.variant = gpu ? Heat2DVariant::stream : Heat2DVariant::cpu;  // the fastest of each (bench)
   }
+  if (scene.sim.upload == UploadChoice::interop && !(gpu && is_gpu(scene.sim.variant)))
+    throw Error("--upload interop needs the GPU backend" + (gpu ? std::string() : " (" + why + ")"));
 }
 
 GuiCommands add_gui_commands(CLI::App& app) {

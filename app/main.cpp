@@ -1,5 +1,6 @@
 // stencilscope: watch and measure finite-difference stencils.
-//   stencilscope                 the default scene (until the window exists: `bench heat2d`)
+//   stencilscope                 the default scene in a window (without the GUI: `bench heat2d`)
+//   stencilscope record ...      frames to MP4 or PNGs, headless where there is no display
 //   stencilscope bench heat2d    the benchmark table
 //   stencilscope info            devices, copy bandwidth, build options
 #include <cstdio>
@@ -10,12 +11,18 @@
 
 #include "commands.hpp"
 #include "stencilscope/error.hpp"
+#ifdef STENCILSCOPE_WITH_GUI
+#include "gui.hpp"
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{"Stencilscope: finite-difference stencils on the GPU, measured and checked"};
   app.require_subcommand(0, 1);
   auto bench = ss::app::add_bench_command(app);
   auto info = ss::app::add_info_command(app);
+#ifdef STENCILSCOPE_WITH_GUI
+  auto gui = ss::app::add_gui_commands(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -29,13 +36,17 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("info")) return info();
     if (app.got_subcommand("bench")) return bench();
-    // No subcommand: the default scene. The window arrives with the desktop app;
-    // until then the default is the heat 2D benchmark.
+#ifdef STENCILSCOPE_WITH_GUI
+    if (app.got_subcommand("record")) return gui.record();
+    return gui.window();  // no subcommand: the default scene in a window
+#else
+    // Built without the GUI: the default is the heat 2D benchmark.
     CLI::App defaults;
     auto run = ss::app::add_bench_command(defaults);
     const char* args[] = {"stencilscope", "bench", "heat2d"};
     defaults.parse(3, const_cast<char**>(args));
     return run();
+#endif
   } catch (const ss::Error& e) {
     std::fprintf(stderr, "stencilscope: error: %s\n", e.what());
     return 1;

@@ -2,6 +2,8 @@
 // stream; one launch per time step, whatever the variant.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -30,18 +32,19 @@ __global__ void paint_kernel(T* f, Grid2D g, Brush b, int i0, int j0, int w, int
     if (i < i0 + w && in_brush(b, i, j)) f[g.index(i, j)] = static_cast<T>(b.value);
 }
 
-template <typename T>
-void launch_fill_ghosts(T* f, const Grid2D& g, const GhostRule<T>& rule, cudaStream_t s) {
-  const unsigned blocks = std::min<unsigned>(blocks_for(ghost_frame_cells(g), 256), 4096);
-  heat2d_fill_ghosts<T><<<blocks, 256, 0, s>>>(f, g, rule);
-  SS_CUDA_LAUNCH_CHECK("heat2d_fill_ghosts");
-}
 
 template <typename T>
 __global__ void non_finite_kernel(const T* f, Grid2D g, int* flag) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   for (int j = blockIdx.y; j < g.ny; j += gridDim.y)
     if (i < g.nx && !isfinite(f[g.index(i, j)])) *flag = 1;
+}
+
+template <typename T>
+void launch_fill_ghosts(T* f, const Grid2D& g, const GhostRule<T>& rule, cudaStream_t s) {
+  const unsigned blocks = std::min<unsigned>(blocks_for(ghost_frame_cells(g), 256), 4096);
+  heat2d_fill_ghosts<T><<<blocks, 256, 0, s>>>(f, g, rule);
+  SS_CUDA_LAUNCH_CHECK("heat2d_fill_ghosts");
 }
 
 // Rows each `stream` block walks: long strips amortise the 2R rows a strip reads
@@ -53,8 +56,16 @@ int stream_rows_per_block(const Grid2D& g, int sm_count, int tile_width) {
   return static_cast<int>(std::clamp<long long>((rows + 15) / 16 * 16, 16, 1024));
 }
 
+// Tuning knob while the tile shape is chosen: STENCILSCOPE_STREAM=threads,rows.
+std::pair<int, int> stream_override() {
+  const char* e = std::getenv("STENCILSCOPE_STREAM");
+  int threads = 0, rows = 0;
+  if (e) std::sscanf(e, "%d,%d", &threads, &rows);
+  return {threads, rows};
+}
+
 template <typename T, int R>
-void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_count) {
+void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_count, const GhostRule<T>& rule) {
   const Grid2D& g = a.g;
   auto grid_of = [&](int bx, long long rows_per_block) {
     a.block_rows_y = static_cast<int>(blocks_for(g.ny, rows_per_block));
@@ -80,16 +91,25 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_co
       break;
     }
     case Heat2DVariant::stream: {
-      constexpr int tile = kStreamThreads * Pack<T>::n;
-      const int rows = stream_rows_per_block(g, sm_count, tile);
-      const dim3 grid = grid_of(tile, rows);
-      heat2d_step_stream<T, R><<<grid, kStreamThreads, 0, s>>>(a, rows);
+      const auto [threads, rows_override] = stream_override();
+      if (threads == 128) {
+        constexpr int tile = 128 * Pack<T>::n;
+        const int rows = rows_override ? rows_override : stream_rows_per_block(g, sm_count, tile);
+        const dim3 grid = grid_of(tile, rows);
+        heat2d_step_stream<T, R, 128><<<grid, 128, 0, s>>>(a, rows, rule);
+      } else {
+        constexpr int tile = kStreamThreads * Pack<T>::n;
+        const int rows = rows_override ? rows_override : stream_rows_per_block(g, sm_count, tile);
+        const dim3 grid = grid_of(tile, rows);
+        heat2d_step_stream<T, R, kStreamThreads><<<grid, kStreamThreads, 0, s>>>(a, rows, rule);
+      }
       SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
-      break;
+      return;  // the boundary step is fused into its epilogue
     }
     default:
       throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
   }
+  launch_fill_ghosts(a.out, g, rule, s);  // the explicit boundary step
 }
 
 }  // namespace
@@ -165,9 +185,8 @@ void DeviceHeat2D<T>::step(Heat2DVariant variant, int n) {
   dispatch_radius(m.setup.config.order, [&]<int R>() {
     for (int s = 0; s < n; ++s) {
       Heat2DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c, 0};
-      launch_step<T, R>(variant, a, m.stream.get(), m.sm_count);
-      launch_fill_ghosts(m.field[1 - m.current].get(), m.setup.grid,
-                         make_ghost_rule<T>(m.setup, (m.steps_done + 1) * m.setup.dt, m.tables.get()), m.stream.get());
+      launch_step<T, R>(variant, a, m.stream.get(), m.sm_count,
+                        make_ghost_rule<T>(m.setup, (m.steps_done + 1) * m.setup.dt, m.tables.get()));
       m.current = 1 - m.current;
       ++m.steps_done;
     }

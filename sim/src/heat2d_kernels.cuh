@@ -38,6 +38,24 @@ __global__ void heat2d_fill_ghosts(T* f, Grid2D g, GhostRule<T> rule) {
     write_ghost_frame_cell(f, g, e, rule);
 }
 
+// The boundary step restricted to the ghost images of interior region
+// [ib, ie) x [jb, je), for kernels that fuse it into their epilogue (stream): out
+// of line, called after the block's last store, so it costs nothing in the hot loop.
+template <typename T>
+__device__ __noinline__ void fill_ghosts_of_region(T* f, Grid2D g, GhostRule<T> rule, int ib, int ie, int jb, int je) {
+  const int t = threadIdx.x, nt = blockDim.x;
+  for (int e = t; e < 2 * kGhost * (je - jb); e += nt) {  // left and right frame
+    const int k = e % (2 * kGhost), j = jb + e / (2 * kGhost);
+    const int i = k < kGhost ? k : g.nx - 2 * kGhost + k;
+    if (i >= ib && i < ie) write_ghost_x(f, g, i, j, rule);
+  }
+  for (int e = t; e < 2 * kGhost * (ie - ib); e += nt) {  // bottom and top frame
+    const int k = e / (ie - ib), i = ib + e % (ie - ib);
+    const int j = k < kGhost ? k : g.ny - 2 * kGhost + k;
+    if (j >= jb && j < je) write_ghost_y(f, g, i, j, rule);
+  }
+}
+
 // ---- global --------------------------------------------------------------
 inline constexpr int kGlobalBX = 32, kGlobalBY = 8;
 
@@ -138,7 +156,7 @@ __global__ void __launch_bounds__(kSharedBX* kSharedBY) heat2d_step_shared(Heat2
 // DRAM 47% busy). The ring's centre row also gives the x neighbours. The grid
 // spans the width in tiles of kStreamThreads * kPack columns and the height in
 // strips of rows_per_block rows (chosen at launch to fill the GPU).
-inline constexpr int kStreamThreads = 64;
+inline constexpr int kStreamThreads = 64;  // default tile: 64 threads x 16 bytes
 inline constexpr int kStreamAhead = 8;
 inline constexpr int kStreamRing = 16;  // >= R + kStreamAhead + 1, a power of two
 static_assert(kStreamRing >= kMaxRadius + kStreamAhead + 1 && (kStreamRing & (kStreamRing - 1)) == 0);
@@ -149,8 +167,9 @@ struct alignas(16) Pack {
   T v[n];
 };
 
-template <typename T, int R>
-__global__ void __launch_bounds__(kStreamThreads) heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block) {
+template <typename T, int R, int kStreamThreads>
+__global__ void __launch_bounds__(kStreamThreads)
+    heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block, GhostRule<T> rule) {
   constexpr int W = Pack<T>::n;
   constexpr int TW = kStreamThreads * W;   // tile width in columns
   constexpr int HV = (R + W - 1) / W;      // halo vectors per side
@@ -238,6 +257,12 @@ __global__ void __launch_bounds__(kStreamThreads) heat2d_step_stream(Heat2DStepA
       }
     }
     __pipeline_wait_prior(0);
+    // The boundary step, fused: blocks whose region has ghost images write them.
+    const int ie = min(i0 + TW, nx);
+    if (i0 < kGhost || ie > nx - kGhost || j0 < kGhost || j1 > ny - kGhost) {
+      __syncthreads();  // the block's stores are visible to the whole block
+      fill_ghosts_of_region(a.out, a.g, rule, i0, ie, j0, j1);
+    }
   }
 }
 

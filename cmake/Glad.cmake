@@ -4,6 +4,15 @@
 #
 #   stencilscope_add_glad(<target>)   a static library with <glad/gl.h> and <glad/egl.h>
 find_program(STENCILSCOPE_GLAD_EXECUTABLE glad DOC "glad 2 generator (Debian: python3-glad)")
+# The script can exist and still not run (on the GPU machine its entry point needs
+# pkg_resources): keep it only if it answers, else fall back to `python3 -m glad`.
+if(STENCILSCOPE_GLAD_EXECUTABLE)
+  execute_process(COMMAND ${STENCILSCOPE_GLAD_EXECUTABLE} --help RESULT_VARIABLE _glad_rc OUTPUT_QUIET ERROR_QUIET)
+  if(NOT _glad_rc EQUAL 0)
+    message(STATUS "glad: ${STENCILSCOPE_GLAD_EXECUTABLE} does not run; trying python3 -m glad")
+    set(STENCILSCOPE_GLAD_EXECUTABLE "" CACHE FILEPATH "" FORCE)
+  endif()
+endif()
 
 function(stencilscope_add_glad target)
   set(out ${CMAKE_CURRENT_BINARY_DIR}/glad)
@@ -11,7 +20,7 @@ function(stencilscope_add_glad target)
     set(generator ${STENCILSCOPE_GLAD_EXECUTABLE})
   else()
     find_package(Python3 REQUIRED COMPONENTS Interpreter)
-    execute_process(COMMAND ${Python3_EXECUTABLE} -c "import glad" RESULT_VARIABLE no_glad OUTPUT_QUIET ERROR_QUIET)
+    execute_process(COMMAND ${Python3_EXECUTABLE} -m glad --help RESULT_VARIABLE no_glad OUTPUT_QUIET ERROR_QUIET)
     if(no_glad)
       message(FATAL_ERROR "glad 2 not found: install Debian's python3-glad (or put `glad` on PATH)")
     endif()

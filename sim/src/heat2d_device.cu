@@ -92,19 +92,16 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_co
     }
     case Heat2DVariant::stream: {
       const auto [threads, rows_override] = stream_override();
-      if (threads == 128) {
-        constexpr int tile = 128 * Pack<T>::n;
+      auto launch = [&]<int N>() {
+        constexpr int tile = N * Pack<T>::n;
         const int rows = rows_override ? rows_override : stream_rows_per_block(g, sm_count, tile);
         const dim3 grid = grid_of(tile, rows);
-        heat2d_step_stream<T, R, 128><<<grid, 128, 0, s>>>(a, rows, rule);
-      } else {
-        constexpr int tile = kStreamThreads * Pack<T>::n;
-        const int rows = rows_override ? rows_override : stream_rows_per_block(g, sm_count, tile);
-        const dim3 grid = grid_of(tile, rows);
-        heat2d_step_stream<T, R, kStreamThreads><<<grid, kStreamThreads, 0, s>>>(a, rows, rule);
-      }
+        heat2d_step_stream<T, R, N><<<grid, N, 0, s>>>(a, rows);
+      };
+      if (threads == 64) launch.template operator()<64>();
+      else launch.template operator()<128>();
       SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
-      return;  // the boundary step is fused into its epilogue
+      break;
     }
     default:
       throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");

@@ -38,24 +38,6 @@ __global__ void heat2d_fill_ghosts(T* f, Grid2D g, GhostRule<T> rule) {
     write_ghost_frame_cell(f, g, e, rule);
 }
 
-// The boundary step restricted to the ghost images of interior region
-// [ib, ie) x [jb, je), for kernels that fuse it into their epilogue (stream): out
-// of line, called after the block's last store, so it costs nothing in the hot loop.
-template <typename T>
-__device__ __noinline__ void fill_ghosts_of_region(T* f, Grid2D g, GhostRule<T> rule, int ib, int ie, int jb, int je) {
-  const int t = threadIdx.x, nt = blockDim.x;
-  for (int e = t; e < 2 * kGhost * (je - jb); e += nt) {  // left and right frame
-    const int k = e % (2 * kGhost), j = jb + e / (2 * kGhost);
-    const int i = k < kGhost ? k : g.nx - 2 * kGhost + k;
-    if (i >= ib && i < ie) write_ghost_x(f, g, i, j, rule);
-  }
-  for (int e = t; e < 2 * kGhost * (ie - ib); e += nt) {  // bottom and top frame
-    const int k = e / (ie - ib), i = ib + e % (ie - ib);
-    const int j = k < kGhost ? k : g.ny - 2 * kGhost + k;
-    if (j >= jb && j < je) write_ghost_y(f, g, i, j, rule);
-  }
-}
-
 // ---- global --------------------------------------------------------------
 inline constexpr int kGlobalBX = 32, kGlobalBY = 8;
 
@@ -169,7 +151,7 @@ struct alignas(16) Pack {
 
 template <typename T, int R, int kStreamThreads>
 __global__ void __launch_bounds__(kStreamThreads)
-    heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block, GhostRule<T> rule) {
+    heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block) {
   constexpr int W = Pack<T>::n;
   constexpr int TW = kStreamThreads * W;   // tile width in columns
   constexpr int HV = (R + W - 1) / W;      // halo vectors per side
@@ -257,12 +239,6 @@ __global__ void __launch_bounds__(kStreamThreads)
       }
     }
     __pipeline_wait_prior(0);
-    // The boundary step, fused: blocks whose region has ghost images write them.
-    const int ie = min(i0 + TW, nx);
-    if (i0 < kGhost || ie > nx - kGhost || j0 < kGhost || j1 > ny - kGhost) {
-      __syncthreads();  // the block's stores are visible to the whole block
-      fill_ghosts_of_region(a.out, a.g, rule, i0, ie, j0, j1);
-    }
   }
 }
 

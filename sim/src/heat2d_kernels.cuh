@@ -31,11 +31,33 @@ __device__ __forceinline__ void store_point(const Heat2DStepArgs<T>& a, int i, i
 
 // The boundary step after every interior update: one thread per ghost frame cell.
 template <typename T>
-__global__ void heat2d_fill_ghosts(T* f, Grid2D g, GhostRule<T> rule) {
+__global__ void heat2d_fill_ghosts(T* f, Grid2D g, const GhostRule<T>* rule_ptr) {
+  const GhostRule<T> rule = *rule_ptr;
   const long long n = ghost_frame_cells(g);
   for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < n;
        e += static_cast<long long>(gridDim.x) * blockDim.x)
     write_ghost_frame_cell(f, g, e, rule);
+}
+
+// The boundary step restricted to the ghost images of interior region
+// [ib, ie) x [jb, je), for kernels that fuse it into their epilogue (stream). Out
+// of line and reading the rule through a pointer to device memory, so the hot
+// loop carries neither its code nor a copy of the rule.
+template <typename T>
+__device__ __noinline__ void fill_ghosts_of_region(T* f, Grid2D g, const GhostRule<T>* rule_ptr, int ib, int ie,
+                                                   int jb, int je) {
+  const GhostRule<T> rule = *rule_ptr;
+  const int t = threadIdx.x, nt = blockDim.x;
+  for (int e = t; e < 2 * kGhost * (je - jb); e += nt) {  // left and right frame
+    const int k = e % (2 * kGhost), j = jb + e / (2 * kGhost);
+    const int i = k < kGhost ? k : g.nx - 2 * kGhost + k;
+    if (i >= ib && i < ie) write_ghost_x(f, g, i, j, rule);
+  }
+  for (int e = t; e < 2 * kGhost * (ie - ib); e += nt) {  // bottom and top frame
+    const int k = e / (ie - ib), i = ib + e % (ie - ib);
+    const int j = k < kGhost ? k : g.ny - 2 * kGhost + k;
+    if (j >= jb && j < je) write_ghost_y(f, g, i, j, rule);
+  }
 }
 
 // ---- global --------------------------------------------------------------
@@ -151,7 +173,7 @@ struct alignas(16) Pack {
 
 template <typename T, int R, int kStreamThreads>
 __global__ void __launch_bounds__(kStreamThreads)
-    heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block) {
+    heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block, const GhostRule<T>* rule) {
   constexpr int W = Pack<T>::n;
   constexpr int TW = kStreamThreads * W;   // tile width in columns
   constexpr int HV = (R + W - 1) / W;      // halo vectors per side
@@ -239,6 +261,12 @@ __global__ void __launch_bounds__(kStreamThreads)
       }
     }
     __pipeline_wait_prior(0);
+    // The boundary step, fused: only blocks whose region has ghost images write them.
+    const int ie = min(i0 + TW, nx);
+    if (i0 < kGhost || ie > nx - kGhost || j0 < kGhost || j1 > ny - kGhost) {
+      __syncthreads();  // the block's stores are visible to the whole block
+      fill_ghosts_of_region(a.out, a.g, rule, i0, ie, j0, j1);
+    }
   }
 }
 

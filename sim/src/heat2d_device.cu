@@ -2,8 +2,6 @@
 // stream; one launch per time step, whatever the variant.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -56,14 +54,6 @@ int stream_rows_per_block(const Grid2D& g, int sm_count, int tile_width) {
   return static_cast<int>(std::clamp<long long>((rows + 15) / 16 * 16, 16, 1024));
 }
 
-// Tuning knob while the tile shape is chosen: STENCILSCOPE_STREAM=threads,rows.
-std::pair<int, int> stream_override() {
-  const char* e = std::getenv("STENCILSCOPE_STREAM");
-  int threads = 0, rows = 0;
-  if (e) std::sscanf(e, "%d,%d", &threads, &rows);
-  return {threads, rows};
-}
-
 template <typename T, int R>
 void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_count, const GhostRule<T>* rule) {
   const Grid2D& g = a.g;
@@ -91,17 +81,11 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_co
       break;
     }
     case Heat2DVariant::stream: {
-      const auto [threads, rows_override] = stream_override();
-      auto launch = [&]<int N>() {
-        constexpr int tile = N * Pack<T>::n;
-        const int rows = rows_override ? rows_override : stream_rows_per_block(g, sm_count, tile);
-        const dim3 grid = grid_of(tile, rows);
-        heat2d_step_stream<T, R, N><<<grid, N, 0, s>>>(a, rows, rule);
-      };
-      if (threads == 64) launch.template operator()<64>();
-      else launch.template operator()<128>();
+      constexpr int tile = kStreamThreads * Pack<T>::n;
+      const int rows = stream_rows_per_block(g, sm_count, tile);
+      const dim3 grid = grid_of(tile, rows);
+      heat2d_step_stream<T, R, kStreamThreads><<<grid, kStreamThreads, 0, s>>>(a, rows, rule);
       SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
-      if (std::getenv("STENCILSCOPE_STREAM_UNFUSED")) break;
       return;  // the boundary step is fused into its epilogue
     }
     default:

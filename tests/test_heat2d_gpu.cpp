@@ -152,6 +152,26 @@ TEST(GpuHeat2D, OrderChangesOnTheLiveField) {
   EXPECT_EQ(extract_interior(gpu.download(), s8.grid), extract_interior(host.field(), s8.grid));
 }
 
+TEST(GpuHeat2D, FieldCarriesOverBetweenBackends) {
+  SKIP_WITHOUT_DEVICE();
+  const Heat2DSetup s = setup_of(301, 77, 8, Boundary::analytic, InitialCondition::hot_spots);
+  HostHeat2D<float> host(s);
+  DeviceHeat2D<float> gpu(s);
+  host.step(4);  // CPU -> GPU
+  gpu.load_interior(extract_interior(host.field(), s.grid).data(), host.steps_done());
+  EXPECT_EQ(gpu.steps_done(), 4);
+  host.step(3);
+  gpu.step(Heat2DVariant::stream, 3);
+  std::vector<float> interior(s.grid.points());
+  gpu.copy_interior_to_host(interior.data());
+  EXPECT_EQ(interior, extract_interior(host.field(), s.grid));
+  HostHeat2D<float> back(s);  // GPU -> CPU
+  back.load_interior(interior.data(), gpu.steps_done());
+  back.step(2);
+  gpu.step(Heat2DVariant::global, 2);
+  EXPECT_EQ(extract_interior(gpu.download(), s.grid), extract_interior(back.field(), s.grid));
+}
+
 TEST(GpuDevice, CopyBandwidthIsMeasured) {
   SKIP_WITHOUT_DEVICE();
   const double gbps = measure_copy_gbps(std::size_t(64) << 20, 5);

@@ -67,9 +67,17 @@ void LiveSimulation::apply(SimSettings& s) {
   }
   try {
     const bool device_change = is_gpu(s.variant) != is_gpu(applied_.variant);
-    if (!same_field_config(s, applied_) || device_change) {
+    if (!same_field_config(s, applied_)) {
       rebuild(s, is_gpu(s.variant));
-      if (device_change) status_.note = fmt::format("moved to the {} backend: the field restarted", is_gpu(s.variant) ? "GPU" : "CPU");
+    } else if (device_change) {
+      // Same field, other backend: the field and its time carry over.
+      std::vector<float> field;
+      backend_->wait();
+      backend_->copy_interior(field);
+      const long steps = backend_->steps_done();
+      rebuild(s, is_gpu(s.variant));
+      backend_->load_interior(field, steps);
+      status_.note = fmt::format("moved to the {} backend at step {}", is_gpu(s.variant) ? "GPU" : "CPU", steps);
     } else if (s.order != applied_.order) {
       backend_->set_order(s.order);
       update_status();

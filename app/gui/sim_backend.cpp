@@ -73,6 +73,9 @@ class HostBackend final : public SimBackend {
   void paint(const Brush& brush) override { sim_.paint(brush); }
   long steps_done() const override { return sim_.steps_done(); }
   void copy_interior(std::vector<float>& out) override { out = extract_interior(sim_.field(), setup().grid); }
+  void load_interior(const std::vector<float>& interior, long steps_done) override {
+    sim_.load_interior(interior.data(), steps_done);
+  }
   UploadPath upload(render::FieldTexture& texture, bool) override {
     const Grid2D& g = setup().grid;
     const float* first = sim_.field().data() + g.index(0, 0);
@@ -116,6 +119,9 @@ class DeviceBackend final : public SimBackend {
   void copy_interior(std::vector<float>& out) override {
     out.resize(setup().grid.points());
     sim_.copy_interior_to_host(out.data());
+  }
+  void load_interior(const std::vector<float>& interior, long steps_done) override {
+    sim_.load_interior(interior.data(), steps_done);
   }
   UploadPath upload(render::FieldTexture& texture, bool allow_interop) override {
     // The previous write has finished when the stream is idle (uploads happen between

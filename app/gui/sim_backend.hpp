@@ -48,6 +48,9 @@ class SimBackend {
   double time() const { return steps_done() * setup().dt; }
   /// The interior, row-major nx*ny (waits for queued work).
   virtual void copy_interior(std::vector<float>& out) = 0;
+  /// Replaces the interior (row-major nx*ny) and the step count: a field carried
+  /// over from the other backend.
+  virtual void load_interior(const std::vector<float>& interior, long steps_done) = 0;
   /// Writes the current field into `texture` (after queued work) and returns the path
   /// taken; allow_interop false forces the host copy on the GPU. Throws ss::Error / render::GLError.
   virtual UploadPath upload(render::FieldTexture& texture, bool allow_interop) = 0;

@@ -47,6 +47,7 @@ template <typename T> long DeviceHeat2D<T>::steps_done() const { throw Error(kNo
 template <typename T> void DeviceHeat2D<T>::copy_interior_to_host(T*) const { throw Error(kNoCuda); }
 template <typename T> void* DeviceHeat2D<T>::native_stream() const { throw Error(kNoCuda); }
 template <typename T> void DeviceHeat2D<T>::paint(const Brush&) { throw Error(kNoCuda); }
+template <typename T> void DeviceHeat2D<T>::load_interior(const T*, long) { throw Error(kNoCuda); }
 template <typename T> void DeviceHeat2D<T>::refresh_ghosts() { throw Error(kNoCuda); }
 template <typename T> bool DeviceHeat2D<T>::all_finite() { throw Error(kNoCuda); }
 template <typename T> void DeviceHeat2D<T>::step_timed_async(Heat2DVariant, int) { throw Error(kNoCuda); }

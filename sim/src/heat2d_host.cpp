@@ -51,6 +51,15 @@ void HostHeat2D<T>::paint(const Brush& b) {
 }
 
 template <typename T>
+void HostHeat2D<T>::load_interior(const T* interior, long steps_done) {
+  const Grid2D& g = setup_.grid;
+  for (int j = 0; j < g.ny; ++j)
+    std::copy_n(interior + static_cast<std::size_t>(j) * g.nx, g.nx, field_[current_].begin() + g.index(0, j));
+  steps_done_ = steps_done;
+  refresh_ghosts();
+}
+
+template <typename T>
 bool HostHeat2D<T>::all_finite() const {
   const Grid2D& g = setup_.grid;
   const std::vector<T>& f = field_[current_];

@@ -47,6 +47,9 @@ class HostHeat2D {
   void refresh_ghosts();
   /// Paints a disc into the current field and refreshes the ghosts.
   void paint(const Brush& brush);
+  /// Replaces the interior (row-major nx*ny) and the step count, e.g. a field
+  /// carried over from the other backend; refreshes the ghosts.
+  void load_interior(const T* interior, long steps_done);
   /// False when the interior holds NaN or Inf (the simulation blew up).
   bool all_finite() const;
   const Heat2DSetup& setup() const { return setup_; }
@@ -111,6 +114,9 @@ class DeviceHeat2D {
   void* native_stream() const;
   /// Paints a disc on the device (no host copy of the field) and refreshes the ghosts.
   void paint(const Brush& brush);
+  /// Replaces the interior (row-major nx*ny, host memory) and the step count;
+  /// refreshes the ghosts (synchronous).
+  void load_interior(const T* interior, long steps_done);
   /// Rewrites the ghost frame of the current field from its interior.
   void refresh_ghosts();
   /// False when the interior holds NaN or Inf (synchronous: waits for the stream).

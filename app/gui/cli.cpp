@@ -157,7 +157,9 @@ GuiCommands add_gui_commands(CLI::App& app) {
   CLI::App* rec = app.add_subcommand("record", "Render frames to an MP4 (ffmpeg) or a PNG sequence");
   add_scene_options(rec, *record_args, 10);
   rec->add_option("--frames", record->frames, "Frames to record")->capture_default_str()->check(CLI::PositiveNumber);
-  rec->add_option("--out", record->out, "FILE.mp4 (or .mkv/.mov/.webm), or a directory for PNGs")->required();
+  rec->add_option("--out", record->out, "FILE.mp4 (or .mkv/.mov/.webm), or a directory for PNGs");
+  rec->add_flag("--measure", record->measure,
+                "Write nothing: run the window's frame loop (adaptive steps) and report frames per second");
   rec->add_option("--width", record->width, "Frame width in pixels")->capture_default_str()->check(CLI::PositiveNumber);
   rec->add_option("--height", record->height, "Frame height in pixels")->capture_default_str()->check(CLI::PositiveNumber);
   rec->add_flag("--ui", record->ui, "Draw the panels into the frames");

@@ -56,6 +56,7 @@ struct RecordOptions {
   bool ui = false;                 ///< draw the panels into the frames
   bool headless = false;           ///< own EGL context (automatic without a display)
   int fps = 30;
+  bool measure = false;            ///< no files: run the window's loop (adaptive steps, no waiting) and report fps
 };
 
 /// The callbacks add_gui_commands returns; each returns the exit code.

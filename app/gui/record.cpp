@@ -2,8 +2,11 @@
 // headless through EGL (no GLFW, no X), or through a window when there is a display.
 #include <imgui.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -66,9 +69,63 @@ class RecordContext {
   std::string description_;
 };
 
+/// `record --measure`: the window's frame loop without a window or files. Steps per
+/// frame adapt to the frame budget and batches are never waited for, as in the
+/// window; each frame ends with glFinish, so the figure is what a person would get
+/// with vsync off (a little pessimistic: a driver may queue frames).
+int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions scene,
+                   std::optional<render::UiRenderer>& ui) {
+  SimSettings& settings = scene.sim;
+  settings.adaptive_steps = true;
+  LiveSimulation sim(settings);
+  ViewPass pass;
+  if (!pass.error().empty()) throw Error(pass.error());
+  RangeFollower range;
+  RecordingStatus rec_status{false, "", 0, {}};
+  bool screenshot_ui = false;
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> frame_ms;
+  const int warmup = 30;
+  auto t_prev = Clock::now();
+  for (int k = 0; k < warmup + o.frames; ++k) {
+    sim.advance(settings, false);
+    if (!sim.status().error.empty()) throw Error("stopped at frame " + std::to_string(k) + ": " + sim.status().error);
+    scene.view.style.range = range.update(scene.view, sim.field_stats());
+    pass.draw(sim.texture(), o.width, o.height, scene.view.style);
+    if (ui) {
+      ui->new_frame();
+      ImGui::NewFrame();
+      draw_panels(settings, scene.view, scene.brush, screenshot_ui, sim.status(), sim.gpu_available(), rec_status,
+                  FrameInfo{frame_ms.empty() ? 16.7 : frame_ms.back(), 0}, range.drawn());
+      ImGui::Render();
+      ui->render(ImGui::GetDrawData());
+    }
+    context.present(pass);
+    render::finish_gl();
+    const auto t = Clock::now();
+    if (k >= warmup) frame_ms.push_back(std::chrono::duration<double, std::milli>(t - t_prev).count());
+    t_prev = t;
+  }
+  const SimStatus& st = sim.status();
+  double total = 0;
+  for (double ms : frame_ms) total += ms;
+  std::vector<double> sorted = frame_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double p95 = sorted[std::min(sorted.size() - 1, sorted.size() * 95 / 100)];
+  std::printf("measure: %s; %s; %dx%d grid, %dx%d frames%s\n", context.description().c_str(), st.backend.c_str(),
+              settings.nx, settings.ny, o.width, o.height, o.ui ? ", panels on" : "");
+  std::printf("measure: %zu frames: %.1f fps (mean %.2f ms, 95th percentile %.2f ms per frame), %ld steps done\n",
+              frame_ms.size(), 1000.0 * frame_ms.size() / total, total / frame_ms.size(), p95, st.steps_done);
+  if (st.upload_path && st.uploads > 0)
+    std::printf("measure: upload path %s, %.3f ms per upload\n", std::string(to_string(*st.upload_path)).c_str(),
+                st.upload_ms_total / st.uploads);
+  return 0;
+}
+
 }  // namespace
 
 int run_record(const RecordOptions& o) {
+  if (o.out.empty() && !o.measure) throw Error("record needs --out FILE.mp4 or --out DIR (or --measure)");
   const bool headless = o.headless || !display_available() || !glfw_built();
   if (!o.headless && headless)
     std::fprintf(stderr, "stencilscope: record: %s: rendering headless\n",
@@ -85,6 +142,7 @@ int run_record(const RecordOptions& o) {
     ImGui::GetIO().DisplaySize = ImVec2(static_cast<float>(o.width), static_cast<float>(o.height));
     ImGui::GetIO().DeltaTime = 1.0f / static_cast<float>(o.fps);
   }
+  if (o.measure) return measure_frames(o, context, scene, ui);
   LiveSimulation sim(settings);
   ViewPass pass;
   if (!pass.error().empty()) throw Error(pass.error());

@@ -67,4 +67,6 @@ void gl_delete(GLKind kind, unsigned name) noexcept {
   }
 }
 
+void finish_gl() { glFinish(); }
+
 }  // namespace ss::render

@@ -62,7 +62,7 @@ TEST(RecordHeadless, VideoNameWithoutFfmpegFallsBackToPngsAndSaysSo) {
 }
 
 TEST(GuiCommandLine, BadInputIsOneLineAndANonZeroExit) {
-  for (const std::string args : {"record --out x --range 2:1", "record --out x --colormap jet",
+  for (const std::string args : {"record --out x --range 2:1", "record --out x --colormap jet", "record --frames 3",
                                  "record --out x --sampling cubic", "record --out x --size 3x3",
                                  "--frames 5", "record --out x --variant warp", "record --out x --device tpu"}) {
     const RunResult r = run_app(args, "env -u DISPLAY");
@@ -97,4 +97,19 @@ TEST(RecordHeadless, VideoThroughFfmpegWhenItIsThere) {
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(RecordHeadless, MeasureRunsTheWindowLoopAndReportsFps) {
+  const RunResult r = run_app("record --headless --measure --frames 20 --size 96x64 --ui", "env -u DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  double fps = 0;
+  long steps = 0;
+  const auto at = r.output.find("frames: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "frames: %lf fps", &fps), 1) << r.output;
+  EXPECT_GT(fps, 0.0);
+  const auto st = r.output.find("per frame), ");
+  ASSERT_NE(st, std::string::npos) << r.output;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + st, "per frame), %ld steps done", &steps), 1) << r.output;
+  EXPECT_GT(steps, 20);  // adaptive batches: more than one step per frame on a tiny grid
 }

@@ -27,6 +27,8 @@ void set_gl_error_checks(bool on);
 bool gl_error_checks();
 /// Throws GLError("<what>: GL_INVALID_...") when checks are on and GL has raised an error flag.
 void check_gl(const char* what);
+/// Waits until the GL has finished all queued work (glFinish): the end of a timed frame.
+void finish_gl();
 
 enum class GLKind { texture, buffer, vertex_array, framebuffer, program, query };
 

@@ -9,21 +9,11 @@
 #include <fmt/format.h>
 
 #include "stencilscope/error.hpp"
+#include "stencilscope/parse_word.hpp"
 
 namespace ss {
 
 namespace {
-
-template <typename E, std::size_t N>
-E parse_word(std::string_view s, const std::array<E, N>& values, const char* what) {
-  std::string accepted;
-  for (E v : values) {
-    if (to_string(v) == s) return v;
-    accepted += accepted.empty() ? "" : ", ";
-    accepted += to_string(v);
-  }
-  throw Error(fmt::format("unknown {} '{}' (choose {})", what, s, accepted));
-}
 
 constexpr std::array kBoundaries = {Boundary::analytic, Boundary::periodic, Boundary::fixed, Boundary::insulated};
 constexpr std::array kInitials = {InitialCondition::analytic, InitialCondition::hot_disc, InitialCondition::hot_spots,

@@ -8,6 +8,8 @@
 //   analytic  - ghosts hold an exact separable solution, from per-axis tables
 // Only the six faces are written: a cross-shaped stencil never reads edges or
 // corners of the ghost frame, and those cells are left as they are.
+#include <vector>
+
 #include "stencilscope/grid3d.hpp"
 #include "stencilscope/heat2d.hpp"  // Boundary, kMaxModes
 #include "stencilscope/hostdevice.hpp"
@@ -104,7 +106,7 @@ SS_HD SS_FORCEINLINE void write_ghost_face_cell(T* f, const Grid3D& g, long long
 template <typename T>
 void fill_ghosts3d_host(T* f, const Grid3D& g, const GhostRule3D<T>& r);
 
-/// A rule for the periodic / fixed / insulated boundaries (no tables needed).
+/// A rule for the periodic, fixed and insulated boundaries (the analytic one needs tables).
 template <typename T>
 GhostRule3D<T> simple_ghost_rule3d(Boundary b, T fixed_value = T(0)) {
   GhostRule3D<T> r;

@@ -1,0 +1,189 @@
+// GPU backend of heat 3D: two device buffers, the analytic tables and a stream;
+// each step is one interior launch plus the boundary step.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "cuda_check.cuh"
+#include "ghost3d_kernels.cuh"
+#include "heat3d_kernels.cuh"
+#include "stencilscope/device.hpp"
+#include "stencilscope/heat3d_solver.hpp"
+
+namespace ss {
+
+namespace {
+
+constexpr unsigned kMaxGridYZ = 65535;
+
+// Planes each stream25d block marches: enough slabs for about eight blocks per SM
+// (two waves at four resident 512-thread blocks), but slabs as long as possible
+// since each reads 2R planes twice.
+int stream25d_slab(const Grid3D& g, int sm_count) {
+  const long long blocks_xy = static_cast<long long>(blocks_for(g.nx, kStream25BX)) * blocks_for(g.ny, kStream25BY);
+  const long long slabs = std::max<long long>(1, (8LL * sm_count + blocks_xy - 1) / blocks_xy);
+  const long long len = (g.nz + slabs - 1) / slabs;
+  return static_cast<int>(std::clamp<long long>(len, std::min(g.nz, 16), g.nz));
+}
+
+template <typename T, int R>
+void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count) {
+  const Grid3D& g = a.g;
+  switch (v) {
+    case Heat3DVariant::global: {
+      const dim3 grid(blocks_for(g.nx, kHeatGlobalBX), blocks_for(g.ny, kHeatGlobalBY), std::min<unsigned>(g.nz, kMaxGridYZ));
+      if (grid.y > kMaxGridYZ) throw Error("global: ny " + std::to_string(g.ny) + " is too large for this launch");
+      heat3d_step_global<T, R><<<grid, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, s>>>(a);
+      SS_CUDA_LAUNCH_CHECK("heat3d_step_global");
+      return;
+    }
+    case Heat3DVariant::shared3d: {
+      const dim3 grid(blocks_for(g.nx, kShared3BX), blocks_for(g.ny, kShared3BY),
+                      std::min<unsigned>(blocks_for(g.nz, kShared3BZ), kMaxGridYZ));
+      if (grid.y > kMaxGridYZ) throw Error("shared3d: ny " + std::to_string(g.ny) + " is too large for this launch");
+      heat3d_step_shared3d<T, R><<<grid, dim3(kShared3BX, kShared3BY, kShared3BZ), 0, s>>>(a);
+      SS_CUDA_LAUNCH_CHECK("heat3d_step_shared3d");
+      return;
+    }
+    case Heat3DVariant::stream25d: {
+      const int slab = stream25d_slab(g, sm_count);
+      const dim3 grid(blocks_for(g.nx, kStream25BX), blocks_for(g.ny, kStream25BY), blocks_for(g.nz, slab));
+      if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
+      heat3d_step_stream25d<T, R><<<grid, dim3(kStream25BX, kStream25BY), 0, s>>>(a, slab);
+      SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
+      return;
+    }
+    default:
+      throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
+  }
+}
+
+}  // namespace
+
+template <typename T>
+struct DeviceHeat3D<T>::Impl {
+  Heat3DSetup setup;
+  CudaStream stream;
+  CudaEvent t0, t1;
+  int sm_count = 0;
+  DeviceBuffer<T> field[2];
+  // Ghost rules (the analytic amplitudes change every step) live in device memory,
+  // uploaded once per chunk of kRuleRing steps; kernels get a pointer.
+  static constexpr int kRuleRing = 256;
+  DeviceBuffer<GhostRule3D<T>> rules{kRuleRing};
+  std::vector<GhostRule3D<T>> rules_host;
+  std::vector<T> initial;
+  DeviceBuffer<T> tables;
+  int current = 0;
+  long steps_done = 0;
+
+  explicit Impl(const Heat3DSetup& s) : setup(s) {
+    int dev = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+    const std::vector<T> host_tables = analytic_tables3d<T>(s);
+    check_device_memory(2 * s.grid.elements() * sizeof(T) + host_tables.size() * sizeof(T), "this grid");
+    field[0] = DeviceBuffer<T>(s.grid.elements());
+    field[1] = DeviceBuffer<T>(s.grid.elements());
+    tables = DeviceBuffer<T>(std::max<std::size_t>(host_tables.size(), 1));
+    if (!host_tables.empty())
+      SS_CUDA_CHECK(cudaMemcpy(tables.get(), host_tables.data(), host_tables.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+};
+
+template <typename T>
+DeviceHeat3D<T>::DeviceHeat3D(const Heat3DSetup& setup) {
+  std::string why;
+  if (!cuda_available(&why)) throw Error(why);
+  impl_ = std::make_unique<Impl>(setup);
+  reset();
+  // Both buffers start identical: ghost edges, corners and padding hold defined values.
+  SS_CUDA_CHECK(cudaMemcpyAsync(impl_->field[1].get(), impl_->field[0].get(), impl_->field[0].bytes(),
+                                cudaMemcpyDeviceToDevice, impl_->stream.get()));
+  synchronize();
+}
+
+template <typename T>
+DeviceHeat3D<T>::~DeviceHeat3D() = default;
+template <typename T>
+DeviceHeat3D<T>::DeviceHeat3D(DeviceHeat3D&&) noexcept = default;
+template <typename T>
+DeviceHeat3D<T>& DeviceHeat3D<T>::operator=(DeviceHeat3D&&) noexcept = default;
+
+template <typename T>
+void DeviceHeat3D<T>::reset() {
+  Impl& m = *impl_;
+  if (m.initial.empty()) m.initial = heat3d_initial_field<T>(m.setup);
+  SS_CUDA_CHECK(cudaMemcpyAsync(m.field[m.current].get(), m.initial.data(), m.initial.size() * sizeof(T),
+                                cudaMemcpyHostToDevice, m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  m.steps_done = 0;
+}
+
+template <typename T>
+void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
+  Impl& m = *impl_;
+  const T c = static_cast<T>(m.setup.courant());
+  dispatch_radius(m.setup.config.order, [&]<int R>() {
+    for (int done = 0; done < n;) {
+      const int chunk = std::min(n - done, Impl::kRuleRing);
+      // Stream-ordered upload: the slots are rewritten only after the kernels before it read them.
+      m.rules_host.resize(chunk);
+      for (int k = 0; k < chunk; ++k)
+        m.rules_host[k] = make_ghost_rule3d<T>(m.setup, (m.steps_done + k + 1) * m.setup.dt, m.tables.get());
+      SS_CUDA_CHECK(cudaMemcpyAsync(m.rules.get(), m.rules_host.data(), chunk * sizeof(GhostRule3D<T>),
+                                    cudaMemcpyHostToDevice, m.stream.get()));
+      for (int k = 0; k < chunk; ++k) {
+        const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c};
+        launch_step<T, R>(variant, a, m.stream.get(), m.sm_count);
+        launch_fill_ghosts3d(a.out, m.setup.grid, m.rules.get() + k, m.stream.get());  // the boundary step
+        m.current = 1 - m.current;
+        ++m.steps_done;
+      }
+      done += chunk;
+    }
+  });
+}
+
+template <typename T>
+double DeviceHeat3D<T>::timed_steps(Heat3DVariant variant, int n) {
+  Impl& m = *impl_;
+  SS_CUDA_CHECK(cudaEventRecord(m.t0.get(), m.stream.get()));
+  step(variant, n);
+  SS_CUDA_CHECK(cudaEventRecord(m.t1.get(), m.stream.get()));
+  return elapsed_ms(m.t0, m.t1);
+}
+
+template <typename T>
+void DeviceHeat3D<T>::poison_scratch() {
+  Impl& m = *impl_;
+  launch_fill_value3d(m.field[1 - m.current].get(), m.setup.grid.elements(), std::numeric_limits<T>::quiet_NaN(),
+                      m.stream.get());
+}
+
+template <typename T>
+void DeviceHeat3D<T>::synchronize() {
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+
+template <typename T>
+std::vector<T> DeviceHeat3D<T>::download() const {
+  std::vector<T> out(impl_->setup.grid.elements());
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+  SS_CUDA_CHECK(cudaMemcpy(out.data(), impl_->field[impl_->current].get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+template <typename T>
+const Heat3DSetup& DeviceHeat3D<T>::setup() const {
+  return impl_->setup;
+}
+template <typename T>
+long DeviceHeat3D<T>::steps_done() const {
+  return impl_->steps_done;
+}
+
+template class DeviceHeat3D<float>;
+template class DeviceHeat3D<double>;
+
+}  // namespace ss

@@ -1,6 +1,7 @@
-// `stencilscope bench heat2d` and `stencilscope info`.
+// `stencilscope bench heat2d|deriv3d|heat3d` and `stencilscope info`.
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "commands.hpp"
 #include "stencilscope/bench.hpp"
+#include "stencilscope/bench3d.hpp"
 #include "stencilscope/build_info.hpp"
 #include "stencilscope/device.hpp"
 #include "stencilscope/error.hpp"
@@ -35,6 +37,11 @@ struct BenchArgs {
   double alpha = 1.0;
   double dt = 0.0;
   double fixed_value = 0.0;
+  std::string axis = "all";  // deriv3d only
+  // Whether the person gave these (the 3D models have their own defaults).
+  const CLI::Option* size_option = nullptr;
+  const CLI::Option* steps_option = nullptr;
+  const CLI::Option* axis_option = nullptr;
 };
 
 /// "2048x2048" or "2048" (a square); throws ss::Error on anything else.
@@ -143,8 +150,270 @@ nlohmann::json to_json(const BenchReport& r) {
           {"rows", rows}};
 }
 
+// ---- 3D models -------------------------------------------------------------
+
+/// "256x128x64" or "256" (a cube); throws ss::Error on anything else.
+std::array<int, 3> parse_size3d(const std::string& s) {
+  static const std::regex pattern(R"(^\s*(\d{1,9})\s*(?:[xX]\s*(\d{1,9})\s*[xX]\s*(\d{1,9}))?\s*$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, pattern))
+    throw Error("malformed --size '" + s + "' (expected NXxNYxNZ such as 256x256x256, or one number for a cube)");
+  const int nx = std::stoi(m[1]);
+  return {nx, m[2].matched ? std::stoi(m[2]) : nx, m[3].matched ? std::stoi(m[3]) : nx};
+}
+
+template <typename V, std::size_t N>
+std::vector<V> select_variants3d(const std::string& variant, const std::string& device, const std::array<V, N>& all,
+                                 V (*parse)(std::string_view)) {
+  if (device != "gpu" && device != "cpu" && device != "all")
+    throw Error("unknown device '" + device + "' (choose gpu, cpu or all)");
+  std::vector<V> out;
+  if (variant == "all") {
+    for (V v : all)
+      if (device == "all" || (device == "gpu") == is_gpu(v)) out.push_back(v);
+    return out;
+  }
+  const V v = parse(variant);
+  if (device != "all" && (device == "gpu") != is_gpu(v))
+    throw Error(fmt::format("variant '{}' runs on the {}, but --device {} was asked", variant, is_gpu(v) ? "gpu" : "cpu",
+                            device));
+  return {v};
+}
+
+std::string opt_number(const std::optional<double>& v, const char* spec) {
+  return v ? fmt::format(fmt::runtime(spec), *v) : std::string("-");
+}
+
+void print_device_line(const Bench3DReport& r, std::FILE* out) {
+  fmt::print(out, "device: {}", r.device);
+  if (r.copy_gbps > 0) fmt::print(out, ", copy kernel {:.1f} GB/s", r.copy_gbps);
+  if (r.host_copy_gbps > 0) fmt::print(out, "; host copy {:.1f} GB/s", r.host_copy_gbps);
+  fmt::print(out, "; commit {}\n", r.commit);
+  if (!r.note.empty()) fmt::print(out, "note: {}\n", r.note);
+}
+
+std::string bitwise_word(const BenchRow& row) {
+  if (row.variant == "reference") return "-";
+  return row.bitwise_equal ? (*row.bitwise_equal ? "equal" : "DIFFERS") : "base";
+}
+
+void print_deriv3d_table(const Deriv3DBenchReport& r, std::FILE* out) {
+  const Grid3D& g = r.setup.grid;
+  fmt::print(out, "deriv3d {}x{}x{}, order {}, f = cos(2 pi (x + y + z)) on the periodic unit cube, {} launches per timed run\n",
+             g.nx, g.ny, g.nz, r.setup.config.order, r.steps);
+  print_device_line(r, out);
+  fmt::print(out, "{:<4} {:<10} {:<6} {:<7} {:>10} {:>12} {:>12} {:>10} {:>9} {:>6} {:>10} {:>8}\n", "axis", "variant",
+             "device", "prec", "RMS error", "MAX error", "time (ms)", "GB/s", "MCUPS", "copy", "rel L2", "bitwise");
+  for (const BenchRow3D& row : r.rows) {
+    if (!row.skipped.empty()) {
+      fmt::print(out, "{:<4} {:<10} {:<6} {:<7} skipped: {}\n", row.axis, row.variant, row.device, row.precision,
+                 row.skipped);
+      continue;
+    }
+    fmt::print(out, "{:<4} {:<10} {:<6} {:<7} {:>10} {:>12} {:>12.5f} {:>10.1f} {:>9.0f} {:>6.3f} {:>10} {:>8}\n", row.axis,
+               row.variant, row.device, row.precision, opt_number(row.rms_error, "{:.3e}"),
+               opt_number(row.max_error, "{:.3e}"), row.time_ms, row.bandwidth_gbps, row.mcups, row.copy_ratio,
+               fmt_or_dash(row.errors, &ErrorNorms::rel_l2, "{:.3g}"), bitwise_word(row));
+  }
+  fmt::print(out,
+             "errors against the exact derivative (the posts' lines); rel L2 against the double reference; time of one "
+             "derivative; GB/s counts one read and one write of each interior value; copy = GB/s over the copy of the "
+             "same device (GPU rows: device copy kernel; CPU rows: host copy)\n");
+}
+
+void print_heat3d_table(const Heat3DBenchReport& r, std::FILE* out) {
+  const Heat3DSetup& s = r.setup;
+  fmt::print(out,
+             "heat3d {}x{}x{}, order {}, {} steps, boundary {}, initial {}, alpha {:g}, dt {:.4g} (limit {:.4g})\n",
+             s.grid.nx, s.grid.ny, s.grid.nz, s.config.order, r.steps, to_string(s.config.boundary),
+             to_string(s.config.initial), s.config.alpha, s.dt, s.dt_limit);
+  print_device_line(r, out);
+  fmt::print(out, "{:<10} {:<6} {:<7} {:>11} {:>10} {:>10} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "variant", "device",
+             "prec", "time (ms)", "GB/s", "MCUPS", "copy", "ref L2 norm", "rel Linf", "rel L2", "bitwise");
+  for (const BenchRow3D& row : r.rows) {
+    if (!row.skipped.empty()) {
+      fmt::print(out, "{:<10} {:<6} {:<7} skipped: {}\n", row.variant, row.device, row.precision, row.skipped);
+      continue;
+    }
+    fmt::print(out, "{:<10} {:<6} {:<7} {:>11.3f} {:>10.1f} {:>10.1f} {:>6.3f} {:>12} {:>10} {:>10} {:>8}\n",
+               row.variant, row.device, row.precision, row.time_ms, row.bandwidth_gbps, row.mcups, row.copy_ratio,
+               fmt_or_dash(row.errors, &ErrorNorms::ref_l2, "{:.5g}"),
+               fmt_or_dash(row.errors, &ErrorNorms::rel_linf, "{:.3g}"),
+               fmt_or_dash(row.errors, &ErrorNorms::rel_l2, "{:.3g}"), bitwise_word(row));
+  }
+  fmt::print(out,
+             "GB/s counts one read and one write of each interior value per step (the boundary step included in the "
+             "time); copy = GB/s over the copy of the same device (GPU rows: device copy kernel; CPU rows: host copy)\n");
+}
+
+nlohmann::json rows_to_json(const Bench3DReport& r) {
+  using nlohmann::json;
+  auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  auto opt = [&](const std::optional<double>& v) { return v ? number(*v) : json(nullptr); };
+  json rows = json::array();
+  for (const BenchRow3D& row : r.rows) {
+    json j = {{"model", row.model},
+              {"variant", row.variant},
+              {"device", row.device},
+              {"order", row.order},
+              {"precision", row.precision},
+              {"size", fmt::format("{}x{}x{}", row.nx, row.ny, row.nz)},
+              {"nx", row.nx},
+              {"ny", row.ny},
+              {"nz", row.nz},
+              {"steps", row.steps}};
+    if (!row.axis.empty()) j["axis"] = row.axis;
+    if (!row.skipped.empty()) {
+      j["skipped"] = row.skipped;
+      for (const char* k : {"time_ms", "bandwidth_gbps", "mcups", "copy_ratio", "ref_l2_norm", "rel_linf", "rel_l2"})
+        j[k] = nullptr;
+      if (!row.axis.empty()) j["rms_error"] = j["max_error"] = nullptr;
+    } else {
+      j["time_ms"] = number(row.time_ms);
+      j["bandwidth_gbps"] = number(row.bandwidth_gbps);
+      j["mcups"] = number(row.mcups);
+      j["copy_ratio"] = number(row.copy_ratio);
+      j["ref_l2_norm"] = row.errors ? number(row.errors->ref_l2) : json(nullptr);
+      j["rel_linf"] = row.errors ? number(row.errors->rel_linf) : json(nullptr);
+      j["rel_l2"] = row.errors ? number(row.errors->rel_l2) : json(nullptr);
+      if (!row.axis.empty()) {
+        j["rms_error"] = opt(row.rms_error);
+        j["max_error"] = opt(row.max_error);
+      }
+      if (row.bitwise_equal) j["bitwise_equal"] = *row.bitwise_equal;
+    }
+    rows.push_back(std::move(j));
+  }
+  return rows;
+}
+
+nlohmann::json to_json(const Deriv3DBenchReport& r) {
+  using nlohmann::json;
+  const Grid3D& g = r.setup.grid;
+  return {{"device", r.device},
+          {"copy_gbps", r.copy_gbps > 0 ? json(r.copy_gbps) : json(nullptr)},
+          {"host_copy_gbps", r.host_copy_gbps > 0 ? json(r.host_copy_gbps) : json(nullptr)},
+          {"commit", r.commit},
+          {"config",
+           {{"model", "deriv3d"}, {"nx", g.nx}, {"ny", g.ny}, {"nz", g.nz}, {"order", r.setup.config.order},
+            {"steps", r.steps}, {"function", "cos(2 pi (x + y + z))"}}},
+          {"note", r.note},
+          {"rows", rows_to_json(r)}};
+}
+
+nlohmann::json to_json(const Heat3DBenchReport& r) {
+  using nlohmann::json;
+  const Heat3DSetup& s = r.setup;
+  return {{"device", r.device},
+          {"copy_gbps", r.copy_gbps > 0 ? json(r.copy_gbps) : json(nullptr)},
+          {"host_copy_gbps", r.host_copy_gbps > 0 ? json(r.host_copy_gbps) : json(nullptr)},
+          {"commit", r.commit},
+          {"config",
+           {{"model", "heat3d"},
+            {"nx", s.grid.nx},
+            {"ny", s.grid.ny},
+            {"nz", s.grid.nz},
+            {"order", s.config.order},
+            {"steps", r.steps},
+            {"boundary", std::string(to_string(s.config.boundary))},
+            {"initial", std::string(to_string(s.config.initial))},
+            {"alpha", s.config.alpha},
+            {"dt", s.dt},
+            {"dt_limit", s.dt_limit}}},
+          {"note", r.note},
+          {"rows", rows_to_json(r)}};
+}
+
+/// Writes the table and the JSON where asked, then the exit status (3 when a row
+/// went non-finite or differs from its siblings bit for bit).
+template <typename Report, typename PrintTable>
+int finish_report(const BenchArgs& a, std::ofstream& json_file, const Report& report, PrintTable print_table) {
+  const bool json_to_stdout = a.json == "-";
+  print_table(report, json_to_stdout ? stderr : stdout);
+  if (!a.json.empty()) {
+    const std::string text = to_json(report).dump(2) + "\n";
+    if (json_to_stdout) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      json_file << text;
+      if (!json_file.flush()) throw Error("failed writing --json file '" + a.json + "'");
+    }
+  }
+  int status = 0;
+  for (const BenchRow3D& row : report.rows) {
+    const std::string where = row.axis.empty() ? row.variant : row.variant + " along " + row.axis;
+    if (row.errors && !row.errors->finite) {
+      fmt::print(stderr, "stencilscope: error: variant {} produced non-finite values\n", where);
+      status = 3;
+    }
+    if (row.bitwise_equal && !*row.bitwise_equal) {
+      fmt::print(stderr, "stencilscope: error: variant {} is not bitwise equal to the first row of its group\n", where);
+      status = 3;
+    }
+  }
+  return status;
+}
+
+std::ofstream open_json(const BenchArgs& a) {
+  std::ofstream json_file;
+  if (!a.json.empty() && a.json != "-") {  // open first: a bad path fails before the work
+    json_file.open(a.json);
+    if (!json_file) throw Error("cannot write --json file '" + a.json + "'");
+  }
+  return json_file;
+}
+
+std::function<void(const std::string&)> progress_reporter() {
+  if (!isatty(fileno(stderr))) return {};
+  return [](const std::string& m) { fmt::print(stderr, "... {}\n", m); };
+}
+
+int run_deriv3d(const BenchArgs& a) {
+  Deriv3DBenchOptions o;
+  const auto n = parse_size3d(a.size_option && a.size_option->count() ? a.size : "64");
+  o.config.nx = n[0];
+  o.config.ny = n[1];
+  o.config.nz = n[2];
+  check_order(a.order);
+  o.config.order = a.order;
+  o.precision = parse_precision(a.precision);
+  o.launches = a.steps_option && a.steps_option->count() ? a.steps : 20;
+  o.repeats = a.repeats;
+  if (a.axis != "all") o.axes = {parse_axis(a.axis)};
+  o.variants = select_variants3d(a.variant, a.device, kAllDeriv3DVariants, parse_deriv3d_variant);
+  o.progress = progress_reporter();
+  std::ofstream json_file = open_json(a);
+  return finish_report(a, json_file, run_deriv3d_bench(o), print_deriv3d_table);
+}
+
+int run_heat3d(const BenchArgs& a) {
+  Heat3DBenchOptions o;
+  const auto n = parse_size3d(a.size_option && a.size_option->count() ? a.size : "256");
+  o.config.nx = n[0];
+  o.config.ny = n[1];
+  o.config.nz = n[2];
+  check_order(a.order);
+  o.config.order = a.order;
+  o.config.alpha = a.alpha;
+  o.config.dt = a.dt;
+  o.config.fixed_value = a.fixed_value;
+  o.config.boundary = parse_boundary(a.boundary);
+  o.config.initial = parse_initial_condition(a.initial);
+  o.precision = parse_precision(a.precision);
+  o.steps = a.steps;
+  o.repeats = a.repeats;
+  o.variants = select_variants3d(a.variant, a.device, kAllHeat3DVariants, parse_heat3d_variant);
+  o.progress = progress_reporter();
+  std::ofstream json_file = open_json(a);
+  return finish_report(a, json_file, run_heat3d_bench(o), print_heat3d_table);
+}
+
 int run_bench(const BenchArgs& a) {
-  if (a.model != "heat2d") throw Error("unknown model '" + a.model + "' (available: heat2d)");
+  if (a.model != "deriv3d" && a.axis_option && a.axis_option->count())
+    throw Error("--axis applies to deriv3d only (model '" + a.model + "')");
+  if (a.model == "deriv3d") return run_deriv3d(a);
+  if (a.model == "heat3d") return run_heat3d(a);
+  if (a.model != "heat2d") throw Error("unknown model '" + a.model + "' (available: heat2d, deriv3d, heat3d)");
   Heat2DBenchOptions o;
   std::tie(o.config.nx, o.config.ny) = parse_size(a.size);
   o.config.order = a.order;
@@ -199,12 +468,20 @@ int run_bench(const BenchArgs& a) {
 std::function<int()> add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* bench = app.add_subcommand("bench", "Benchmark kernel variants against the reference");
-  bench->add_option("model", args->model, "Model to benchmark (heat2d)")->required();
-  bench->add_option("--size", args->size, "Interior grid NXxNY, or N for a square")->capture_default_str();
-  bench->add_option("--steps", args->steps, "Time steps per timed run")->capture_default_str();
+  bench->add_option("model", args->model, "Model to benchmark (heat2d, deriv3d, heat3d)")->required();
+  args->size_option = bench->add_option("--size", args->size,
+                                        "Interior grid NXxNY (heat2d) or NXxNYxNZ (3D), or N for a square/cube "
+                                        "[3D defaults: deriv3d 64, heat3d 256]")
+                          ->capture_default_str();
+  args->steps_option =
+      bench->add_option("--steps", args->steps, "Time steps per timed run (deriv3d: launches, default 20)")
+          ->capture_default_str();
   bench->add_option("--order", args->order, "Stencil order: 2, 4, 6 or 8")->capture_default_str();
-  bench->add_option("--variant", args->variant, "global, block, shared, stream, cpu, reference or all")
+  bench->add_option("--variant", args->variant,
+                    "heat2d: global, block, shared, stream; deriv3d: global, spencil, lpencil, stream; heat3d: global, "
+                    "shared3d, stream25d; each also cpu, reference or all")
       ->capture_default_str();
+  args->axis_option = bench->add_option("--axis", args->axis, "deriv3d: x, y, z or all")->capture_default_str();
   bench->add_option("--device", args->device, "gpu, cpu or all")->capture_default_str();
   bench->add_option("--precision", args->precision, "float or double")->capture_default_str();
   bench->add_option("--json", args->json, "Also write the rows as JSON to FILE, or - for stdout");

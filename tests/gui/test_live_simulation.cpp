@@ -125,3 +125,18 @@ TEST_F(LiveSimulationTest, GpuVariantWithoutADeviceFallsBackToTheCpuAndSaysSo) {
   EXPECT_EQ(sim.status().backend, "CPU");
   EXPECT_NE(sim.status().note.find("CPU backend"), std::string::npos) << sim.status().note;
 }
+
+TEST_F(LiveSimulationTest, PaintedHeatAndColdReachTheTexture) {
+  settings_.paused = true;  // nothing diffuses between the paint and the upload
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, false);
+  ASSERT_TRUE(sim.field_stats().has_value());
+  EXPECT_LT(sim.field_stats()->range.hi, 5.0);
+  sim.paint(10, 10, 2.5, 5.0);   // left drag: hot
+  sim.paint(30, 25, 2.5, -4.0);  // right drag: cold
+  sim.advance(settings_, false);
+  ASSERT_TRUE(sim.field_stats().has_value());
+  EXPECT_EQ(sim.field_stats()->range.hi, 5.0);
+  EXPECT_EQ(sim.field_stats()->range.lo, -4.0);
+  EXPECT_EQ(sim.status().steps_done, 0) << "painting does not step";
+}

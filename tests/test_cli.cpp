@@ -88,7 +88,7 @@ TEST(Cli, BenchWritesTheTableAndJson) {
     EXPECT_EQ(row["size"], "100x37");
     EXPECT_EQ(row["order"], 4);
     if (row["device"] == "gpu" && !gpu) {
-      EXPECT_EQ(row["skipped"], "no CUDA device");
+      EXPECT_EQ(row["skipped"].get<std::string>().rfind("no CUDA device", 0), 0u) << row.dump();  // plus why, in a CPU-only build
     } else {
       EXPECT_FALSE(row.contains("skipped")) << row.dump();
       EXPECT_GT(row["time_ms"].get<double>(), 0.0);

@@ -75,7 +75,7 @@ TEST(Cli3D, Deriv3DTableAndJson) {
     EXPECT_EQ(row["size"], "20x17x9");
     EXPECT_EQ(row["model"], "deriv3d");
     if (row["device"] == "gpu" && !gpu) {
-      EXPECT_EQ(row["skipped"], "no CUDA device");
+      EXPECT_EQ(row["skipped"].get<std::string>().rfind("no CUDA device", 0), 0u) << row.dump();  // plus why, in a CPU-only build
     } else {
       EXPECT_FALSE(row.contains("skipped")) << row.dump();
       EXPECT_LT(row["rms_error"].get<double>(), 1e-2);

@@ -158,9 +158,12 @@ HeadlessContext::HeadlessContext(int cuda_device) : impl_(std::make_unique<Impl>
   std::string why;
   bool open = false;
   if (force != "surfaceless") open = impl_->open_device_platform(cuda_device, why);
+  const std::string device_why = why;
   if (!open && force != "device") open = impl_->open_surfaceless(why);
   if (!open) throw Error("no headless EGL display: " + why);
   impl_->create_context();
+  // Say why the device platform was passed over: on an NVIDIA machine that is worth knowing.
+  if (force != "surfaceless" && !device_why.empty()) impl_->description += " (device platform: " + device_why + ")";
 }
 
 HeadlessContext::~HeadlessContext() = default;

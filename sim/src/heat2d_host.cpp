@@ -99,93 +99,118 @@ void HostHeat2D<T>::step(int n) {
 template class HostHeat2D<float>;
 template class HostHeat2D<double>;
 
-namespace {
-
-// The reference's own padded layout: (nx + 2G) x (ny + 2G), no alignment.
-struct RefField {
-  int nx, ny, w;
-  std::vector<double> v;
-  RefField(int nx_, int ny_) : nx(nx_), ny(ny_), w(nx_ + 2 * kGhost), v(static_cast<std::size_t>(w) * (ny_ + 2 * kGhost)) {}
-  double& at(int i, int j) { return v[static_cast<std::size_t>(j + kGhost) * w + (i + kGhost)]; }
-};
-
-void reference_ghosts(RefField& u, const Heat2DSetup& s, double t) {
-  const int nx = u.nx, ny = u.ny;
-  const Boundary b = s.config.boundary;
-  auto set_x = [&](int j) {
-    for (int k = 1; k <= kGhost; ++k) {
-      switch (b) {
-        case Boundary::periodic:
-          u.at(-k, j) = u.at(nx - k, j);
-          u.at(nx - 1 + k, j) = u.at(k - 1, j);
-          break;
-        case Boundary::insulated:
-          u.at(-k, j) = u.at(k - 1, j);
-          u.at(nx - 1 + k, j) = u.at(nx - k, j);
-          break;
-        case Boundary::fixed:
-          u.at(-k, j) = u.at(nx - 1 + k, j) = s.config.fixed_value;
-          break;
-        case Boundary::analytic:
-          u.at(-k, j) = s.analytic.value(s.x_of(-k), s.y_of(j), t, s.config.alpha);
-          u.at(nx - 1 + k, j) = s.analytic.value(s.x_of(nx - 1 + k), s.y_of(j), t, s.config.alpha);
-          break;
-      }
-    }
-  };
-  auto set_y = [&](int i) {
-    for (int k = 1; k <= kGhost; ++k) {
-      switch (b) {
-        case Boundary::periodic:
-          u.at(i, -k) = u.at(i, ny - k);
-          u.at(i, ny - 1 + k) = u.at(i, k - 1);
-          break;
-        case Boundary::insulated:
-          u.at(i, -k) = u.at(i, k - 1);
-          u.at(i, ny - 1 + k) = u.at(i, ny - k);
-          break;
-        case Boundary::fixed:
-          u.at(i, -k) = u.at(i, ny - 1 + k) = s.config.fixed_value;
-          break;
-        case Boundary::analytic:
-          u.at(i, -k) = s.analytic.value(s.x_of(i), s.y_of(-k), t, s.config.alpha);
-          u.at(i, ny - 1 + k) = s.analytic.value(s.x_of(i), s.y_of(ny - 1 + k), t, s.config.alpha);
-          break;
-      }
-    }
-  };
-  for (int j = 0; j < ny; ++j) set_x(j);
-  for (int i = 0; i < nx; ++i) set_y(i);
+ReferenceHeat2D::ReferenceHeat2D(const Heat2DSetup& setup)
+    : setup_(setup),
+      width_(setup.grid.nx + 2 * kGhost),
+      u_(static_cast<std::size_t>(width_) * (setup.grid.ny + 2 * kGhost)),
+      next_(u_.size()) {
+  reset();
 }
 
-}  // namespace
-
-std::vector<double> heat2d_reference(const Heat2DSetup& s, int steps) {
-  const Grid2D& g = s.grid;
-  const int R = radius_of_order(s.config.order);
-  const auto w = second_derivative_weights_runtime(s.config.order);
-  const double c = s.courant();
-  RefField u(g.nx, g.ny), un(g.nx, g.ny);
-  const std::vector<double> init = heat2d_initial_field<double>(s);
+void ReferenceHeat2D::reset() {
+  const Grid2D& g = setup_.grid;
+  const std::vector<double> init = heat2d_initial_field<double>(setup_);
   for (int j = 0; j < g.ny; ++j)
-    for (int i = 0; i < g.nx; ++i) u.at(i, j) = init[g.index(i, j)];
-  reference_ghosts(u, s, 0.0);
-  for (int n = 0; n < steps; ++n) {
+    for (int i = 0; i < g.nx; ++i) at(u_, i, j) = init[g.index(i, j)];
+  steps_done_ = 0;
+  fill_ghosts(u_, 0.0);
+}
+
+void ReferenceHeat2D::set_order(int order) {
+  Heat2DConfig c = setup_.config;
+  c.order = order;
+  setup_ = make_heat2d_setup(c);
+}
+
+void ReferenceHeat2D::fill_ghosts(std::vector<double>& u, double t) const {
+  const Heat2DSetup& s = setup_;
+  const int nx = s.grid.nx, ny = s.grid.ny;
+  const Boundary b = s.config.boundary;
+  auto exact = [&](int i, int j) { return s.analytic.value(s.x_of(i), s.y_of(j), t, s.config.alpha); };
+  for (int j = 0; j < ny; ++j) {
+    for (int k = 1; k <= kGhost; ++k) {
+      switch (b) {
+        case Boundary::periodic:
+          at(u, -k, j) = at(u, nx - k, j);
+          at(u, nx - 1 + k, j) = at(u, k - 1, j);
+          break;
+        case Boundary::insulated:
+          at(u, -k, j) = at(u, k - 1, j);
+          at(u, nx - 1 + k, j) = at(u, nx - k, j);
+          break;
+        case Boundary::fixed:
+          at(u, -k, j) = at(u, nx - 1 + k, j) = s.config.fixed_value;
+          break;
+        case Boundary::analytic:
+          at(u, -k, j) = exact(-k, j);
+          at(u, nx - 1 + k, j) = exact(nx - 1 + k, j);
+          break;
+      }
+    }
+  }
+  for (int i = 0; i < nx; ++i) {
+    for (int k = 1; k <= kGhost; ++k) {
+      switch (b) {
+        case Boundary::periodic:
+          at(u, i, -k) = at(u, i, ny - k);
+          at(u, i, ny - 1 + k) = at(u, i, k - 1);
+          break;
+        case Boundary::insulated:
+          at(u, i, -k) = at(u, i, k - 1);
+          at(u, i, ny - 1 + k) = at(u, i, ny - k);
+          break;
+        case Boundary::fixed:
+          at(u, i, -k) = at(u, i, ny - 1 + k) = s.config.fixed_value;
+          break;
+        case Boundary::analytic:
+          at(u, i, -k) = exact(i, -k);
+          at(u, i, ny - 1 + k) = exact(i, ny - 1 + k);
+          break;
+      }
+    }
+  }
+}
+
+void ReferenceHeat2D::step(int n) {
+  const Grid2D& g = setup_.grid;
+  const int R = radius_of_order(setup_.config.order);
+  const auto w = second_derivative_weights_runtime(setup_.config.order);
+  const double c = setup_.courant();
+  for (int s = 0; s < n; ++s) {
 #pragma omp parallel for schedule(static)
     for (int j = 0; j < g.ny; ++j) {
       for (int i = 0; i < g.nx; ++i) {
         double lap = 0;
-        for (int k = -R; k <= R; ++k) lap += w[std::abs(k)] * (u.at(i + k, j) + u.at(i, j + k));
-        un.at(i, j) = u.at(i, j) + c * lap;
+        for (int k = -R; k <= R; ++k) lap += w[std::abs(k)] * (at(u_, i + k, j) + at(u_, i, j + k));
+        at(next_, i, j) = at(u_, i, j) + c * lap;
       }
     }
-    reference_ghosts(un, s, (n + 1) * s.dt);
-    std::swap(u.v, un.v);
+    ++steps_done_;
+    fill_ghosts(next_, steps_done_ * setup_.dt);
+    std::swap(u_, next_);
   }
+}
+
+std::vector<double> ReferenceHeat2D::interior() const {
+  const Grid2D& g = setup_.grid;
   std::vector<double> out(g.points());
   for (int j = 0; j < g.ny; ++j)
-    for (int i = 0; i < g.nx; ++i) out[static_cast<std::size_t>(j) * g.nx + i] = u.at(i, j);
+    for (int i = 0; i < g.nx; ++i) out[static_cast<std::size_t>(j) * g.nx + i] = at(u_, i, j);
   return out;
+}
+
+void ReferenceHeat2D::load_interior(const double* interior, long steps_done) {
+  const Grid2D& g = setup_.grid;
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) at(u_, i, j) = interior[static_cast<std::size_t>(j) * g.nx + i];
+  steps_done_ = steps_done;
+  fill_ghosts(u_, steps_done_ * setup_.dt);
+}
+
+std::vector<double> heat2d_reference(const Heat2DSetup& s, int steps) {
+  ReferenceHeat2D r(s);
+  r.step(steps);
+  return r.interior();
 }
 
 template <typename T>

@@ -64,9 +64,38 @@ class HostHeat2D {
   long steps_done_ = 0;
 };
 
+/// The double-precision reference as a stepper: plain loops over the full stencil
+/// sum and its own ghost filling (its own unaligned layout too), so it checks the
+/// shared point function and the ghost step rather than repeating them.
+class ReferenceHeat2D {
+ public:
+  explicit ReferenceHeat2D(const Heat2DSetup& setup);
+  /// Back to the initial condition at t = 0.
+  void reset();
+  /// Advances n steps.
+  void step(int n);
+  /// The interior, row-major nx*ny.
+  std::vector<double> interior() const;
+  /// Replaces the interior (row-major nx*ny) and the step count.
+  void load_interior(const double* interior, long steps_done);
+  /// Changes the stencil order on the live field.
+  void set_order(int order);
+  const Heat2DSetup& setup() const { return setup_; }
+  long steps_done() const { return steps_done_; }
+
+ private:
+  std::size_t offset(int i, int j) const { return static_cast<std::size_t>(j + kGhost) * width_ + (i + kGhost); }
+  double& at(std::vector<double>& v, int i, int j) const { return v[offset(i, j)]; }
+  double at(const std::vector<double>& v, int i, int j) const { return v[offset(i, j)]; }
+  void fill_ghosts(std::vector<double>& u, double t) const;
+
+  Heat2DSetup setup_;
+  int width_ = 0;
+  std::vector<double> u_, next_;
+  long steps_done_ = 0;
+};
+
 /// The reference solution after `steps` steps in double: interior, row-major nx*ny.
-/// Plain loops over the full stencil sum and its own ghost filling, so it checks
-/// the shared point function and the ghost images rather than repeating them.
 std::vector<double> heat2d_reference(const Heat2DSetup& setup, int steps);
 
 /// Errors of a result against the reference, as in the CME 213 seed.

@@ -1,7 +1,9 @@
 // GPU backend of heat 3D: two device buffers, the analytic tables and a stream;
 // each step is one interior launch plus the boundary step.
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -58,6 +60,23 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
   }
 }
 
+template <typename T>
+__global__ void paint_sphere_kernel(T* f, Grid3D g, Sphere s, CellBox box) {
+  const int i = box.lo[0] + blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = box.lo[1] + blockIdx.y * blockDim.y + threadIdx.y;
+  for (int k = box.lo[2] + blockIdx.z; k <= box.hi[2]; k += gridDim.z)
+    if (i <= box.hi[0] && j <= box.hi[1] && in_sphere(s, i, j, k)) f[g.index(i, j, k)] = static_cast<T>(s.value);
+}
+
+// Gathers a strided slice into a dense nu*nv buffer (u fastest): the host-copy path
+// then moves only the slice.
+template <typename T>
+__global__ void gather_slice_kernel(const T* __restrict__ f, SliceView s, T* __restrict__ out) {
+  const int u = blockIdx.x * blockDim.x + threadIdx.x;
+  const int v = blockIdx.y * blockDim.y + threadIdx.y;
+  if (u < s.nu && v < s.nv) out[static_cast<std::size_t>(v) * s.nu + u] = f[s.at(u, v)];
+}
+
 }  // namespace
 
 template <typename T>
@@ -70,12 +89,16 @@ struct DeviceHeat3D<T>::Impl {
   // Ghost rules (the analytic amplitudes change every step) live in device memory,
   // uploaded once per chunk of kRuleRing steps; kernels get a pointer.
   static constexpr int kRuleRing = 256;
-  DeviceBuffer<GhostRule3D<T>> rules{kRuleRing};
+  // One slot more than the ring: refresh_ghosts (after a paint or a load) uses the last.
+  DeviceBuffer<GhostRule3D<T>> rules{kRuleRing + 1};
   std::vector<GhostRule3D<T>> rules_host;
   std::vector<T> initial;
   DeviceBuffer<T> tables;
   int current = 0;
   long steps_done = 0;
+  CudaEvent batch0, batch1;
+  bool batch_pending = false;
+  DeviceBuffer<T> slice;  // gather target of copy_slice_to_host, grown on demand
 
   explicit Impl(const Heat3DSetup& s) : setup(s) {
     int dev = 0;
@@ -181,6 +204,117 @@ const Heat3DSetup& DeviceHeat3D<T>::setup() const {
 template <typename T>
 long DeviceHeat3D<T>::steps_done() const {
   return impl_->steps_done;
+}
+
+template <typename T>
+void DeviceHeat3D<T>::set_order(int order) {
+  Heat3DConfig c = impl_->setup.config;
+  c.order = order;
+  impl_->setup = make_heat3d_setup(c);
+}
+
+template <typename T>
+const T* DeviceHeat3D<T>::device_field() const {
+  return impl_->field[impl_->current].get();
+}
+
+template <typename T>
+void* DeviceHeat3D<T>::native_stream() const {
+  return impl_->stream.get();
+}
+
+template <typename T>
+void DeviceHeat3D<T>::paint(const Sphere& s) {
+  Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  const CellBox box = sphere_cells(s, g);
+  if (!box.empty()) {
+    const dim3 block(32, 8);
+    const dim3 grid(blocks_for(box.hi[0] - box.lo[0] + 1, 32),
+                    std::min<unsigned>(blocks_for(box.hi[1] - box.lo[1] + 1, 8), kMaxGridYZ),
+                    std::min<unsigned>(box.hi[2] - box.lo[2] + 1, kMaxGridYZ));
+    paint_sphere_kernel<T><<<grid, block, 0, m.stream.get()>>>(m.field[m.current].get(), g, s, box);
+    SS_CUDA_LAUNCH_CHECK("paint_sphere_kernel");
+  }
+  refresh_ghosts();
+}
+
+template <typename T>
+void DeviceHeat3D<T>::refresh_ghosts() {
+  Impl& m = *impl_;
+  m.rules_host.assign(1, make_ghost_rule3d<T>(m.setup, m.steps_done * m.setup.dt, m.tables.get()));
+  GhostRule3D<T>* slot = m.rules.get() + Impl::kRuleRing;
+  SS_CUDA_CHECK(cudaMemcpyAsync(slot, m.rules_host.data(), sizeof(GhostRule3D<T>), cudaMemcpyHostToDevice, m.stream.get()));
+  // A copy from pageable memory has read rules_host when the call returns (as in heat 2D).
+  launch_fill_ghosts3d(m.field[m.current].get(), m.setup.grid, slot, m.stream.get());
+}
+
+template <typename T>
+void DeviceHeat3D<T>::copy_slice_to_host(SliceAxis axis, int position, T* dst) {
+  Impl& m = *impl_;
+  const SliceView s = slice_view(m.setup.grid, axis, position);
+  const std::size_t n = static_cast<std::size_t>(s.nu) * s.nv;
+  if (m.slice.size() < n) m.slice = DeviceBuffer<T>(n);
+  const dim3 block(32, 8);
+  const dim3 grid(blocks_for(s.nu, 32), blocks_for(s.nv, 8));
+  gather_slice_kernel<T><<<grid, block, 0, m.stream.get()>>>(m.field[m.current].get(), s, m.slice.get());
+  SS_CUDA_LAUNCH_CHECK("gather_slice_kernel");
+  SS_CUDA_CHECK(cudaMemcpyAsync(dst, m.slice.get(), n * sizeof(T), cudaMemcpyDeviceToHost, m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+}
+
+template <typename T>
+void DeviceHeat3D<T>::copy_interior_to_host(T* dst) const {
+  const Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  for (int k = 0; k < g.nz; ++k)  // one 2D copy per plane: rows of nx out of the padded pitch
+    SS_CUDA_CHECK(cudaMemcpy2DAsync(dst + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(T),
+                                    m.field[m.current].get() + g.index(0, 0, k), g.pitch * sizeof(T), g.nx * sizeof(T),
+                                    g.ny, cudaMemcpyDeviceToHost, m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+}
+
+template <typename T>
+void DeviceHeat3D<T>::load_interior(const T* interior, long steps_done) {
+  Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  for (int k = 0; k < g.nz; ++k)
+    SS_CUDA_CHECK(cudaMemcpy2DAsync(m.field[m.current].get() + g.index(0, 0, k), g.pitch * sizeof(T),
+                                    interior + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(T),
+                                    g.nx * sizeof(T), g.ny, cudaMemcpyHostToDevice, m.stream.get()));
+  m.steps_done = steps_done;
+  refresh_ghosts();
+  synchronize();  // the caller's buffer may go away
+}
+
+template <typename T>
+void DeviceHeat3D<T>::step_timed_async(Heat3DVariant variant, int n) {
+  Impl& m = *impl_;
+  SS_CUDA_CHECK(cudaEventRecord(m.batch0.get(), m.stream.get()));
+  step(variant, n);
+  SS_CUDA_CHECK(cudaEventRecord(m.batch1.get(), m.stream.get()));
+  m.batch_pending = true;
+}
+
+template <typename T>
+std::optional<double> DeviceHeat3D<T>::finished_batch_ms() {
+  Impl& m = *impl_;
+  if (!m.batch_pending) return std::nullopt;
+  const cudaError_t e = cudaEventQuery(m.batch1.get());
+  if (e == cudaErrorNotReady) return std::nullopt;
+  SS_CUDA_CHECK(e);
+  m.batch_pending = false;
+  float ms = 0;
+  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, m.batch0.get(), m.batch1.get()));
+  return ms;
+}
+
+template <typename T>
+bool DeviceHeat3D<T>::idle() const {
+  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
+  if (e == cudaErrorNotReady) return false;
+  SS_CUDA_CHECK(e);
+  return true;
 }
 
 template class DeviceHeat3D<float>;

@@ -71,6 +71,47 @@ void HostHeat3D<T>::step(int n) {
   });
 }
 
+template <typename T>
+void HostHeat3D<T>::set_order(int order) {
+  Heat3DConfig c = setup_.config;
+  c.order = order;
+  setup_ = make_heat3d_setup(c);  // throws for a bad order; the old setup stays
+}
+
+template <typename T>
+void HostHeat3D<T>::paint(const Sphere& s) {
+  const Grid3D& g = setup_.grid;
+  const CellBox b = sphere_cells(s, g);
+  std::vector<T>& f = field_[current_];
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i)
+        if (in_sphere(s, i, j, k)) f[g.index(i, j, k)] = static_cast<T>(s.value);
+  refresh_ghosts();
+}
+
+template <typename T>
+std::vector<T> HostHeat3D<T>::interior() const {
+  const Grid3D& g = setup_.grid;
+  std::vector<T> out(g.points());
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        out[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] = field_[current_][g.index(i, j, k)];
+  return out;
+}
+
+template <typename T>
+void HostHeat3D<T>::load_interior(const T* interior, long steps_done) {
+  const Grid3D& g = setup_.grid;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        field_[current_][g.index(i, j, k)] = interior[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i];
+  steps_done_ = steps_done;
+  refresh_ghosts();
+}
+
 template class HostHeat3D<float>;
 template class HostHeat3D<double>;
 

@@ -3,10 +3,12 @@
 // variant; heat3d_reference is the double yardstick written plainly and
 // independently; DeviceHeat3D runs the GPU variants.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "stencilscope/heat2d_solver.hpp"  // ErrorNorms, compare_to_reference
 #include "stencilscope/heat3d.hpp"
+#include "stencilscope/slice3d.hpp"  // Sphere, SliceAxis
 
 namespace ss {
 
@@ -28,6 +30,15 @@ class HostHeat3D {
   void refresh_ghosts();
   /// False when the interior holds NaN or Inf.
   bool all_finite() const;
+  /// Changes the stencil order on the live field (the field is kept).
+  void set_order(int order);
+  /// Paints a sphere into the current field and refreshes the ghosts.
+  void paint(const Sphere& sphere);
+  /// The interior, x fastest (nx*ny*nz values).
+  std::vector<T> interior() const;
+  /// Replaces the interior (x fastest) and the step count, e.g. a field carried over
+  /// from the other backend; refreshes the ghosts.
+  void load_interior(const T* interior, long steps_done);
   const Heat3DSetup& setup() const { return setup_; }
   long steps_done() const { return steps_done_; }
   double time() const { return steps_done_ * setup_.dt; }
@@ -68,6 +79,33 @@ class DeviceHeat3D {
   void synchronize();
   /// Copies the whole padded current field to the host (synchronous).
   std::vector<T> download() const;
+  /// Changes the stencil order on the live field.
+  void set_order(int order);
+  /// Device pointer to the current field (padded layout of setup().grid). Valid until
+  /// the next step; work on it must be ordered on native_stream().
+  const T* device_field() const;
+  /// The cudaStream_t (as void*, so this header needs no CUDA) all work runs on.
+  void* native_stream() const;
+  /// Paints a sphere on the device (no host copy of the field) and refreshes the ghosts.
+  void paint(const Sphere& sphere);
+  /// The slice at `position` (nu*nv values, u fastest, see slice3d.hpp), gathered on the
+  /// device into a slice-sized buffer, then copied: only the slice crosses the bus
+  /// (ordered after queued work; synchronous).
+  void copy_slice_to_host(SliceAxis axis, int position, T* dst);
+  /// The interior (x fastest) to dst, after queued work (synchronous).
+  void copy_interior_to_host(T* dst) const;
+  /// Replaces the interior (x fastest, host memory) and the step count; refreshes the
+  /// ghosts (synchronous).
+  void load_interior(const T* interior, long steps_done);
+  /// Rewrites the ghost faces of the current field from its interior.
+  void refresh_ghosts();
+  /// Enqueues n steps between two timing events without waiting for them.
+  void step_timed_async(Heat3DVariant variant, int n);
+  /// The time of the last step_timed_async batch once the GPU has finished it (never
+  /// blocks); empty while it runs or when none was queued.
+  std::optional<double> finished_batch_ms();
+  /// True when the stream has no queued work left.
+  bool idle() const;
   const Heat3DSetup& setup() const;
   long steps_done() const;
 

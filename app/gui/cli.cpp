@@ -1,4 +1,5 @@
 // Command line of the window and of `record`.
+#include <array>
 #include <memory>
 #include <regex>
 
@@ -14,7 +15,8 @@ namespace {
 
 /// Scene options as typed; turned into SceneOptions (with validation) when the command runs.
 struct SceneArgs {
-  std::string size = "1024x1024";
+  std::string model = "heat2d";
+  std::string size;  ///< empty: the model's default (1024x1024; heat3d 128x128x128)
   int order = 8;
   std::string variant = "auto";
   std::string device = "auto";
@@ -33,9 +35,14 @@ struct SceneArgs {
 
 void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps) {
   a.steps_per_frame = default_steps;
-  cmd->add_option("--size", a.size, "Interior grid NXxNY, or N for a square")->capture_default_str();
+  cmd->add_option("--model", a.model, "heat2d (the field) or heat3d (three slices through the volume)")
+      ->capture_default_str();
+  cmd->add_option("--size", a.size,
+                  "Interior grid NXxNY (heat3d: NXxNYxNZ), or N for a square (cube); default 1024x1024, heat3d 128x128x128");
   cmd->add_option("--order", a.order, "Stencil order: 2, 4, 6 or 8")->capture_default_str();
-  cmd->add_option("--variant", a.variant, "global, block, shared, stream, cpu, or auto (the fastest for the device)")
+  cmd->add_option("--variant", a.variant,
+                  "heat2d: global, block, shared, stream, cpu; heat3d: global, shared3d, stream25d, cpu; or auto "
+                  "(the fastest for the device)")
       ->capture_default_str();
   cmd->add_option("--device", a.device, "auto, gpu or cpu")->capture_default_str();
   cmd->add_option("--boundary,--bc", a.boundary, "analytic, periodic, fixed or insulated")->capture_default_str();
@@ -60,6 +67,16 @@ std::pair<int, int> parse_size(const std::string& s) {
     throw Error("malformed --size '" + s + "' (expected NXxNY such as 1024x1024, or one number for a square)");
   const int nx = std::stoi(m[1]);
   return {nx, m[2].matched ? std::stoi(m[2]) : nx};
+}
+
+std::array<int, 3> parse_size3(const std::string& s) {
+  static const std::regex pattern(R"(^\s*(\d{1,9})\s*(?:[xX]\s*(\d{1,9})\s*[xX]\s*(\d{1,9}))?\s*$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, pattern))
+    throw Error("malformed --size '" + s + "' (heat3d: expected NXxNYxNZ such as 128x128x128, or one number for a cube)");
+  const int nx = std::stoi(m[1]);
+  if (!m[2].matched) return {nx, nx, nx};
+  return {nx, std::stoi(m[2]), std::stoi(m[3])};
 }
 
 void parse_range(const std::string& s, ViewSettings& v) {
@@ -92,7 +109,15 @@ void parse_range(const std::string& s, ViewSettings& v) {
 SceneOptions to_scene(const SceneArgs& a) {
   SceneOptions o;
   SimSettings& s = o.sim;
-  std::tie(s.nx, s.ny) = parse_size(a.size);
+  s.model = parse_model(a.model);
+  if (s.model == Model::heat2d) {
+    std::tie(s.nx, s.ny) = parse_size(a.size.empty() ? "1024x1024" : a.size);
+  } else {
+    const auto n = parse_size3(a.size.empty() ? "128" : a.size);
+    s.nx = n[0];
+    s.ny = n[1];
+    s.nz = n[2];
+  }
   check_order(a.order);
   s.order = a.order;
   s.boundary = parse_boundary(a.boundary);
@@ -112,13 +137,17 @@ SceneOptions to_scene(const SceneArgs& a) {
   else if (a.upload == "host-copy") s.upload = UploadChoice::host_copy;
   else throw Error("unknown --upload '" + a.upload + "' (choose auto, interop or host-copy)");
   o.variant_given = a.variant != "auto";
-  if (o.variant_given) s.variant = parse_heat2d_variant(a.variant);
-  if (s.variant == Heat2DVariant::reference)
+  if (o.variant_given && s.model == Model::heat2d) s.variant = parse_heat2d_variant(a.variant);
+  if (o.variant_given && s.model == Model::heat3d) s.variant3d = parse_heat3d_variant(a.variant);
+  if ((s.model == Model::heat2d && s.variant == Heat2DVariant::reference) ||
+      (s.model == Model::heat3d && s.variant3d == Heat3DVariant::reference))
     throw Error("variant 'reference' recomputes from t = 0 in double precision; it is for `bench`, not live stepping");
   o.view.style.colormap = render::parse_colormap(a.colormap);
   o.view.style.sampling = render::parse_sampling(a.sampling);
   parse_range(a.range, o.view);
-  make_heat2d_setup(to_config(s));  // the same checks the simulation makes, before a window opens
+  // The same checks the simulation makes, before a window opens.
+  if (s.model == Model::heat2d) make_heat2d_setup(to_config(s));
+  else make_heat3d_setup(to_config3d(s));
   resolve_device(o);
   return o;
 }
@@ -129,16 +158,19 @@ void resolve_device(SceneOptions& scene) {
   std::string why;
   const bool gpu = scene.device != "cpu" && cuda_available(&why);
   if (scene.device == "gpu" && !gpu) throw Error("--device gpu: no usable CUDA device (" + why + ")");
+  const bool heat3d = scene.sim.model == Model::heat3d;
+  const std::string variant_name(heat3d ? to_string(scene.sim.variant3d) : to_string(scene.sim.variant));
   if (scene.variant_given) {
-    if (scene.device == "cpu" && is_gpu(scene.sim.variant))
-      throw Error(fmt::format("variant {} runs on the GPU, but --device cpu was asked", to_string(scene.sim.variant)));
-    if (scene.device == "gpu" && !is_gpu(scene.sim.variant))
-      throw Error(fmt::format("variant {} runs on the CPU, but --device gpu was asked", to_string(scene.sim.variant)));
+    if (scene.device == "cpu" && runs_on_gpu(scene.sim))
+      throw Error(fmt::format("variant {} runs on the GPU, but --device cpu was asked", variant_name));
+    if (scene.device == "gpu" && !runs_on_gpu(scene.sim))
+      throw Error(fmt::format("variant {} runs on the CPU, but --device gpu was asked", variant_name));
     // A GPU variant without a device: LiveSimulation falls back to the CPU and says so.
-  } else {
-    scene.sim.variant = gpu ? Heat2DVariant::stream : Heat2DVariant::cpu;  // the fastest of each (bench)
+  } else {  // the fastest of each (bench)
+    scene.sim.variant = gpu ? Heat2DVariant::stream : Heat2DVariant::cpu;
+    scene.sim.variant3d = gpu ? Heat3DVariant::stream25d : Heat3DVariant::cpu;
   }
-  if (scene.sim.upload == UploadChoice::interop && !(gpu && is_gpu(scene.sim.variant)))
+  if (scene.sim.upload == UploadChoice::interop && !(gpu && runs_on_gpu(scene.sim)))
     throw Error("--upload interop needs the GPU backend" + (gpu ? std::string() : " (" + why + ")"));
 }
 

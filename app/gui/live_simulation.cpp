@@ -15,8 +15,25 @@ namespace {
 constexpr std::size_t kHistory = 2000;
 
 bool same_field_config(const SimSettings& a, const SimSettings& b) {
-  return a.nx == b.nx && a.ny == b.ny && a.boundary == b.boundary && a.initial == b.initial && a.alpha == b.alpha &&
+  return a.model == b.model && a.nx == b.nx && a.ny == b.ny && (a.model == Model::heat2d || a.nz == b.nz) && a.boundary == b.boundary && a.initial == b.initial && a.alpha == b.alpha &&
          a.dt == b.dt && a.fixed_value == b.fixed_value && a.seed == b.seed;
+}
+
+/// The settings' reference variant (a yardstick, not a live stepper) becomes cpu.
+bool is_reference(const SimSettings& s) {
+  return s.model == Model::heat2d ? s.variant == Heat2DVariant::reference : s.variant3d == Heat3DVariant::reference;
+}
+void use_cpu_variant(SimSettings& s) {
+  if (s.model == Model::heat2d) s.variant = Heat2DVariant::cpu;
+  else s.variant3d = Heat3DVariant::cpu;
+}
+
+/// Slice positions clamped into the grid; -1 (or out of range) becomes the middle.
+void clamp_slices(SimSettings& s) {
+  if (s.model != Model::heat3d) return;
+  const int depth[3] = {s.nz, s.ny, s.nx};
+  for (int a = 0; a < 3; ++a)
+    if (s.slice[a] < 0 || s.slice[a] >= depth[a]) s.slice[a] = std::max(0, depth[a] / 2);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -28,25 +45,45 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 LiveSimulation::LiveSimulation(SimSettings& settings) : start_(std::chrono::steady_clock::now()) {
   std::string why;
   if (!cuda_available(&why)) status_.gpu_unavailable = why.empty() ? "no CUDA device" : why;
-  if (settings.variant == Heat2DVariant::reference) settings.variant = Heat2DVariant::cpu;
-  if (is_gpu(settings.variant) && !gpu_available()) {
+  if (is_reference(settings)) use_cpu_variant(settings);
+  if (runs_on_gpu(settings) && !gpu_available()) {
     status_.note = "no CUDA device (" + status_.gpu_unavailable + "): running the CPU backend";
-    settings.variant = Heat2DVariant::cpu;
+    use_cpu_variant(settings);
   }
+  clamp_slices(settings);
   applied_ = settings;
-  rebuild(settings, is_gpu(settings.variant));
+  rebuild(settings, runs_on_gpu(settings));
   last_validation_ = start_ - std::chrono::hours(1);
 }
 
 LiveSimulation::~LiveSimulation() = default;
 
+const Heat2DSetup& LiveSimulation::setup() const {
+  if (!backend_->setup2d()) throw Error("the running model is heat 3D: it has no heat 2D setup");
+  return *backend_->setup2d();
+}
+
 void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
-  const Heat2DSetup setup = make_heat2d_setup(to_config(s));  // throws for invalid settings
-  if (backend_) backend_->wait();
-  backend_.reset();
-  if (!texture_ || texture_->nx() != s.nx || texture_->ny() != s.ny)
-    texture_ = std::make_unique<render::FieldTexture>(s.nx, s.ny);
-  backend_ = on_gpu ? make_device_backend(setup) : make_host_backend(setup);
+  std::unique_ptr<SimBackend> next;
+  if (s.model == Model::heat2d) {
+    const Heat2DSetup setup = make_heat2d_setup(to_config(s));  // throws for invalid settings
+    if (backend_) backend_->wait();
+    backend_.reset();
+    next = on_gpu ? make_device_backend(setup) : make_host_backend(setup);
+  } else {
+    const Heat3DSetup setup = make_heat3d_setup(to_config3d(s));
+    if (backend_) backend_->wait();
+    backend_.reset();
+    next = on_gpu ? make_device_backend(setup) : make_host_backend(setup);
+  }
+  // One texture per view, kept while its size holds (interop stays registered).
+  textures_.resize(static_cast<std::size_t>(next->views()));
+  for (int v = 0; v < next->views(); ++v) {
+    auto& t = textures_[static_cast<std::size_t>(v)];
+    const auto [nu, nv] = next->view_size(v);
+    if (!t || t->nx() != nu || t->ny() != nv) t = std::make_unique<render::FieldTexture>(nu, nv);
+  }
+  backend_ = std::move(next);
   in_flight_ = false;
   dirty_ = true;
   status_.error.clear();
@@ -57,32 +94,42 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
 }
 
 void LiveSimulation::apply(SimSettings& s) {
-  if (s.variant == Heat2DVariant::reference) {
+  if (s.model != applied_.model) {  // a new model starts on the device that runs now
+    if (s.model == Model::heat3d)
+      s.variant3d = backend_->on_gpu() ? Heat3DVariant::stream25d : Heat3DVariant::cpu;
+    else
+      s.variant = backend_->on_gpu() ? Heat2DVariant::stream : Heat2DVariant::cpu;
+  }
+  if (is_reference(s)) {
     s.variant = applied_.variant;
+    s.variant3d = applied_.variant3d;
     status_.note = "'reference' recomputes from t = 0 in double precision: it checks results (bench), it does not step live";
   }
-  if (is_gpu(s.variant) && !gpu_available()) {
+  if (runs_on_gpu(s) && !gpu_available()) {
     s.variant = applied_.variant;
+    s.variant3d = applied_.variant3d;
+    if (s.model != applied_.model) use_cpu_variant(s);
     status_.note = "GPU variants need a CUDA device: " + status_.gpu_unavailable;
   }
+  clamp_slices(s);
   try {
-    const bool device_change = is_gpu(s.variant) != is_gpu(applied_.variant);
+    const bool device_change = runs_on_gpu(s) != backend_->on_gpu();
     if (!same_field_config(s, applied_)) {
-      rebuild(s, is_gpu(s.variant));
+      rebuild(s, runs_on_gpu(s));
     } else if (device_change) {
       // Same field, other backend: the field and its time carry over.
       std::vector<float> field;
       backend_->wait();
       backend_->copy_interior(field);
       const long steps = backend_->steps_done();
-      rebuild(s, is_gpu(s.variant));
+      rebuild(s, runs_on_gpu(s));
       backend_->load_interior(field, steps);
-      status_.note = fmt::format("moved to the {} backend at step {}", is_gpu(s.variant) ? "GPU" : "CPU", steps);
+      status_.note = fmt::format("moved to the {} backend at step {}", runs_on_gpu(s) ? "GPU" : "CPU", steps);
     } else if (s.order != applied_.order) {
       backend_->set_order(s.order);
       update_status();
     }
-    if (s.upload != applied_.upload) dirty_ = true;
+    if (s.upload != applied_.upload || s.slice != applied_.slice) dirty_ = true;
     applied_ = s;
   } catch (const Error& e) {
     status_.note = std::string("refused: ") + e.what();
@@ -91,13 +138,12 @@ void LiveSimulation::apply(SimSettings& s) {
 }
 
 void LiveSimulation::record_batch(double ms, int steps) {
-  const Heat2DSetup& setup = backend_->setup();
   PerfSample p;
   p.t_s = seconds_since(start_);
   p.steps = steps;
   p.ms_per_step = ms / steps;
-  p.gbps = effective_gbps(setup.grid.points(), steps, sizeof(float), ms);
-  p.mcups = mcups(setup.grid.points(), steps, ms);
+  p.gbps = effective_gbps(backend_->points(), steps, sizeof(float), ms);
+  p.mcups = mcups(backend_->points(), steps, ms);
   p.copy_ratio = backend_->copy_gbps() > 0 ? p.gbps / backend_->copy_gbps() : 0;
   status_.history.push_back(p);
   while (status_.history.size() > kHistory) status_.history.pop_front();
@@ -105,7 +151,9 @@ void LiveSimulation::record_batch(double ms, int steps) {
 
 void LiveSimulation::upload(bool wait_for_gpu) {
   const auto t0 = std::chrono::steady_clock::now();
-  status_.upload_path = backend_->upload(*texture_, applied_.upload != UploadChoice::host_copy);
+  std::vector<render::FieldTexture*> targets;
+  for (auto& t : textures_) targets.push_back(t.get());
+  status_.upload_path = backend_->upload(targets, applied_.slice, applied_.upload != UploadChoice::host_copy);
   if (wait_for_gpu) backend_->wait();  // recording: the time includes the GPU's part
   status_.upload_ms = seconds_since(t0) * 1e3;
   status_.upload_ms_total += status_.upload_ms;
@@ -117,7 +165,7 @@ void LiveSimulation::upload(bool wait_for_gpu) {
 }
 
 void LiveSimulation::start_batch(const SimSettings& s, int steps, bool wait) {
-  backend_->start_batch(s.variant, steps);
+  backend_->start_batch(s, steps);
   in_flight_ = true;
   in_flight_steps_ = steps;
   if (!backend_->on_gpu() || wait) {  // the CPU has already finished; the recorder waits
@@ -153,7 +201,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
   if (const auto stats = backend_->upload_stats(); stats && !stats->finite && status_.error.empty())
     status_.error = fmt::format(
         "the field holds NaN or Inf after step {} (dt {:.4g}, stability limit {:.4g}): paused; reset to go on",
-        backend_->steps_done(), backend_->setup().dt, backend_->setup().dt_limit);
+        backend_->steps_done(), backend_->dt(), backend_->dt_limit());
   if (!s.paused && status_.error.empty()) {
     const int steps = wait_for_batch || !s.adaptive_steps ? std::max(1, s.steps_per_frame) : adaptive_steps_;
     start_batch(s, steps, wait_for_batch);
@@ -187,13 +235,9 @@ void LiveSimulation::reset() {
   update_status();
 }
 
-void LiveSimulation::paint(double x, double y, double radius_cells, double value) {
-  Brush b;
-  b.x = x;
-  b.y = y;
-  b.radius = radius_cells;
-  b.value = value;
-  backend_->paint(b);  // queued after running work on the GPU
+void LiveSimulation::paint_view(int view, double u, double v, double radius_cells, double value) {
+  if (view < 0 || view >= views()) return;
+  backend_->paint(view, u, v, radius_cells, value, applied_.slice);  // queued after running work on the GPU
   dirty_ = true;
   if (!in_flight_) upload();
 }
@@ -201,8 +245,13 @@ void LiveSimulation::paint(double x, double y, double radius_cells, double value
 void LiveSimulation::validate() {
   last_validation_ = std::chrono::steady_clock::now();
   validation_wanted_ = false;
-  const Heat2DSetup& setup = backend_->setup();
   Validation v;
+  if (!backend_->setup2d()) {
+    v.why_not = "the live check against the exact solution covers heat 2D (heat 3D is checked by the tests and bench)";
+    status_.validation = v;
+    return;
+  }
+  const Heat2DSetup& setup = *backend_->setup2d();
   if (setup.config.initial != InitialCondition::analytic || setup.config.boundary != Boundary::analytic) {
     v.why_not = "needs the analytic initial condition and the analytic boundary";
     status_.validation = v;
@@ -241,13 +290,12 @@ void LiveSimulation::validate() {
 }
 
 void LiveSimulation::update_status() {
-  const Heat2DSetup& setup = backend_->setup();
   status_.backend = backend_->name();
   status_.copy_gbps = backend_->copy_gbps();
   status_.steps_done = backend_->steps_done();
   status_.time = backend_->time();
-  status_.dt = setup.dt;
-  status_.dt_limit = setup.dt_limit;
+  status_.dt = backend_->dt();
+  status_.dt_limit = backend_->dt_limit();
   status_.batch_steps = adaptive_steps_;
 }
 

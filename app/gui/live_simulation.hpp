@@ -3,7 +3,8 @@
 // or variant change), advances in batches whose size follows a frame budget without ever
 // waiting for a batch (unless asked to, for reproducible recordings), keeps the texture
 // up to date, measures, validates against the analytic solution, and turns failures
-// (NaN, CUDA errors) into a paused state with a message.
+// (NaN, CUDA errors) into a paused state with a message. Heat 2D has one texture (the
+// field); heat 3D three (the XY, XZ and YZ slices at the settings' positions).
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -73,8 +74,12 @@ class LiveSimulation {
   void step_once(const SimSettings& settings);
   /// Back to the initial condition; clears the error.
   void reset();
-  /// Paints a disc of the brush's value at cell coordinates (x, y).
-  void paint(double x, double y, double radius_cells, double value);
+  /// Paints a disc of the brush's value at cell coordinates (x, y) (heat 2D; heat 3D:
+  /// a sphere on the XY slice).
+  void paint(double x, double y, double radius_cells, double value) { paint_view(0, x, y, radius_cells, value); }
+  /// Paints at cell coordinates (u, v) of view `view` (heat 3D: a sphere in the volume
+  /// centred in that slice's cell layer).
+  void paint_view(int view, double u, double v, double radius_cells, double value);
   /// Clears the error (stepping resumes unless the settings pause it).
   void clear_error() { status_.error.clear(); }
   /// Pauses stepping with a message (a GL error, a failed shader, a CUDA error).
@@ -84,11 +89,20 @@ class LiveSimulation {
   /// Asks for a validation at the next opportunity (throttled to twice a second).
   void request_validation() { validation_wanted_ = true; }
 
-  const render::FieldTexture& texture() const { return *texture_; }
+  /// The texture of view `view` (0 .. views() - 1).
+  const render::FieldTexture& texture(int view = 0) const { return *textures_.at(static_cast<std::size_t>(view)); }
+  /// 1 for heat 2D, 3 for heat 3D (XY, XZ, YZ).
+  int views() const { return static_cast<int>(textures_.size()); }
+  Model model() const { return backend_->model(); }
+  /// The slice positions in use (heat 3D), clamped into the grid.
+  const std::array<int, 3>& slices() const { return applied_.slice; }
   /// Stats of the field in the texture (empty until known).
   std::optional<render::FieldStats> field_stats() { return backend_->upload_stats(); }
   const SimStatus& status() const { return status_; }
-  const Heat2DSetup& setup() const { return backend_->setup(); }
+  /// The heat 2D setup; throws ss::Error when the model is heat 3D.
+  const Heat2DSetup& setup() const;
+  /// The heat 3D setup, or nullptr for heat 2D.
+  const Heat3DSetup* setup3d() const { return backend_->setup3d(); }
   /// True when a GPU device can run the GPU variants.
   bool gpu_available() const { return status_.gpu_unavailable.empty(); }
 
@@ -100,7 +114,7 @@ class LiveSimulation {
   void validate();
   void update_status();
 
-  std::unique_ptr<render::FieldTexture> texture_;  // declared before backend_: destroyed after it
+  std::vector<std::unique_ptr<render::FieldTexture>> textures_;  // declared before backend_: destroyed after it
   std::unique_ptr<SimBackend> backend_;
   SimSettings applied_;
   SimStatus status_;

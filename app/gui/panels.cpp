@@ -47,26 +47,75 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     ImGui::End();
     return;
   }
-  ImGui::Text("heat 2D, %d x %d, step %ld, t = %.6g", s.nx, s.ny, status.steps_done, status.time);
+  const bool heat3d = s.model == Model::heat3d;
+  if (heat3d)
+    ImGui::Text("heat 3D, %d x %d x %d, step %ld, t = %.6g", s.nx, s.ny, s.nz, status.steps_done, status.time);
+  else
+    ImGui::Text("heat 2D, %d x %d, step %ld, t = %.6g", s.nx, s.ny, status.steps_done, status.time);
 
-  int size[2] = {s.nx, s.ny};
-  if (ImGui::InputInt2("grid nx, ny", size, ImGuiInputTextFlags_EnterReturnsTrue)) {
-    s.nx = std::max(1, size[0]);
-    s.ny = std::max(1, size[1]);
+  Model model = s.model;
+  if (enum_combo("model", model, kAllModels)) {
+    s.model = model;
+    const int side = model == Model::heat3d ? 128 : 1024;  // each model's default scene
+    s.nx = s.ny = s.nz = side;
+    s.slice = {-1, -1, -1};
   }
-  help_marker("Press Enter to apply. Resizing restarts the field.");
-  for (int n : {256, 512, 1024, 2048, 4096}) {
-    if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = n;
-    ImGui::SameLine();
+  help_marker("heat2d: the field. heat3d: three slices through the volume. Changing it starts the model's default scene.");
+
+  if (heat3d) {
+    int size[3] = {s.nx, s.ny, s.nz};
+    if (ImGui::InputInt3("grid nx, ny, nz", size, ImGuiInputTextFlags_EnterReturnsTrue)) {
+      s.nx = std::max(1, size[0]);
+      s.ny = std::max(1, size[1]);
+      s.nz = std::max(1, size[2]);
+    }
+    help_marker("Press Enter to apply. Resizing restarts the field.");
+    for (int n : {64, 128, 256, 512}) {
+      if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = s.nz = n;
+      ImGui::SameLine();
+    }
+    ImGui::NewLine();
+    // Slice positions: the XY slice moves along z, XZ along y, YZ along x.
+    static constexpr const char* kSliceNames[] = {"XY slice z", "XZ slice y", "YZ slice x"};
+    const int depth[3] = {s.nz, s.ny, s.nx};
+    for (int a = 0; a < 3; ++a) {
+      int pos = s.slice[a] < 0 ? depth[a] / 2 : s.slice[a];
+      if (ImGui::SliderInt(kSliceNames[a], &pos, 0, std::max(0, depth[a] - 1))) s.slice[a] = pos;
+    }
+    help_marker("Drag to move a slice; painting on a slice paints a sphere in the volume.");
+  } else {
+    int size[2] = {s.nx, s.ny};
+    if (ImGui::InputInt2("grid nx, ny", size, ImGuiInputTextFlags_EnterReturnsTrue)) {
+      s.nx = std::max(1, size[0]);
+      s.ny = std::max(1, size[1]);
+    }
+    help_marker("Press Enter to apply. Resizing restarts the field.");
+    for (int n : {256, 512, 1024, 2048, 4096}) {
+      if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = n;
+      ImGui::SameLine();
+    }
+    ImGui::NewLine();
   }
-  ImGui::NewLine();
 
   int order_index = s.order / 2 - 1;
   if (ImGui::Combo("order", &order_index, kOrders, 4)) s.order = 2 * (order_index + 1);
   help_marker("Changes the stencil on the live field.");
 
+  if (heat3d) {
+    const std::string name3d(to_string(s.variant3d));
+    if (ImGui::BeginCombo("variant", name3d.c_str())) {
+      for (Heat3DVariant v : kAllHeat3DVariants) {
+        const bool unavailable = (is_gpu(v) && !gpu_available) || v == Heat3DVariant::reference;
+        const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");
+        ImGui::BeginDisabled(unavailable);
+        if (ImGui::Selectable(name.c_str(), v == s.variant3d)) s.variant3d = v;
+        ImGui::EndDisabled();
+      }
+      ImGui::EndCombo();
+    }
+  }
   const std::string variant_name(to_string(s.variant));
-  if (ImGui::BeginCombo("variant", variant_name.c_str())) {
+  if (!heat3d && ImGui::BeginCombo("variant", variant_name.c_str())) {
     for (Heat2DVariant v : kAllHeat2DVariants) {
       const bool unavailable = (is_gpu(v) && !gpu_available) || v == Heat2DVariant::reference;
       const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");

@@ -91,7 +91,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     sim.advance(settings, false);
     if (!sim.status().error.empty()) throw Error("stopped at frame " + std::to_string(k) + ": " + sim.status().error);
     scene.view.style.range = range.update(scene.view, sim.field_stats());
-    pass.draw(sim.texture(), o.width, o.height, scene.view.style);
+    pass.draw(sim, o.width, o.height, scene.view.style);
     if (ui) {
       ui->new_frame();
       ImGui::NewFrame();
@@ -112,8 +112,11 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   std::vector<double> sorted = frame_ms;
   std::sort(sorted.begin(), sorted.end());
   const double p95 = sorted[std::min(sorted.size() - 1, sorted.size() * 95 / 100)];
-  std::printf("measure: %s; %s; %dx%d grid, %dx%d frames%s\n", context.description().c_str(), st.backend.c_str(),
-              settings.nx, settings.ny, o.width, o.height, o.ui ? ", panels on" : "");
+  const std::string grid = settings.model == Model::heat3d
+                               ? fmt::format("heat3d {}x{}x{}", settings.nx, settings.ny, settings.nz)
+                               : fmt::format("{}x{}", settings.nx, settings.ny);
+  std::printf("measure: %s; %s; %s grid, %dx%d frames%s\n", context.description().c_str(), st.backend.c_str(),
+              grid.c_str(), o.width, o.height, o.ui ? ", panels on" : "");
   std::printf("measure: %zu frames: %.1f fps (mean %.2f ms, 95th percentile %.2f ms per frame), %ld steps done\n",
               frame_ms.size(), 1000.0 * frame_ms.size() / total, total / frame_ms.size(), p95, st.steps_done);
   if (st.upload_path && st.uploads > 0)
@@ -164,7 +167,7 @@ int run_record(const RecordOptions& o) {
     if (!sim.status().error.empty()) throw Error("recording stopped at frame " + std::to_string(k) + ": " + sim.status().error);
     if (o.ui) sim.request_validation();
     scene.view.style.range = range.update(scene.view, sim.field_stats());
-    pass.draw(sim.texture(), o.width, o.height, scene.view.style);
+    pass.draw(sim, o.width, o.height, scene.view.style);
     if (ui) {
       ui->new_frame();
       ImGui::NewFrame();

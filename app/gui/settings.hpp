@@ -1,9 +1,12 @@
 #pragma once
 // Plain structs the app owns and the ImGui panels edit (the UI owns no simulation state).
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "stencilscope/heat2d.hpp"
+#include "stencilscope/heat3d.hpp"
 #include "stencilscope/render/field_renderer.hpp"
 
 namespace ss::app {
@@ -15,12 +18,26 @@ enum class UploadChoice {
   interop,    ///< interop or an error (tests)
 };
 
+/// The model the app runs: heat 2D shows the field, heat 3D three axis-aligned slices.
+enum class Model { heat2d, heat3d };
+inline constexpr std::array kAllModels = {Model::heat2d, Model::heat3d};
+/// "heat2d" / "heat3d".
+std::string_view to_string(Model m);
+/// Throws ss::Error naming the bad word and the accepted ones.
+Model parse_model(std::string_view s);
+
 /// What to simulate and how to advance it. Changing nx, ny, boundary, initial, alpha, dt,
 /// fixed_value or seed rebuilds the field; order and variant change on the live field.
 struct SimSettings {
+  Model model = Model::heat2d;
   int nx = 1024, ny = 1024;
+  int nz = 128;  ///< heat 3D only
   int order = 8;
-  Heat2DVariant variant = Heat2DVariant::stream;
+  Heat2DVariant variant = Heat2DVariant::stream;      ///< heat 2D
+  Heat3DVariant variant3d = Heat3DVariant::stream25d;  ///< heat 3D
+  /// heat 3D: position of the XY (z = k), XZ (y = j) and YZ (x = i) slices; -1 is the
+  /// middle. LiveSimulation clamps them into the grid and writes them back.
+  std::array<int, 3> slice{-1, -1, -1};
   Boundary boundary = Boundary::analytic;
   InitialCondition initial = InitialCondition::analytic;
   double alpha = 1.0;
@@ -48,6 +65,27 @@ struct ViewSettings {
   render::ValueRange fixed_range{-1.5, 1.5};
   bool show_ui = true;
 };
+
+/// True when the settings' variant (of their model) runs on the GPU.
+inline bool runs_on_gpu(const SimSettings& s) {
+  return s.model == Model::heat2d ? is_gpu(s.variant) : is_gpu(s.variant3d);
+}
+
+/// The heat 3D configuration of the settings (nx, ny, nz and the shared fields).
+inline Heat3DConfig to_config3d(const SimSettings& s) {
+  Heat3DConfig c;
+  c.nx = s.nx;
+  c.ny = s.ny;
+  c.nz = s.nz;
+  c.order = s.order;
+  c.alpha = s.alpha;
+  c.dt = s.dt;
+  c.boundary = s.boundary;
+  c.fixed_value = s.fixed_value;
+  c.initial = s.initial;
+  c.seed = s.seed;
+  return c;
+}
 
 /// The configuration the simulation library validates.
 inline Heat2DConfig to_config(const SimSettings& s) {

@@ -1,5 +1,6 @@
 #include "sim_backend.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -11,6 +12,14 @@
 #include "stencilscope/error.hpp"
 
 namespace ss::app {
+
+std::string_view to_string(Model m) { return m == Model::heat2d ? "heat2d" : "heat3d"; }
+
+Model parse_model(std::string_view s) {
+  if (s == "heat2d") return Model::heat2d;
+  if (s == "heat3d") return Model::heat3d;
+  throw Error("unknown model '" + std::string(s) + "' (choose heat2d or heat3d)");
+}
 
 std::string_view to_string(UploadPath p) {
   switch (p) {
@@ -42,6 +51,22 @@ render::FieldStats field_stats(const float* first_cell, int nx, int ny, std::siz
   return s;
 }
 
+render::FieldStats merge(const render::FieldStats& a, const render::FieldStats& b) {
+  render::FieldStats m;
+  m.finite = a.finite && b.finite;
+  m.range = {std::min(a.range.lo, b.range.lo), std::max(a.range.hi, b.range.hi)};
+  return m;
+}
+
+std::array<int, 2> slice_view_size(int nx, int ny, int nz, SliceAxis axis) {
+  switch (axis) {
+    case SliceAxis::xy: return {nx, ny};
+    case SliceAxis::xz: return {nx, nz};
+    case SliceAxis::yz: return {ny, nz};
+  }
+  return {nx, ny};
+}
+
 namespace {
 
 double elapsed_ms(std::chrono::steady_clock::time_point since) {
@@ -56,11 +81,17 @@ class HostBackend final : public SimBackend {
   }
   std::string name() const override { return "CPU"; }
   bool on_gpu() const override { return false; }
-  const Heat2DSetup& setup() const override { return sim_.setup(); }
+  Model model() const override { return Model::heat2d; }
+  const Heat2DSetup* setup2d() const override { return &sim_.setup(); }
+  const Heat2DSetup& setup() const { return sim_.setup(); }
+  std::size_t points() const override { return setup().grid.points(); }
+  double dt() const override { return setup().dt; }
+  double dt_limit() const override { return setup().dt_limit; }
   double copy_gbps() const override { return copy_gbps_; }
   void reset() override { sim_.reset(); }
   void set_order(int order) override { sim_.set_order(order); }
-  void start_batch(Heat2DVariant variant, int n) override {
+  void start_batch(const SimSettings& s, int n) override {
+    const Heat2DVariant variant = s.variant;
     if (variant != Heat2DVariant::cpu)
       throw Error(fmt::format("variant {} does not run on the CPU backend", to_string(variant)));
     const auto t0 = std::chrono::steady_clock::now();
@@ -70,13 +101,18 @@ class HostBackend final : public SimBackend {
   std::optional<double> finished_batch_ms() override { return last_ms_; }
   bool idle() const override { return true; }
   void wait() override {}
-  void paint(const Brush& brush) override { sim_.paint(brush); }
+  void paint(int, double u, double v, double radius, double value, const SlicePositions&) override {
+    sim_.paint(Brush{u, v, radius, value});
+  }
   long steps_done() const override { return sim_.steps_done(); }
   void copy_interior(std::vector<float>& out) override { out = extract_interior(sim_.field(), setup().grid); }
   void load_interior(const std::vector<float>& interior, long steps_done) override {
     sim_.load_interior(interior.data(), steps_done);
   }
-  UploadPath upload(render::FieldTexture& texture, bool) override {
+  int views() const override { return 1; }
+  std::array<int, 2> view_size(int) const override { return {setup().grid.nx, setup().grid.ny}; }
+  UploadPath upload(std::span<render::FieldTexture* const> textures, const SlicePositions&, bool) override {
+    render::FieldTexture& texture = *textures[0];
     const Grid2D& g = setup().grid;
     const float* first = sim_.field().data() + g.index(0, 0);
     texture.upload_host(first, static_cast<std::size_t>(g.pitch));
@@ -100,21 +136,29 @@ class DeviceBackend final : public SimBackend {
   }
   std::string name() const override { return "GPU: " + device_name_; }
   bool on_gpu() const override { return true; }
-  const Heat2DSetup& setup() const override { return sim_.setup(); }
+  Model model() const override { return Model::heat2d; }
+  const Heat2DSetup* setup2d() const override { return &sim_.setup(); }
+  const Heat2DSetup& setup() const { return sim_.setup(); }
+  std::size_t points() const override { return setup().grid.points(); }
+  double dt() const override { return setup().dt; }
+  double dt_limit() const override { return setup().dt_limit; }
   double copy_gbps() const override { return copy_gbps_; }
   void reset() override {
     sim_.reset();
     stats_pending_ = false;
   }
   void set_order(int order) override { sim_.set_order(order); }
-  void start_batch(Heat2DVariant variant, int n) override {
+  void start_batch(const SimSettings& s, int n) override {
+    const Heat2DVariant variant = s.variant;
     if (!is_gpu(variant)) throw Error(fmt::format("variant {} does not run on the GPU backend", to_string(variant)));
     sim_.step_timed_async(variant, n);
   }
   std::optional<double> finished_batch_ms() override { return sim_.finished_batch_ms(); }
   bool idle() const override { return sim_.idle(); }
   void wait() override { sim_.synchronize(); }
-  void paint(const Brush& brush) override { sim_.paint(brush); }
+  void paint(int, double u, double v, double radius, double value, const SlicePositions&) override {
+    sim_.paint(Brush{u, v, radius, value});
+  }
   long steps_done() const override { return sim_.steps_done(); }
   void copy_interior(std::vector<float>& out) override {
     out.resize(setup().grid.points());
@@ -123,7 +167,10 @@ class DeviceBackend final : public SimBackend {
   void load_interior(const std::vector<float>& interior, long steps_done) override {
     sim_.load_interior(interior.data(), steps_done);
   }
-  UploadPath upload(render::FieldTexture& texture, bool allow_interop) override {
+  int views() const override { return 1; }
+  std::array<int, 2> view_size(int) const override { return {setup().grid.nx, setup().grid.ny}; }
+  UploadPath upload(std::span<render::FieldTexture* const> textures, const SlicePositions&, bool allow_interop) override {
+    render::FieldTexture& texture = *textures[0];
     // The previous write has finished when the stream is idle (uploads happen between
     // batches): take its stats before the next write reuses their buffer. In the window
     // this makes the auto range and the NaN check lag one batch; recordings wait, no lag.
@@ -175,7 +222,196 @@ class DeviceBackend final : public SimBackend {
   bool stats_pending_ = false;
 };
 
+/// The slice axis of heat 3D view `view` (0 XY, 1 XZ, 2 YZ).
+SliceAxis axis_of(int view) { return kAllSliceAxes.at(static_cast<std::size_t>(view)); }
+
+/// The sphere painted at (u, v) of a slice view: centred in the slice's cell layer.
+Sphere sphere_on_slice(int view, double u, double v, double radius, double value, const SlicePositions& slices) {
+  const auto p = slice_to_volume(axis_of(view), slices[static_cast<std::size_t>(view)], u, v);
+  return Sphere{p[0], p[1], p[2], radius, value};
+}
+
+class HostBackend3D final : public SimBackend {
+ public:
+  explicit HostBackend3D(const Heat3DSetup& setup) : sim_(setup) {
+    static const double host_copy = measure_host_copy_gbps(std::size_t(64) << 20);
+    copy_gbps_ = host_copy;
+  }
+  std::string name() const override { return "CPU"; }
+  bool on_gpu() const override { return false; }
+  Model model() const override { return Model::heat3d; }
+  const Heat3DSetup* setup3d() const override { return &sim_.setup(); }
+  std::size_t points() const override { return sim_.setup().grid.points(); }
+  double dt() const override { return sim_.setup().dt; }
+  double dt_limit() const override { return sim_.setup().dt_limit; }
+  double copy_gbps() const override { return copy_gbps_; }
+  void reset() override { sim_.reset(); }
+  void set_order(int order) override { sim_.set_order(order); }
+  void start_batch(const SimSettings& s, int n) override {
+    if (s.variant3d != Heat3DVariant::cpu)
+      throw Error(fmt::format("variant {} does not run on the CPU backend", to_string(s.variant3d)));
+    const auto t0 = std::chrono::steady_clock::now();
+    sim_.step(n);
+    last_ms_ = elapsed_ms(t0);
+  }
+  std::optional<double> finished_batch_ms() override { return last_ms_; }
+  bool idle() const override { return true; }
+  void wait() override {}
+  void paint(int view, double u, double v, double radius, double value, const SlicePositions& slices) override {
+    sim_.paint(sphere_on_slice(view, u, v, radius, value, slices));
+  }
+  long steps_done() const override { return sim_.steps_done(); }
+  void copy_interior(std::vector<float>& out) override { out = sim_.interior(); }
+  void load_interior(const std::vector<float>& interior, long steps_done) override {
+    sim_.load_interior(interior.data(), steps_done);
+  }
+  int views() const override { return 3; }
+  std::array<int, 2> view_size(int view) const override {
+    const Grid3D& g = sim_.setup().grid;
+    return slice_view_size(g.nx, g.ny, g.nz, axis_of(view));
+  }
+  UploadPath upload(std::span<render::FieldTexture* const> textures, const SlicePositions& slices, bool) override {
+    std::optional<render::FieldStats> all;
+    for (int view = 0; view < 3; ++view) {
+      extract_slice(sim_.field(), sim_.setup().grid, axis_of(view), slices[static_cast<std::size_t>(view)], slice_);
+      const auto [nu, nv] = view_size(view);
+      textures[static_cast<std::size_t>(view)]->upload_host(slice_.data(), static_cast<std::size_t>(nu));
+      const render::FieldStats st = field_stats(slice_.data(), nu, nv, static_cast<std::size_t>(nu));
+      all = all ? merge(*all, st) : st;
+    }
+    stats_ = all;
+    return UploadPath::cpu_backend;
+  }
+  std::optional<render::FieldStats> upload_stats() override { return stats_; }
+
+ private:
+  HostHeat3D<float> sim_;
+  double copy_gbps_ = 0;
+  std::optional<double> last_ms_;
+  std::optional<render::FieldStats> stats_;
+  std::vector<float> slice_;
+};
+
+class DeviceBackend3D final : public SimBackend {
+ public:
+  explicit DeviceBackend3D(const Heat3DSetup& setup) : sim_(setup), device_name_(cuda_device_name()) {
+    static const double device_copy = measure_copy_gbps(std::size_t(256) << 20, 10);
+    copy_gbps_ = device_copy;
+  }
+  std::string name() const override { return "GPU: " + device_name_; }
+  bool on_gpu() const override { return true; }
+  Model model() const override { return Model::heat3d; }
+  const Heat3DSetup* setup3d() const override { return &sim_.setup(); }
+  std::size_t points() const override { return sim_.setup().grid.points(); }
+  double dt() const override { return sim_.setup().dt; }
+  double dt_limit() const override { return sim_.setup().dt_limit; }
+  double copy_gbps() const override { return copy_gbps_; }
+  void reset() override {
+    sim_.reset();
+    stats_pending_ = false;
+  }
+  void set_order(int order) override { sim_.set_order(order); }
+  void start_batch(const SimSettings& s, int n) override {
+    if (!is_gpu(s.variant3d))
+      throw Error(fmt::format("variant {} does not run on the GPU backend", to_string(s.variant3d)));
+    sim_.step_timed_async(s.variant3d, n);
+  }
+  std::optional<double> finished_batch_ms() override { return sim_.finished_batch_ms(); }
+  bool idle() const override { return sim_.idle(); }
+  void wait() override { sim_.synchronize(); }
+  void paint(int view, double u, double v, double radius, double value, const SlicePositions& slices) override {
+    sim_.paint(sphere_on_slice(view, u, v, radius, value, slices));
+  }
+  long steps_done() const override { return sim_.steps_done(); }
+  void copy_interior(std::vector<float>& out) override {
+    out.resize(points());
+    sim_.copy_interior_to_host(out.data());
+  }
+  void load_interior(const std::vector<float>& interior, long steps_done) override {
+    sim_.load_interior(interior.data(), steps_done);
+  }
+  int views() const override { return 3; }
+  std::array<int, 2> view_size(int view) const override {
+    const Grid3D& g = sim_.setup().grid;
+    return slice_view_size(g.nx, g.ny, g.nz, axis_of(view));
+  }
+  UploadPath upload(std::span<render::FieldTexture* const> textures, const SlicePositions& slices,
+                    bool allow_interop) override {
+    refresh_stats();  // as heat 2D: the previous writes' stats, before the next writes reuse their buffers
+    bool all_interop = true;
+    for (std::size_t view = 0; view < 3; ++view) {
+      if (interop_texture_[view] != textures[view]->gl_name()) {  // register once per texture
+        interop_[view].reset();
+        interop_texture_[view] = textures[view]->gl_name();
+        try {
+          interop_[view].emplace(*textures[view]);
+          interop_failure_.clear();
+        } catch (const Error& e) {
+          interop_failure_ = e.what();
+        }
+      }
+      all_interop = all_interop && interop_[view].has_value();
+    }
+    const Grid3D& g = sim_.setup().grid;
+    if (all_interop && allow_interop) {
+      // The slicing kernel: each texture reads its strided slice straight from the volume.
+      for (std::size_t view = 0; view < 3; ++view) {
+        const SliceView sv = slice_view(g, axis_of(static_cast<int>(view)), slices[view]);
+        interop_[view]->write_strided(sim_.device_field() + sv.offset, sv.u_stride, sv.v_stride, sim_.native_stream());
+      }
+      stats_pending_ = true;
+      return UploadPath::interop;
+    }
+    stats_pending_ = false;
+    std::optional<render::FieldStats> all;
+    for (int view = 0; view < 3; ++view) {
+      const auto [nu, nv] = view_size(view);
+      host_.resize(static_cast<std::size_t>(nu) * nv);
+      sim_.copy_slice_to_host(axis_of(view), slices[static_cast<std::size_t>(view)], host_.data());  // the slice only
+      textures[static_cast<std::size_t>(view)]->upload_host(host_.data(), static_cast<std::size_t>(nu));
+      const render::FieldStats st = field_stats(host_.data(), nu, nv, static_cast<std::size_t>(nu));
+      all = all ? merge(*all, st) : st;
+    }
+    stats_ = all;
+    return UploadPath::host_copy;
+  }
+  std::optional<render::FieldStats> upload_stats() override {
+    refresh_stats();
+    return stats_;
+  }
+  std::string interop_failure() const override { return interop_failure_; }
+
+ private:
+  void refresh_stats() {
+    if (!stats_pending_ || !sim_.idle()) return;
+    for (const auto& i : interop_)
+      if (!i) return;
+    stats_ = merge(merge(interop_[0]->last_stats(), interop_[1]->last_stats()), interop_[2]->last_stats());
+    stats_pending_ = false;
+  }
+
+  DeviceHeat3D<float> sim_;
+  std::string device_name_;
+  double copy_gbps_ = 0;
+  std::array<std::optional<render::FieldInterop>, 3> interop_;
+  std::array<unsigned, 3> interop_texture_{};
+  std::string interop_failure_;
+  std::vector<float> host_;
+  std::optional<render::FieldStats> stats_;
+  bool stats_pending_ = false;
+};
+
 }  // namespace
+
+std::unique_ptr<SimBackend> make_host_backend(const Heat3DSetup& setup) {
+  return std::make_unique<HostBackend3D>(setup);
+}
+
+std::unique_ptr<SimBackend> make_device_backend(const Heat3DSetup& setup) {
+  std::string why;
+  if (!cuda_available(&why)) throw Error("no CUDA device: " + why);
+  return std::make_unique<DeviceBackend3D>(setup);
+}
 
 std::unique_ptr<SimBackend> make_host_backend(const Heat2DSetup& setup) { return std::make_unique<HostBackend>(setup); }
 

@@ -1,8 +1,10 @@
 #pragma once
 // What the window and the recorder share: drawing the field view off-screen, following
 // the range mode, and one ImGui frame of panels with its actions applied.
+#include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "live_simulation.hpp"
 #include "panels.hpp"
@@ -13,6 +15,26 @@
 
 namespace ss::app {
 
+/// Heat 3D's frame: the field area split 2x2, the XY slice top left, XZ top right,
+/// YZ bottom left, the sketch of where they cut bottom right.
+struct SliceLayout {
+  std::array<render::PixelRect, 3> slice;  ///< indexed by SliceAxis
+  render::PixelRect sketch;
+};
+SliceLayout slice_layout(const render::PixelRect& field_area);
+
+/// "XY  z = 12" etc.: the label drawn on slice view `view`.
+std::string slice_label(int view, int position);
+
+/// The sketch in `area`: an oblique wireframe box of nx-by-ny-by-nz and the three
+/// slice planes at `slices` (XY: z, XZ: y, YZ: x), each in its own colour.
+std::vector<render::OverlayLine> slice_sketch(const render::PixelRect& area, int nx, int ny, int nz,
+                                              const std::array<int, 3>& slices);
+
+/// The colours of the XY, XZ and YZ planes in the sketch.
+inline constexpr std::array<std::array<std::uint8_t, 4>, 3> kSliceRgba{
+    {{255, 110, 90, 255}, {110, 220, 110, 255}, {100, 160, 255, 255}}};
+
 /// The field view drawn into an off-screen target, ready to be read back or shown.
 class ViewPass {
  public:
@@ -22,6 +44,9 @@ class ViewPass {
   /// Draws into the target (re-created when width x height changes); leaves it bound.
   /// Without a renderer it only clears. Throws render::GLError.
   void draw(const render::FieldTexture& field, int width, int height, const render::ViewStyle& style);
+  /// The simulation's views: heat 2D its field (as above), heat 3D the three slices
+  /// (fitted, no zoom or pan) and the sketch.
+  void draw(const LiveSimulation& sim, int width, int height, const render::ViewStyle& style);
   /// The last drawn frame, RGBA, top row first.
   render::Image read() const;
   const render::RenderTarget& target() const { return *target_; }

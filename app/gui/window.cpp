@@ -31,6 +31,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 /// Mouse state between frames (drags paint along the path, not only at frame samples).
 struct MouseState {
   bool painting = false;
+  int pane = 0;  ///< the view the drag started on (heat 3D: a slice)
   double last_x = 0, last_y = 0;
 };
 
@@ -38,8 +39,6 @@ struct MouseState {
 void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimSettings& settings, ViewSettings& view,
                   const BrushSettings& brush, MouseState& mouse, PanelActions& actions) {
   const ImGuiIO& io = ImGui::GetIO();
-  const Heat2DSetup& setup = sim.setup();
-  const int nx = setup.grid.nx, ny = setup.grid.ny;
   int fbw = 0, fbh = 0;
   glfwGetFramebufferSize(window, &fbw, &fbh);
   const render::FrameLayout layout = render::frame_layout(fbw, fbh, view.style.colorbar);
@@ -54,38 +53,51 @@ void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimS
     if (ImGui::IsKeyPressed(GLFW_KEY_H)) view.show_ui = !view.show_ui;
     if (ImGui::IsKeyPressed(GLFW_KEY_F)) actions.reset_view = true;
   }
-  const bool over_field = layout.field_area.contains(px, py);
-  if (io.WantCaptureMouse || !over_field) {
+  // The view under the cursor: heat 2D the field (zoomable), heat 3D one of the slices (fitted).
+  const bool slices = sim.views() == 3;
+  int pane = 0;
+  render::PixelRect area = layout.field_area;
+  if (slices) {
+    const SliceLayout panes = slice_layout(layout.field_area);
+    pane = -1;
+    for (int v = 0; v < 3; ++v)
+      if (panes.slice[static_cast<std::size_t>(v)].contains(px, py)) pane = v;
+    if (pane >= 0) area = panes.slice[static_cast<std::size_t>(pane)];
+  }
+  const bool over_field = pane >= 0 && area.contains(px, py);
+  if (io.WantCaptureMouse || !over_field || (mouse.painting && pane != mouse.pane)) {
     mouse.painting = false;
     return;
   }
-  if (io.MouseWheel != 0)
-    view.style.transform = render::zoom_about(view.style.transform, layout.field_area, nx, ny, px, py,
-                                              std::pow(1.15, io.MouseWheel));
+  const int nx = sim.texture(pane).nx(), ny = sim.texture(pane).ny();
+  const render::ViewTransform transform = slices ? render::ViewTransform{} : view.style.transform;
+  if (io.MouseWheel != 0 && !slices)
+    view.style.transform = render::zoom_about(view.style.transform, area, nx, ny, px, py, std::pow(1.15, io.MouseWheel));
   const bool ctrl = io.KeyCtrl;
   const bool left = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
   const bool right = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS;
   const bool middle = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
   if (middle || (ctrl && left)) {
-    view.style.transform = render::pan_by(view.style.transform, layout.field_area, nx, ny, io.MouseDelta.x * fb_scale,
-                                          io.MouseDelta.y * fb_scale);
+    if (!slices)
+      view.style.transform = render::pan_by(view.style.transform, area, nx, ny, io.MouseDelta.x * fb_scale,
+                                            io.MouseDelta.y * fb_scale);
     mouse.painting = false;
     return;
   }
   if (left || right) {
     const double value = left ? brush.hot : brush.cold;
-    const auto to = render::pixel_to_cell(layout.field_area, nx, ny, view.style.transform, px, py);
+    const auto to = render::pixel_to_cell(area, nx, ny, transform, px, py);
     auto from = to;
-    if (mouse.painting)
-      from = render::pixel_to_cell(layout.field_area, nx, ny, view.style.transform, mouse.last_x, mouse.last_y);
+    if (mouse.painting) from = render::pixel_to_cell(area, nx, ny, transform, mouse.last_x, mouse.last_y);
     // Dabs along the drag, half a radius apart, so fast strokes leave no gaps.
     const double length = std::hypot(to[0] - from[0], to[1] - from[1]);
     const int dabs = std::min(64, 1 + static_cast<int>(length / std::max(1.0, brush.radius_cells * 0.5)));
     for (int k = 1; k <= dabs; ++k) {
       const double f = static_cast<double>(k) / dabs;
-      sim.paint(from[0] + (to[0] - from[0]) * f, from[1] + (to[1] - from[1]) * f, brush.radius_cells, value);
+      sim.paint_view(pane, from[0] + (to[0] - from[0]) * f, from[1] + (to[1] - from[1]) * f, brush.radius_cells, value);
     }
     mouse.painting = true;
+    mouse.pane = pane;
     mouse.last_x = px;
     mouse.last_y = py;
   } else {
@@ -161,7 +173,7 @@ int run_window(const WindowOptions& options) {
     bool ui_ended = false;
     try {
       render_timer.begin();
-      pass.draw(sim.texture(), fbw, fbh, view.style);
+      pass.draw(sim, fbw, fbh, view.style);
       const bool capture = want_screenshot || recorder || (options.frames > 0 && frame == options.frames);
       if (capture) view_only = pass.read();
       pass.target().blit_to_default(fbw, fbh);

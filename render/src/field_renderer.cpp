@@ -66,6 +66,19 @@ void add_text(std::vector<OverlayVertex>& v, float x, float y, const std::string
   }
 }
 
+/// A line as a thin rectangle (two triangles) along its direction.
+void add_line(std::vector<OverlayVertex>& v, const OverlayLine& line) {
+  const float dx = line.x1 - line.x0, dy = line.y1 - line.y0;
+  const float len = std::sqrt(dx * dx + dy * dy);
+  if (len <= 0) return;
+  const float nx = -dy / len * line.width * 0.5f, ny = dx / len * line.width * 0.5f;
+  const auto& c = line.rgba;
+  const OverlayVertex a{line.x0 + nx, line.y0 + ny, {c[0], c[1], c[2], c[3]}},
+      b{line.x1 + nx, line.y1 + ny, {c[0], c[1], c[2], c[3]}}, d{line.x1 - nx, line.y1 - ny, {c[0], c[1], c[2], c[3]}},
+      e{line.x0 - nx, line.y0 - ny, {c[0], c[1], c[2], c[3]}};
+  v.insert(v.end(), {a, b, d, a, d, e});
+}
+
 std::string label(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
@@ -83,6 +96,7 @@ struct FieldRenderer::Impl {
   std::array<GLTexture, kAllColormaps.size()> colormaps;
   GLint u_rect = -1, u_field = -1, u_colormap = -1, u_ramp = -1, u_range = -1, u_target_size = -1;
   std::vector<OverlayVertex> overlay;
+  GLint filter = GL_NEAREST;
 
   Impl() {
     field_program = detail::link_program("shaders/field.vert", "shaders/field.frag");
@@ -137,6 +151,69 @@ struct FieldRenderer::Impl {
     glUniform4f(u_rect, x0, y0, x1, y1);
   }
 
+  /// Clears the target and binds the field program, the colormap and the range.
+  void begin(const FrameLayout& l, const ViewStyle& style) {
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+    glDisable(GL_SCISSOR_TEST);
+    glViewport(0, 0, l.width, l.height);
+    glClearColor(kBackgroundRgb[0] / 255.0f, kBackgroundRgb[1] / 255.0f, kBackgroundRgb[2] / 255.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glUseProgram(field_program.get());
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, colormaps[static_cast<std::size_t>(style.colormap)].get());
+    glActiveTexture(GL_TEXTURE0);
+    glUniform1i(u_field, 0);
+    glUniform1i(u_colormap, 1);
+    glUniform2f(u_range, static_cast<float>(style.range.lo), static_cast<float>(style.range.hi));
+    glBindVertexArray(empty_vao.get());
+    filter = style.sampling == Sampling::linear ? GL_LINEAR : GL_NEAREST;
+  }
+
+  /// One field in `area` (clipped to it) under `transform`; the field program is bound.
+  void draw_field(const FieldTexture& field, const FrameLayout& l, const PixelRect& a, const ViewTransform& transform) {
+    glUseProgram(field_program.get());
+    glBindVertexArray(empty_vao.get());
+    glUniform1i(u_ramp, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, field.gl_name());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(static_cast<GLint>(a.x), static_cast<GLint>(l.height - (a.y + a.height)), static_cast<GLsizei>(a.width),
+              static_cast<GLsizei>(a.height));
+    set_rect(field_rect(a, field.nx(), field.ny(), transform), l);
+    glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
+    glDisable(GL_SCISSOR_TEST);
+  }
+
+  /// Draws `overlay` (pixels, blended) with the overlay program.
+  void draw_overlay(const FrameLayout& l) {
+    if (overlay.empty()) return;
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glUseProgram(overlay_program.get());
+    glUniform2f(u_target_size, static_cast<float>(l.width), static_cast<float>(l.height));
+    glBindVertexArray(overlay_vao.get());
+    glBindBuffer(GL_ARRAY_BUFFER, overlay_vbo.get());
+    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(overlay.size() * sizeof(OverlayVertex)), overlay.data(),
+                 GL_STREAM_DRAW);
+    glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(overlay.size()));
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glDisable(GL_BLEND);
+  }
+
+  /// Unbinds what begin bound.
+  void end() {
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+  }
+
   void draw_colorbar(const FrameLayout& l, const ViewStyle& style) {
     const PixelRect& bar = l.colorbar;
     glUniform1i(u_ramp, 1);
@@ -159,17 +236,8 @@ struct FieldRenderer::Impl {
       add_text(overlay, x1 + 9, y - 5 * kTextScale, label(v));
     }
 
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
-    glUseProgram(overlay_program.get());
-    glUniform2f(u_target_size, static_cast<float>(l.width), static_cast<float>(l.height));
-    glBindVertexArray(overlay_vao.get());
-    glBindBuffer(GL_ARRAY_BUFFER, overlay_vbo.get());
-    glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(overlay.size() * sizeof(OverlayVertex)), overlay.data(),
-                 GL_STREAM_DRAW);
-    glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(overlay.size()));
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
-    glDisable(GL_BLEND);
+    draw_overlay(l);
+    glUseProgram(field_program.get());
   }
 };
 
@@ -180,45 +248,27 @@ FieldRenderer& FieldRenderer::operator=(FieldRenderer&&) noexcept = default;
 
 void FieldRenderer::draw(const FieldTexture& field, const FrameLayout& l, const ViewStyle& style) {
   Impl& d = *impl_;
-  glDisable(GL_DEPTH_TEST);
-  glDisable(GL_CULL_FACE);
-  glDisable(GL_BLEND);
-  glDisable(GL_SCISSOR_TEST);
-  glViewport(0, 0, l.width, l.height);
-  glClearColor(kBackgroundRgb[0] / 255.0f, kBackgroundRgb[1] / 255.0f, kBackgroundRgb[2] / 255.0f, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
-
-  glUseProgram(d.field_program.get());
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, field.gl_name());
-  const GLint filter = style.sampling == Sampling::linear ? GL_LINEAR : GL_NEAREST;
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
-  glActiveTexture(GL_TEXTURE1);
-  glBindTexture(GL_TEXTURE_2D, d.colormaps[static_cast<std::size_t>(style.colormap)].get());
-  glUniform1i(d.u_field, 0);
-  glUniform1i(d.u_colormap, 1);
-  glUniform2f(d.u_range, static_cast<float>(style.range.lo), static_cast<float>(style.range.hi));
-  glUniform1i(d.u_ramp, 0);
-  glBindVertexArray(d.empty_vao.get());
-
-  const PixelRect& a = l.field_area;
-  glEnable(GL_SCISSOR_TEST);
-  glScissor(static_cast<GLint>(a.x), static_cast<GLint>(l.height - (a.y + a.height)), static_cast<GLsizei>(a.width),
-            static_cast<GLsizei>(a.height));
-  d.set_rect(field_rect(a, field.nx(), field.ny(), style.transform), l);
-  glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
-  glDisable(GL_SCISSOR_TEST);
-
+  d.begin(l, style);
+  d.draw_field(field, l, l.field_area, style.transform);
   if (style.colorbar && l.colorbar.width > 0) d.draw_colorbar(l, style);
-
-  glBindVertexArray(0);
-  glUseProgram(0);
-  glActiveTexture(GL_TEXTURE1);
-  glBindTexture(GL_TEXTURE_2D, 0);
-  glActiveTexture(GL_TEXTURE0);
-  glBindTexture(GL_TEXTURE_2D, 0);
+  d.end();
   check_gl("drawing the field");
+}
+
+void FieldRenderer::draw_panes(std::span<const FieldPane> panes, const FrameLayout& l, const ViewStyle& style,
+                               std::span<const OverlayLine> lines) {
+  Impl& d = *impl_;
+  d.begin(l, style);
+  for (const FieldPane& p : panes)
+    if (p.field) d.draw_field(*p.field, l, p.area, {});
+  if (style.colorbar && l.colorbar.width > 0) d.draw_colorbar(l, style);
+  d.overlay.clear();
+  for (const OverlayLine& line : lines) add_line(d.overlay, line);
+  for (const FieldPane& p : panes)
+    if (!p.label.empty()) add_text(d.overlay, static_cast<float>(p.area.x) + 4, static_cast<float>(p.area.y) + 4, p.label);
+  d.draw_overlay(l);
+  d.end();
+  check_gl("drawing the slices");
 }
 
 }  // namespace ss::render

@@ -29,4 +29,14 @@ void FieldTexture::upload_host(const float* first_cell, std::size_t row_pitch) {
   check_gl("uploading the field (glTexSubImage2D)");
 }
 
+std::vector<float> FieldTexture::download() const {
+  std::vector<float> out(static_cast<std::size_t>(nx_) * ny_);
+  glBindTexture(GL_TEXTURE_2D, texture_.get());
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glGetTexImage(GL_TEXTURE_2D, 0, GL_RED, GL_FLOAT, out.data());
+  glBindTexture(GL_TEXTURE_2D, 0);
+  check_gl("reading the field texture back");
+  return out;
+}
+
 }  // namespace ss::render

@@ -45,13 +45,16 @@ __global__ void reset_stats(int* stats) {
 
 constexpr int kBlockX = 32, kBlockY = 8;  // a warp is one row segment: coalesced loads
 
+// Texel (i, j) = first_cell[i * col_stride + j * row_pitch]: a 2D field (col_stride 1)
+// or a slice of a 3D one. A slice along x (col_stride = the row pitch) is not coalesced,
+// but it is one slice, not the volume.
 __global__ void write_field_surface(cudaSurfaceObject_t surface, const float* __restrict__ first_cell,
-                                    std::size_t row_pitch, int nx, int ny, int* stats) {
+                                    std::size_t col_stride, std::size_t row_pitch, int nx, int ny, int* stats) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
   const int j = blockIdx.y * kBlockY + threadIdx.y;
   int lo = INT_MAX, hi = INT_MIN, bad = 0;
   if (i < nx && j < ny) {
-    const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + i];
+    const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + static_cast<std::size_t>(i) * col_stride];
     surf2Dwrite(v, surface, i * static_cast<int>(sizeof(float)), j);
     if (isfinite(v)) lo = hi = ordered_int(v);
     else bad = 1;
@@ -145,6 +148,11 @@ FieldInterop::FieldInterop(FieldInterop&&) noexcept = default;
 FieldInterop& FieldInterop::operator=(FieldInterop&&) noexcept = default;
 
 void FieldInterop::write(const float* first_cell, std::size_t row_pitch, void* stream_ptr) {
+  write_strided(first_cell, 1, row_pitch, stream_ptr);
+}
+
+void FieldInterop::write_strided(const float* first_cell, std::size_t u_stride, std::size_t v_stride,
+                                 void* stream_ptr) {
   Impl& d = *impl_;
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   {
@@ -163,7 +171,8 @@ void FieldInterop::write(const float* first_cell, std::size_t row_pitch, void* s
     reset_stats<<<1, 1, 0, stream>>>(d.device_stats);
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid((d.nx + kBlockX - 1) / kBlockX, (d.ny + kBlockY - 1) / kBlockY);
-    write_field_surface<<<grid, block, 0, stream>>>(d.surface, first_cell, row_pitch, d.nx, d.ny, d.device_stats);
+    write_field_surface<<<grid, block, 0, stream>>>(d.surface, first_cell, u_stride, v_stride, d.nx, d.ny,
+                                                   d.device_stats);
     SS_INTEROP_CHECK(cudaGetLastError());
   }  // unmapped here, on the stream: GL work issued after this sees the texture
   SS_INTEROP_CHECK(cudaMemcpyAsync(d.host_stats, d.device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));

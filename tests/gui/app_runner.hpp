@@ -12,6 +12,8 @@
 #include <string>
 
 #include "stencilscope/heat2d_solver.hpp"
+#include "stencilscope/heat3d_solver.hpp"
+#include "stencilscope/slice3d.hpp"
 #include "stencilscope/render/colormap.hpp"
 #include "stencilscope/render/field_renderer.hpp"
 #include "stencilscope/render/image_io.hpp"
@@ -93,6 +95,75 @@ inline int expect_field_pixels(const render::Image& img, const HostHeat2D<float>
                       << ", " << want8[1] << ", " << want8[2] << ")";
       ++checked;
     }
+  EXPECT_EQ(failures, 0) << "of " << checked << " cells";
+  return checked;
+}
+
+/// The heat 3D field the app shows after `steps` steps of the CPU backend (its defaults: order 8, analytic).
+inline HostHeat3D<float> cpu_field3d(int nx, int ny, int nz, int steps) {
+  Heat3DConfig c;
+  c.nx = nx;
+  c.ny = ny;
+  c.nz = nz;
+  HostHeat3D<float> sim(make_heat3d_setup(c));
+  if (steps > 0) sim.step(steps);
+  return sim;
+}
+
+/// The three slice panes of a heat 3D frame, worked out here independently of the app:
+/// the field area split 2x2 with a 4-pixel gap, XY top left, XZ top right, YZ bottom left.
+inline std::array<render::PixelRect, 3> slice_panes(int width, int height) {
+  const render::PixelRect a = render::frame_layout(width, height, true).field_area;
+  const double w = (a.width - 4) / 2, h = (a.height - 4) / 2;
+  return {render::PixelRect{a.x, a.y, w, h}, render::PixelRect{a.x + w + 4, a.y, w, h},
+          render::PixelRect{a.x, a.y + h + 4, w, h}};
+}
+
+/// Checks the pixels of the three slices at the middle positions (the app's default)
+/// against the colormap over the range spanning all three; the label strip at the top
+/// of each pane is skipped. Returns the number of cells checked.
+inline int expect_slice_pixels(const render::Image& img, const HostHeat3D<float>& sim, render::Colormap map,
+                               int stride, int tolerance = 2) {
+  const Grid3D& g = sim.setup().grid;
+  const int positions[3] = {g.nz / 2, g.ny / 2, g.nx / 2};
+  std::array<std::vector<float>, 3> slices;
+  float lo = 1e30f, hi = -1e30f;
+  for (SliceAxis axis : kAllSliceAxes) {
+    auto& s = slices[static_cast<std::size_t>(axis)];
+    extract_slice(sim.field(), g, axis, positions[static_cast<int>(axis)], s);
+    for (float v : s) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  const render::ValueRange range{lo, hi};
+  const auto panes = slice_panes(img.width, img.height);
+  const auto& table = render::colormap_table(map);
+  int checked = 0, failures = 0;
+  for (SliceAxis axis : kAllSliceAxes) {
+    const int a = static_cast<int>(axis);
+    const SliceView view = slice_view(g, axis, positions[a]);
+    const render::PixelRect rect = render::field_rect(panes[a], view.nu, view.nv, {});
+    const double s = rect.width / view.nu;
+    for (int v = 0; v < view.nv; v += stride)
+      for (int u = 0; u < view.nu; u += stride) {
+        const int px = static_cast<int>(rect.x + (u + 0.5) * s);
+        const int py = static_cast<int>(rect.y + (view.nv - v - 0.5) * s);
+        if (py < panes[a].y + 20) continue;  // the pane's label
+        const float value = slices[a][static_cast<std::size_t>(v) * view.nu + u];
+        const render::Rgb want = render::colormap_color(table, render::normalized(value, range));
+        const std::uint8_t* got = &img.rgba[(static_cast<std::size_t>(py) * img.width + px) * 4];
+        const int want8[3] = {static_cast<int>(std::lround(want.r * 255)), static_cast<int>(std::lround(want.g * 255)),
+                              static_cast<int>(std::lround(want.b * 255))};
+        bool ok = true;
+        for (int c = 0; c < 3; ++c) ok = ok && std::abs(got[c] - want8[c]) <= tolerance;
+        if (!ok && ++failures <= 5)
+          ADD_FAILURE() << to_string(axis) << " cell (" << u << ", " << v << ") value " << value << " at pixel (" << px
+                        << ", " << py << "): got rgb(" << int(got[0]) << ", " << int(got[1]) << ", " << int(got[2])
+                        << "), want rgb(" << want8[0] << ", " << want8[1] << ", " << want8[2] << ")";
+        ++checked;
+      }
+  }
   EXPECT_EQ(failures, 0) << "of " << checked << " cells";
   return checked;
 }

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 
 #include "live_simulation.hpp"
 #include "stencilscope/device.hpp"
+#include "stencilscope/error.hpp"
+#include "stencilscope/heat3d_solver.hpp"
 #include "stencilscope/render/headless_context.hpp"
 
 using namespace ss;
@@ -139,4 +142,133 @@ TEST_F(LiveSimulationTest, PaintedHeatAndColdReachTheTexture) {
   EXPECT_EQ(sim.field_stats()->range.hi, 5.0);
   EXPECT_EQ(sim.field_stats()->range.lo, -4.0);
   EXPECT_EQ(sim.status().steps_done, 0) << "painting does not step";
+}
+
+namespace {
+
+/// The heat 3D scene of the tests: odd sides, the CPU backend, 4 steps a frame.
+SimSettings heat3d_settings(const SimSettings& base) {
+  SimSettings s = base;
+  s.model = Model::heat3d;
+  s.nx = 27;
+  s.ny = 21;
+  s.nz = 17;
+  s.order = 4;
+  s.variant3d = Heat3DVariant::cpu;
+  return s;
+}
+
+/// Expects each slice texture to hold, bit for bit, the host field's slice at the simulation's positions.
+void expect_textures_are_slices(const LiveSimulation& sim, const HostHeat3D<float>& host) {
+  for (SliceAxis axis : kAllSliceAxes) {
+    const int v = static_cast<int>(axis);
+    std::vector<float> want;
+    extract_slice(host.field(), host.setup().grid, axis, sim.slices()[static_cast<std::size_t>(v)], want);
+    const std::vector<float> got = sim.texture(v).download();
+    ASSERT_EQ(got.size(), want.size()) << to_string(axis);
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float))) << to_string(axis);
+  }
+}
+
+}  // namespace
+
+TEST_F(LiveSimulationTest, Heat3DAdvancesAndItsThreeSliceTexturesHoldTheHostFieldsSlices) {
+  SimSettings s = heat3d_settings(settings_);
+  LiveSimulation sim(s);
+  EXPECT_EQ(s.slice, (std::array<int, 3>{8, 10, 13})) << "-1 becomes the middle, written back";
+  ASSERT_EQ(sim.views(), 3);
+  EXPECT_EQ(sim.texture(0).nx(), 27);
+  EXPECT_EQ(sim.texture(0).ny(), 21);
+  EXPECT_EQ(sim.texture(1).nx(), 27);
+  EXPECT_EQ(sim.texture(1).ny(), 17);
+  EXPECT_EQ(sim.texture(2).nx(), 21);
+  EXPECT_EQ(sim.texture(2).ny(), 17);
+  for (int k = 0; k < 3; ++k) sim.advance(s, false);
+  EXPECT_EQ(sim.status().steps_done, 12);
+  EXPECT_EQ(sim.status().upload_path, UploadPath::cpu_backend);
+
+  HostHeat3D<float> host(make_heat3d_setup(to_config3d(s)));
+  host.step(12);
+  expect_textures_are_slices(sim, host);
+  // The stats span the three slices (not the volume).
+  float lo = 1e30f, hi = -1e30f;
+  for (SliceAxis axis : kAllSliceAxes) {
+    std::vector<float> slice;
+    extract_slice(host.field(), host.setup().grid, axis, s.slice[static_cast<std::size_t>(axis)], slice);
+    for (float v : slice) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  ASSERT_TRUE(sim.field_stats().has_value());
+  EXPECT_EQ(sim.field_stats()->range.lo, lo);
+  EXPECT_EQ(sim.field_stats()->range.hi, hi);
+  EXPECT_TRUE(sim.field_stats()->finite);
+
+  // Moving the slices re-uploads them without stepping; out-of-range positions are clamped to the middle.
+  s.slice = {0, 20, 99};
+  s.paused = true;
+  sim.apply(s);
+  EXPECT_EQ(s.slice, (std::array<int, 3>{0, 20, 13}));
+  sim.advance(s, false);
+  EXPECT_EQ(sim.status().steps_done, 12);
+  expect_textures_are_slices(sim, host);
+
+  // An order change keeps the field.
+  s.order = 8;
+  s.paused = false;
+  sim.apply(s);
+  sim.advance(s, false);
+  EXPECT_EQ(sim.status().steps_done, 16);
+  EXPECT_EQ(sim.setup3d()->config.order, 8);
+  EXPECT_THROW(sim.setup(), Error) << "heat 3D has no heat 2D setup";
+}
+
+TEST_F(LiveSimulationTest, PaintingOnASlicePaintsASphereThatShowsInTheThreeSlicesThroughItsCentre) {
+  SimSettings s = heat3d_settings(settings_);
+  s.slice = {5, 7, 9};  // z, y, x
+  s.paused = true;
+  LiveSimulation sim(s);
+  sim.advance(s, false);
+  // On the XZ view (u = x, v = z) at y = 7: the sphere's centre is cell (9, 7, 5).
+  sim.paint_view(1, 9.5, 5.5, 3.0, 9.0);
+  sim.advance(s, false);
+  int disc = 0;  // lattice points of a disc of radius 3 about a cell centre
+  for (int a = -3; a <= 3; ++a)
+    for (int b = -3; b <= 3; ++b) disc += a * a + b * b <= 9;
+  const int centre_u[3] = {9, 9, 7}, centre_v[3] = {7, 5, 5};
+  for (int v = 0; v < 3; ++v) {
+    const std::vector<float> t = sim.texture(v).download();
+    int painted = 0;
+    for (float x : t) painted += x == 9.0f;
+    EXPECT_EQ(painted, disc) << "view " << v;
+    EXPECT_EQ(t[static_cast<std::size_t>(centre_v[v]) * sim.texture(v).nx() + centre_u[v]], 9.0f) << "view " << v;
+  }
+  // Moved off the sphere, the XY slice shows none of it.
+  s.slice[0] = 12;
+  sim.apply(s);
+  sim.advance(s, false);
+  int painted = 0;
+  for (float x : sim.texture(0).download()) painted += x == 9.0f;
+  EXPECT_EQ(painted, 0);
+}
+
+TEST_F(LiveSimulationTest, SwitchingTheModelStartsTheOtherModelsScene) {
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, false);
+  SimSettings s = heat3d_settings(settings_);
+  s.variant3d = Heat3DVariant::stream25d;  // apply picks the running device's variant for a new model
+  sim.apply(s);
+  EXPECT_EQ(s.variant3d, Heat3DVariant::cpu);
+  EXPECT_EQ(sim.model(), Model::heat3d);
+  EXPECT_EQ(sim.views(), 3);
+  EXPECT_EQ(sim.status().steps_done, 0);
+  sim.advance(s, false);
+  EXPECT_EQ(sim.status().steps_done, 4);
+  s.model = Model::heat2d;
+  s.nx = 48;
+  s.ny = 40;
+  sim.apply(s);
+  EXPECT_EQ(sim.views(), 1);
+  EXPECT_EQ(sim.setup().grid.nx, 48);
 }

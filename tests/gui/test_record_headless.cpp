@@ -34,6 +34,20 @@ TEST(RecordHeadless, WritesNumberedFramesThatShowTheFieldAfterKBatches) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(RecordHeadless, Heat3DFramesShowTheSlicesAfterKBatches) {
+  const auto dir = scratch_dir("record3d");
+  const auto frames = dir / "frames";
+  const RunResult r = run_app("record --headless --model heat3d --frames 3 --out '" + frames.string() +
+                                  "' --width 480 --height 360 --size 21x17x13 --steps-per-frame 4 --device cpu"
+                                  " --colormap inferno --sampling nearest",
+                              "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("step 8"), std::string::npos) << r.output;
+  const render::Image img = render::read_png((frames / "frame_00002.png").string());
+  EXPECT_GE(expect_slice_pixels(img, cpu_field3d(21, 17, 13, 8), render::Colormap::inferno, 2), 100);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RecordHeadless, UiOverlayIsDrawnIntoTheFrames) {
   const auto dir = scratch_dir("record_ui");
   const std::string common = " --headless --frames 1 --width 640 --height 480 --size 32 --device cpu";
@@ -64,7 +78,11 @@ TEST(RecordHeadless, VideoNameWithoutFfmpegFallsBackToPngsAndSaysSo) {
 TEST(GuiCommandLine, BadInputIsOneLineAndANonZeroExit) {
   for (const std::string args : {"record --out x --range 2:1", "record --out x --colormap jet", "record --frames 3",
                                  "record --out x --sampling cubic", "record --out x --size 3x3",
-                                 "--frames 5", "record --out x --variant warp", "record --out x --device tpu"}) {
+                                 "--frames 5", "record --out x --variant warp", "record --out x --device tpu",
+                                 "record --out x --model heat4d", "record --out x --model heat3d --size 12x12",
+                                 "record --out x --model heat3d --variant stream",
+                                 "record --out x --model heat3d --variant reference",
+                                 "record --out x --model heat3d --device cpu --variant stream25d"}) {
     const RunResult r = run_app(args, "env -u DISPLAY");
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_NE(r.output.find("error"), std::string::npos) << args << ": " << r.output;

@@ -51,6 +51,32 @@ TEST(Window, ThirtyFramesOnTheCpuBackendThenAScreenshotWithTheColormapAtKnownCel
   std::filesystem::remove_all(dir);
 }
 
+TEST(Window, Heat3DScreenshotShowsTheThreeMiddleSlicesInTheColormapAndTheSketch) {
+  if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  const auto dir = scratch_dir("window3d");
+  const std::string png = (dir / "shot.png").string();
+  // 10 frames x 3 steps: the picture shows step 30 of a 25x19x14 volume (odd, not cubic).
+  const RunResult r = run_app("--model heat3d --frames 10 --screenshot '" + png +
+                              "' --device cpu --size 25x19x14 --steps-per-frame 3 --width 800 --height 600"
+                              " --colormap viridis --range auto --sampling nearest");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("step 30"), std::string::npos) << r.output;
+  const render::Image img = render::read_png(png);
+  ASSERT_EQ(img.width, 800);
+  ASSERT_EQ(img.height, 600);
+  EXPECT_GE(expect_slice_pixels(img, cpu_field3d(25, 19, 14, 30), render::Colormap::viridis, 2), 150);
+
+  // The sketch (bottom right quarter of the field area) draws lines on the background.
+  const render::PixelRect a = render::frame_layout(800, 600, true).field_area;
+  int lit = 0;
+  for (int y = static_cast<int>(a.y + a.height / 2 + 4); y < a.y + a.height; ++y)
+    for (int x = static_cast<int>(a.x + a.width / 2 + 4); x < a.x + a.width; ++x)
+      lit += pixel(img, x, y) != std::array<int, 3>{render::kBackgroundRgb[0], render::kBackgroundRgb[1],
+                                                    render::kBackgroundRgb[2]};
+  EXPECT_GT(lit, 300) << "the wireframe box and the three slice planes";
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Window, ScreenshotWithTheUiShowsThePanels) {
   if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
   const auto dir = scratch_dir("window_ui");

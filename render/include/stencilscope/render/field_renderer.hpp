@@ -1,7 +1,11 @@
 #pragma once
 // Draws a FieldTexture through a colormap (fragment shader), with zoom, pan, sampling
 // and a colorbar with value labels, into whatever framebuffer is bound.
+#include <array>
+#include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 
 #include "stencilscope/render/colormap.hpp"
 #include "stencilscope/render/field_texture.hpp"
@@ -26,6 +30,20 @@ struct ViewStyle {
 /// RGB of the area around the field, 0..255 (tests look for it).
 inline constexpr unsigned char kBackgroundRgb[3] = {38, 38, 43};
 
+/// One field drawn, fitted, into its own rectangle of the frame (3D slices: a pane each).
+struct FieldPane {
+  const FieldTexture* field = nullptr;
+  PixelRect area;      ///< the field is fitted into it and clipped to it
+  std::string label;   ///< drawn at the area's top-left corner (may be empty)
+};
+
+/// A straight line in pixels (top-left origin): sketches drawn over the frame.
+struct OverlayLine {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  std::array<std::uint8_t, 4> rgba{255, 255, 255, 255};
+  float width = 1.5f;  ///< pixels
+};
+
 class FieldRenderer {
  public:
   /// Compiles and links the embedded shaders and uploads the colormap tables. Throws
@@ -40,6 +58,10 @@ class FieldRenderer {
   /// Clears the bound framebuffer (layout.width x layout.height) and draws the field and,
   /// when style.colorbar is set, the colorbar. Leaves blending and scissor disabled.
   void draw(const FieldTexture& field, const FrameLayout& layout, const ViewStyle& style);
+  /// As draw, but each pane's field fitted into its own area (style.transform is not
+  /// used), then the lines on top. The colorbar (when set) shares style.range.
+  void draw_panes(std::span<const FieldPane> panes, const FrameLayout& layout, const ViewStyle& style,
+                  std::span<const OverlayLine> lines);
 
  private:
   struct Impl;

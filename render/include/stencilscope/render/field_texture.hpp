@@ -3,6 +3,7 @@
 // row 0 = cell row j = 0. Written either from host memory (glTexSubImage2D) or by CUDA
 // through FieldInterop.
 #include <cstddef>
+#include <vector>
 
 #include "stencilscope/render/gl.hpp"
 
@@ -16,6 +17,9 @@ class FieldTexture {
   /// Uploads nx*ny floats from host memory: `first_cell` is cell (0, 0), rows are
   /// `row_pitch` floats apart (a padded field uploads without an extra copy).
   void upload_host(const float* first_cell, std::size_t row_pitch);
+
+  /// Reads the texture back (nx*ny floats, row 0 first): tests compare it with the field.
+  std::vector<float> download() const;
 
   int nx() const { return nx_; }
   int ny() const { return ny_; }

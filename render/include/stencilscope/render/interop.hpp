@@ -37,6 +37,10 @@ class FieldInterop {
   /// cell (0, 0), rows `row_pitch` floats apart) and reduces their min and max, unmap.
   /// Returns without waiting; GL commands issued afterwards see the new texture.
   void write(const float* first_cell, std::size_t row_pitch, void* stream);
+  /// As write, for a strided view: texel (u, v) comes from first_cell[u * u_stride +
+  /// v * v_stride]. The slicing kernel of 3D fields: an axis-aligned slice of a padded
+  /// volume is such a view (slice3d.hpp), so only the slice is read.
+  void write_strided(const float* first_cell, std::size_t u_stride, std::size_t v_stride, void* stream);
 
   /// The stats of the last write. Read without waiting: valid once `stream` has passed
   /// that write (e.g. when the simulation reports its stream idle).

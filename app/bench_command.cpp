@@ -105,31 +105,35 @@ void print_table(const BenchReport& r, std::FILE* out) {
              "same device (GPU rows: device copy kernel; CPU rows: host copy)\n");
 }
 
-nlohmann::json to_json(const BenchReport& r) {
+/// The keys every benchmark row has (heat 2D, heat 3D, deriv3d): one place for them.
+nlohmann::json row_to_json(const BenchRow& row, const std::string& size) {
   using nlohmann::json;
   auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-  json rows = json::array();
-  for (const BenchRow& row : r.rows) {
-    json j = {{"model", row.model},         {"variant", row.variant}, {"device", row.device},
-              {"order", row.order},         {"precision", row.precision},
-              {"size", fmt::format("{}x{}", row.nx, row.ny)}, {"nx", row.nx}, {"ny", row.ny},
-              {"steps", row.steps}};
-    if (!row.skipped.empty()) {
-      j["skipped"] = row.skipped;
-      for (const char* k : {"time_ms", "bandwidth_gbps", "mcups", "copy_ratio", "ref_l2_norm", "rel_linf", "rel_l2"})
-        j[k] = nullptr;
-    } else {
-      j["time_ms"] = number(row.time_ms);
-      j["bandwidth_gbps"] = number(row.bandwidth_gbps);
-      j["mcups"] = number(row.mcups);
-      j["copy_ratio"] = number(row.copy_ratio);
-      j["ref_l2_norm"] = row.errors ? number(row.errors->ref_l2) : json(nullptr);
-      j["rel_linf"] = row.errors ? number(row.errors->rel_linf) : json(nullptr);
-      j["rel_l2"] = row.errors ? number(row.errors->rel_l2) : json(nullptr);
-      if (row.bitwise_equal) j["bitwise_equal"] = *row.bitwise_equal;
-    }
-    rows.push_back(std::move(j));
+  json j = {{"model", row.model},         {"variant", row.variant}, {"device", row.device},
+            {"order", row.order},         {"precision", row.precision},
+            {"size", size},               {"nx", row.nx},           {"ny", row.ny},
+            {"steps", row.steps}};
+  if (!row.skipped.empty()) {
+    j["skipped"] = row.skipped;
+    for (const char* k : {"time_ms", "bandwidth_gbps", "mcups", "copy_ratio", "ref_l2_norm", "rel_linf", "rel_l2"})
+      j[k] = nullptr;
+    return j;
   }
+  j["time_ms"] = number(row.time_ms);
+  j["bandwidth_gbps"] = number(row.bandwidth_gbps);
+  j["mcups"] = number(row.mcups);
+  j["copy_ratio"] = number(row.copy_ratio);
+  j["ref_l2_norm"] = row.errors ? number(row.errors->ref_l2) : json(nullptr);
+  j["rel_linf"] = row.errors ? number(row.errors->rel_linf) : json(nullptr);
+  j["rel_l2"] = row.errors ? number(row.errors->rel_l2) : json(nullptr);
+  if (row.bitwise_equal) j["bitwise_equal"] = *row.bitwise_equal;
+  return j;
+}
+
+nlohmann::json to_json(const BenchReport& r) {
+  using nlohmann::json;
+  json rows = json::array();
+  for (const BenchRow& row : r.rows) rows.push_back(row_to_json(row, fmt::format("{}x{}", row.nx, row.ny)));
   const Heat2DSetup& s = r.setup;
   return {{"device", r.device},
           {"copy_gbps", r.copy_gbps > 0 ? json(r.copy_gbps) : json(nullptr)},
@@ -248,39 +252,15 @@ void print_heat3d_table(const Heat3DBenchReport& r, std::FILE* out) {
 
 nlohmann::json rows_to_json(const Bench3DReport& r) {
   using nlohmann::json;
-  auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
-  auto opt = [&](const std::optional<double>& v) { return v ? number(*v) : json(nullptr); };
+  auto opt = [](const std::optional<double>& v) { return v && std::isfinite(*v) ? json(*v) : json(nullptr); };
   json rows = json::array();
   for (const BenchRow3D& row : r.rows) {
-    json j = {{"model", row.model},
-              {"variant", row.variant},
-              {"device", row.device},
-              {"order", row.order},
-              {"precision", row.precision},
-              {"size", fmt::format("{}x{}x{}", row.nx, row.ny, row.nz)},
-              {"nx", row.nx},
-              {"ny", row.ny},
-              {"nz", row.nz},
-              {"steps", row.steps}};
-    if (!row.axis.empty()) j["axis"] = row.axis;
-    if (!row.skipped.empty()) {
-      j["skipped"] = row.skipped;
-      for (const char* k : {"time_ms", "bandwidth_gbps", "mcups", "copy_ratio", "ref_l2_norm", "rel_linf", "rel_l2"})
-        j[k] = nullptr;
-      if (!row.axis.empty()) j["rms_error"] = j["max_error"] = nullptr;
-    } else {
-      j["time_ms"] = number(row.time_ms);
-      j["bandwidth_gbps"] = number(row.bandwidth_gbps);
-      j["mcups"] = number(row.mcups);
-      j["copy_ratio"] = number(row.copy_ratio);
-      j["ref_l2_norm"] = row.errors ? number(row.errors->ref_l2) : json(nullptr);
-      j["rel_linf"] = row.errors ? number(row.errors->rel_linf) : json(nullptr);
-      j["rel_l2"] = row.errors ? number(row.errors->rel_l2) : json(nullptr);
-      if (!row.axis.empty()) {
-        j["rms_error"] = opt(row.rms_error);
-        j["max_error"] = opt(row.max_error);
-      }
-      if (row.bitwise_equal) j["bitwise_equal"] = *row.bitwise_equal;
+    json j = row_to_json(row, fmt::format("{}x{}x{}", row.nx, row.ny, row.nz));
+    j["nz"] = row.nz;
+    if (!row.axis.empty()) {
+      j["axis"] = row.axis;
+      j["rms_error"] = row.skipped.empty() ? opt(row.rms_error) : json(nullptr);
+      j["max_error"] = row.skipped.empty() ? opt(row.max_error) : json(nullptr);
     }
     rows.push_back(std::move(j));
   }

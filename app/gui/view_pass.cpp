@@ -41,7 +41,7 @@ void ViewPass::draw(const LiveSimulation& sim, int width, int height, const rend
   std::vector<render::FieldPane> fields;
   for (int v = 0; v < 3; ++v)
     fields.push_back({&sim.texture(v), panes.slice[static_cast<std::size_t>(v)],
-                      slice_label(v, sim.slices()[static_cast<std::size_t>(v)])});
+                      slice_label(v, sim.slices()[static_cast<std::size_t>(v)]), kSliceRgba[static_cast<std::size_t>(v)]});
   const Grid3D& g = sim.setup3d()->grid;
   const std::vector<render::OverlayLine> sketch = slice_sketch(panes.sketch, g.nx, g.ny, g.nz, sim.slices());
   if (renderer_) renderer_->draw_panes(fields, layout, style, sketch);
@@ -55,6 +55,19 @@ SliceLayout slice_layout(const render::PixelRect& a) {
   l.slice[2] = {a.x, a.y + h + gap, w, h};
   l.sketch = {a.x + w + gap, a.y + h + gap, w, h};
   return l;
+}
+
+std::optional<SlicePick> pick_slice(const render::PixelRect& field_area, const std::array<std::array<int, 2>, 3>& sizes,
+                                    double px, double py) {
+  const SliceLayout panes = slice_layout(field_area);
+  for (int k = 0; k < 3; ++k) {
+    const render::PixelRect& pane = panes.slice[static_cast<std::size_t>(k)];
+    const auto [nu, nv] = sizes[static_cast<std::size_t>(k)];
+    if (!pane.contains(px, py) || !render::field_rect(pane, nu, nv, {}).contains(px, py)) continue;
+    const auto cell = render::pixel_to_cell(pane, nu, nv, {}, px, py);
+    return SlicePick{k, cell[0], cell[1]};
+  }
+  return std::nullopt;
 }
 
 std::string slice_label(int view, int position) {

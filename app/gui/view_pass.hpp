@@ -23,6 +23,17 @@ struct SliceLayout {
 };
 SliceLayout slice_layout(const render::PixelRect& field_area);
 
+/// A point of a slice view under the cursor: the view and its cell coordinates (u, v).
+struct SlicePick {
+  int view = -1;
+  double u = 0, v = 0;
+};
+/// The slice view under pixel (px, py) of a frame laid out by slice_layout(field_area),
+/// view k being sizes[k] = (nu, nv) cells fitted into its pane; empty when the pixel is
+/// on no slice (the gaps, the sketch, the margins around a fitted slice).
+std::optional<SlicePick> pick_slice(const render::PixelRect& field_area, const std::array<std::array<int, 2>, 3>& sizes,
+                                    double px, double py);
+
 /// "XY  z = 12" etc.: the label drawn on slice view `view`.
 std::string slice_label(int view, int position);
 

@@ -56,21 +56,21 @@ void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimS
   // The view under the cursor: heat 2D the field (zoomable), heat 3D one of the slices (fitted).
   const bool slices = sim.views() == 3;
   int pane = 0;
-  render::PixelRect area = layout.field_area;
+  const render::PixelRect& area = layout.field_area;
+  std::optional<SlicePick> pick;
   if (slices) {
-    const SliceLayout panes = slice_layout(layout.field_area);
-    pane = -1;
-    for (int v = 0; v < 3; ++v)
-      if (panes.slice[static_cast<std::size_t>(v)].contains(px, py)) pane = v;
-    if (pane >= 0) area = panes.slice[static_cast<std::size_t>(pane)];
+    pick = pick_slice(area, {std::array{sim.texture(0).nx(), sim.texture(0).ny()},
+                             std::array{sim.texture(1).nx(), sim.texture(1).ny()},
+                             std::array{sim.texture(2).nx(), sim.texture(2).ny()}},
+                      px, py);
+    pane = pick ? pick->view : -1;
   }
-  const bool over_field = pane >= 0 && area.contains(px, py);
+  const bool over_field = slices ? pick.has_value() : area.contains(px, py);
   if (io.WantCaptureMouse || !over_field || (mouse.painting && pane != mouse.pane)) {
     mouse.painting = false;
     return;
   }
   const int nx = sim.texture(pane).nx(), ny = sim.texture(pane).ny();
-  const render::ViewTransform transform = slices ? render::ViewTransform{} : view.style.transform;
   if (io.MouseWheel != 0 && !slices)
     view.style.transform = render::zoom_about(view.style.transform, area, nx, ny, px, py, std::pow(1.15, io.MouseWheel));
   const bool ctrl = io.KeyCtrl;
@@ -84,11 +84,17 @@ void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimS
     mouse.painting = false;
     return;
   }
+  // Cell coordinates of a pixel on the painted view.
+  auto cell_at = [&](double x, double y) -> std::array<double, 2> {
+    if (!slices) return render::pixel_to_cell(area, nx, ny, view.style.transform, x, y);
+    const render::PixelRect& p = slice_layout(area).slice[static_cast<std::size_t>(pane)];
+    return render::pixel_to_cell(p, nx, ny, {}, x, y);
+  };
   if (left || right) {
     const double value = left ? brush.hot : brush.cold;
-    const auto to = render::pixel_to_cell(area, nx, ny, transform, px, py);
+    const auto to = cell_at(px, py);
     auto from = to;
-    if (mouse.painting) from = render::pixel_to_cell(area, nx, ny, transform, mouse.last_x, mouse.last_y);
+    if (mouse.painting) from = cell_at(mouse.last_x, mouse.last_y);
     // Dabs along the drag, half a radius apart, so fast strokes leave no gaps.
     const double length = std::hypot(to[0] - from[0], to[1] - from[1]);
     const int dabs = std::min(64, 1 + static_cast<int>(length / std::max(1.0, brush.radius_cells * 0.5)));

@@ -50,7 +50,8 @@ void add_quad(std::vector<OverlayVertex>& v, float x0, float y0, float x1, float
 }
 
 /// Text as triangles, top-left corner at (x, y), through stb_easy_font.
-void add_text(std::vector<OverlayVertex>& v, float x, float y, const std::string& text) {
+void add_text(std::vector<OverlayVertex>& v, float x, float y, const std::string& text,
+              const std::uint8_t* rgba = kLabelRgba) {
   struct EasyVertex {
     float x, y, z;
     std::uint8_t c[4];
@@ -62,7 +63,7 @@ void add_text(std::vector<OverlayVertex>& v, float x, float y, const std::string
   for (int q = 0; q < n; ++q) {
     const EasyVertex* k = &quads[static_cast<std::size_t>(q) * 4];
     add_quad(v, x + k[0].x * kTextScale, y + k[0].y * kTextScale, x + k[2].x * kTextScale, y + k[2].y * kTextScale,
-             kLabelRgba);
+             rgba);
   }
 }
 
@@ -265,7 +266,9 @@ void FieldRenderer::draw_panes(std::span<const FieldPane> panes, const FrameLayo
   d.overlay.clear();
   for (const OverlayLine& line : lines) add_line(d.overlay, line);
   for (const FieldPane& p : panes)
-    if (!p.label.empty()) add_text(d.overlay, static_cast<float>(p.area.x) + 4, static_cast<float>(p.area.y) + 4, p.label);
+    if (!p.label.empty())
+      add_text(d.overlay, static_cast<float>(p.area.x) + 4, static_cast<float>(p.area.y) + 4, p.label,
+               p.label_rgba.data());
   d.draw_overlay(l);
   d.end();
   check_gl("drawing the slices");

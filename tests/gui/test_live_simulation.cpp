@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "live_simulation.hpp"
+#include "view_pass.hpp"
 #include "stencilscope/device.hpp"
 #include "stencilscope/error.hpp"
 #include "stencilscope/heat3d_solver.hpp"
@@ -271,4 +272,46 @@ TEST_F(LiveSimulationTest, SwitchingTheModelStartsTheOtherModelsScene) {
   sim.apply(s);
   EXPECT_EQ(sim.views(), 1);
   EXPECT_EQ(sim.setup().grid.nx, 48);
+}
+
+TEST(SlicePicking, APixelOnASliceNamesItsViewAndCellAndTheSketchIsNoSlice) {
+  const render::PixelRect area = render::frame_layout(800, 600, true).field_area;
+  const std::array<std::array<int, 2>, 3> sizes{{{27, 21}, {27, 17}, {21, 17}}};
+  const SliceLayout panes = slice_layout(area);
+  for (int k = 0; k < 3; ++k) {
+    const auto [nu, nv] = sizes[static_cast<std::size_t>(k)];
+    const render::PixelRect r = render::field_rect(panes.slice[static_cast<std::size_t>(k)], nu, nv, {});
+    const double s = r.width / nu;
+    // The centre of cell (3, 2) of view k: v counts up from the bottom of the slice.
+    const auto pick = pick_slice(area, sizes, r.x + 3.5 * s, r.y + (nv - 2 - 0.5) * s);
+    ASSERT_TRUE(pick.has_value()) << "view " << k;
+    EXPECT_EQ(pick->view, k);
+    EXPECT_EQ(static_cast<int>(std::floor(pick->u)), 3) << "view " << k;
+    EXPECT_EQ(static_cast<int>(std::floor(pick->v)), 2) << "view " << k;
+  }
+  EXPECT_FALSE(pick_slice(area, sizes, panes.sketch.x + panes.sketch.width / 2, panes.sketch.y + panes.sketch.height / 2))
+      << "the sketch";
+  EXPECT_FALSE(pick_slice(area, sizes, area.x + area.width / 2, area.y + 2)) << "the gap between the panes";
+}
+
+TEST_F(LiveSimulationTest, APixelOnTheYZSlicePaintsTheSphereAtThatSlicesX) {
+  SimSettings s = heat3d_settings(settings_);
+  s.slice = {5, 7, 9};
+  s.paused = true;
+  LiveSimulation sim(s);
+  sim.advance(s, false);
+  const render::PixelRect area = render::frame_layout(800, 600, true).field_area;
+  const std::array<std::array<int, 2>, 3> sizes{{{27, 21}, {27, 17}, {21, 17}}};
+  const render::PixelRect r = render::field_rect(slice_layout(area).slice[2], 21, 17, {});
+  const double px = r.x + 7.5 * r.width / 21, py = r.y + (17 - 5 - 0.5) * r.width / 21;  // cell (y 7, z 5)
+  const auto pick = pick_slice(area, sizes, px, py);
+  ASSERT_TRUE(pick.has_value());
+  sim.paint_view(pick->view, pick->u, pick->v, 1.0, 6.0);
+  sim.advance(s, false);
+  // A radius-1 sphere about (9.5, 7.5, 5.5): the XY slice at z = 5 shows a plus sign centred on (9, 7).
+  const std::vector<float> xy = sim.texture(0).download();
+  EXPECT_EQ(xy[7 * 27 + 9], 6.0f);
+  int painted = 0;
+  for (float x : xy) painted += x == 6.0f;
+  EXPECT_EQ(painted, 5);
 }

@@ -35,6 +35,7 @@ struct FieldPane {
   const FieldTexture* field = nullptr;
   PixelRect area;      ///< the field is fitted into it and clipped to it
   std::string label;   ///< drawn at the area's top-left corner (may be empty)
+  std::array<std::uint8_t, 4> label_rgba{235, 235, 235, 255};
 };
 
 /// A straight line in pixels (top-left origin): sketches drawn over the frame.

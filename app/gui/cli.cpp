@@ -31,6 +31,7 @@ struct SceneArgs {
   std::string sampling = "nearest";
   int steps_per_frame = 0;
   std::string upload = "auto";
+  std::array<int, 3> slice{-1, -1, -1};  ///< heat3d: z of XY, y of XZ, x of YZ; -1 the middle
 };
 
 void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps) {
@@ -56,6 +57,9 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps) {
   cmd->add_option("--sampling", a.sampling, "nearest or linear")->capture_default_str();
   cmd->add_option("--upload", a.upload, "GPU field to texture: auto, interop (required) or host-copy")
       ->capture_default_str();
+  cmd->add_option("--slice-z", a.slice[0], "heat3d: z of the XY slice (default: the middle)");
+  cmd->add_option("--slice-y", a.slice[1], "heat3d: y of the XZ slice (default: the middle)");
+  cmd->add_option("--slice-x", a.slice[2], "heat3d: x of the YZ slice (default: the middle)");
   cmd->add_option("--steps-per-frame", a.steps_per_frame, "Steps per frame; 0 adapts to a frame budget")
       ->capture_default_str();
 }
@@ -117,6 +121,13 @@ SceneOptions to_scene(const SceneArgs& a) {
     s.nx = n[0];
     s.ny = n[1];
     s.nz = n[2];
+    static constexpr const char* kNames[] = {"--slice-z", "--slice-y", "--slice-x"};
+    const int depth[3] = {s.nz, s.ny, s.nx};
+    for (int k = 0; k < 3; ++k) {
+      if (a.slice[k] < -1 || a.slice[k] >= depth[k])
+        throw Error(fmt::format("{} {} is outside the grid (0..{})", kNames[k], a.slice[k], depth[k] - 1));
+      s.slice[k] = a.slice[k];
+    }
   }
   check_order(a.order);
   s.order = a.order;

@@ -9,7 +9,8 @@
 //       ffmpeg, or to numbered PNGs in DIR (also when ffmpeg is missing, saying so).
 //       --headless (automatic without DISPLAY / WAYLAND_DISPLAY, or without GLFW in
 //       the build) uses its own EGL context: no GLFW, no X.
-//   scene options (as bench): --size NXxNY --order 2|4|6|8 --variant NAME|auto
+//   scene options (as bench): --model heat2d|heat3d --size NXxNY (heat3d: NXxNYxNZ)
+//       --order 2|4|6|8 --variant NAME|auto, heat3d: --slice-z K --slice-y J --slice-x I
 //       --boundary B --initial IC --alpha A --dt DT --fixed-value V --seed S
 //       --device auto|gpu|cpu, and the view: --colormap NAME --range auto|expanding|LO:HI
 //       --sampling nearest|linear --steps-per-frame S (0: adaptive, the window's default)
@@ -31,7 +32,8 @@
 namespace ss::app {
 
 /// The scene and how it is shown; the defaults are the default scene (heat 2D,
-/// 1024x1024, order 8, the fastest variant for the device, analytic initial condition).
+/// 1024x1024, order 8, the fastest variant for the device, analytic initial condition;
+/// heat 3D: 128^3, slices through the middle).
 struct SceneOptions {
   SimSettings sim;
   ViewSettings view;

@@ -119,13 +119,13 @@ inline std::array<render::PixelRect, 3> slice_panes(int width, int height) {
           render::PixelRect{a.x, a.y + h + 4, w, h}};
 }
 
-/// Checks the pixels of the three slices at the middle positions (the app's default)
-/// against the colormap over the range spanning all three; the label strip at the top
-/// of each pane is skipped. Returns the number of cells checked.
+/// Checks the pixels of the three slices at `at` (z of XY, y of XZ, x of YZ; -1: the
+/// middle, the app's default) against the colormap over the range spanning all three;
+/// the label strip at the top of each pane is skipped. Returns the number of cells checked.
 inline int expect_slice_pixels(const render::Image& img, const HostHeat3D<float>& sim, render::Colormap map,
-                               int stride, int tolerance = 2) {
+                               int stride, std::array<int, 3> at = {-1, -1, -1}, int tolerance = 2) {
   const Grid3D& g = sim.setup().grid;
-  const int positions[3] = {g.nz / 2, g.ny / 2, g.nx / 2};
+  const int positions[3] = {at[0] < 0 ? g.nz / 2 : at[0], at[1] < 0 ? g.ny / 2 : at[1], at[2] < 0 ? g.nx / 2 : at[2]};
   std::array<std::vector<float>, 3> slices;
   float lo = 1e30f, hi = -1e30f;
   for (SliceAxis axis : kAllSliceAxes) {

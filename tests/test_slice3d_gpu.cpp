@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "stencilscope/deriv3d.hpp"
 #include "stencilscope/device.hpp"
 #include "stencilscope/error.hpp"
 #include "stencilscope/heat3d_solver.hpp"
@@ -93,6 +94,33 @@ TEST(GpuSlice3D, InteriorRoundTripsAndAsyncBatchesReportTheirTime) {
   other.load_interior(interior.data(), 4);
   EXPECT_EQ(other.steps_done(), 4);
   EXPECT_EQ(other.download(), gpu.download()) << "ghosts refreshed from the loaded interior";
+}
+
+TEST(GpuSlice3D, Deriv3DOutputSlicesEqualTheCpuDerivativesSlices) {
+  SKIP_WITHOUT_DEVICE();
+  Deriv3DConfig c;
+  c.nx = 67;
+  c.ny = 45;
+  c.nz = 38;
+  const Deriv3DSetup s = make_deriv3d_setup(c);
+  const std::vector<float> in = deriv3d_input<float>(s);
+  DeviceDeriv3D<float> gpu(s);
+  std::vector<float> out = in, want, got;
+  for (Axis a : kAllAxes) {
+    deriv3d_cpu(s, a, in.data(), out.data());
+    gpu.poison_output();
+    gpu.run(Deriv3DVariant::stream, a);
+    for (SliceAxis axis : kAllSliceAxes) {
+      const int pos = slice_depth(s.grid, axis) / 3;
+      extract_slice(out, s.grid, axis, pos, want);
+      got.assign(want.size(), 0.0f);
+      gpu.copy_output_slice_to_host(axis, pos, got.data());
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float)))
+          << "d/d" << to_string(a) << ", " << to_string(axis) << " slice";
+    }
+  }
+  gpu.synchronize();
+  EXPECT_TRUE(gpu.idle());
 }
 
 }  // namespace

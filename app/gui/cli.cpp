@@ -32,18 +32,22 @@ struct SceneArgs {
   int steps_per_frame = 0;
   std::string upload = "auto";
   std::array<int, 3> slice{-1, -1, -1};  ///< heat3d: z of XY, y of XZ, x of YZ; -1 the middle
+  std::string axis = "x";                ///< deriv3d: the derivative shown
 };
 
 void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps) {
   a.steps_per_frame = default_steps;
-  cmd->add_option("--model", a.model, "heat2d (the field) or heat3d (three slices through the volume)")
+  cmd->add_option("--model", a.model,
+                  "heat2d (the field), heat3d (three slices through the volume) or deriv3d (slices of df/daxis)")
       ->capture_default_str();
+  cmd->add_option("--axis", a.axis, "deriv3d: the derivative shown, x, y or z")->capture_default_str();
   cmd->add_option("--size", a.size,
-                  "Interior grid NXxNY (heat3d: NXxNYxNZ), or N for a square (cube); default 1024x1024, heat3d 128x128x128");
+                  "Interior grid NXxNY (3D models: NXxNYxNZ), or N for a square (cube); default 1024x1024, heat3d "
+                  "128x128x128, deriv3d 64x64x64");
   cmd->add_option("--order", a.order, "Stencil order: 2, 4, 6 or 8")->capture_default_str();
   cmd->add_option("--variant", a.variant,
-                  "heat2d: global, block, shared, stream, cpu; heat3d: global, shared3d, stream25d, cpu; or auto "
-                  "(the fastest for the device)")
+                  "heat2d: global, block, shared, stream, cpu; heat3d: global, shared3d, stream25d, cpu; deriv3d: "
+                  "global, spencil, lpencil, stream, cpu; or auto (the fastest for the device)")
       ->capture_default_str();
   cmd->add_option("--device", a.device, "auto, gpu or cpu")->capture_default_str();
   cmd->add_option("--boundary,--bc", a.boundary, "analytic, periodic, fixed or insulated")->capture_default_str();
@@ -117,7 +121,7 @@ SceneOptions to_scene(const SceneArgs& a) {
   if (s.model == Model::heat2d) {
     std::tie(s.nx, s.ny) = parse_size(a.size.empty() ? "1024x1024" : a.size);
   } else {
-    const auto n = parse_size3(a.size.empty() ? "128" : a.size);
+    const auto n = parse_size3(a.size.empty() ? (s.model == Model::heat3d ? "128" : "64") : a.size);
     s.nx = n[0];
     s.ny = n[1];
     s.nz = n[2];
@@ -150,15 +154,19 @@ SceneOptions to_scene(const SceneArgs& a) {
   o.variant_given = a.variant != "auto";
   if (o.variant_given && s.model == Model::heat2d) s.variant = parse_heat2d_variant(a.variant);
   if (o.variant_given && s.model == Model::heat3d) s.variant3d = parse_heat3d_variant(a.variant);
+  if (o.variant_given && s.model == Model::deriv3d) s.deriv_variant = parse_deriv3d_variant(a.variant);
+  s.deriv_axis = parse_axis(a.axis);
   if ((s.model == Model::heat2d && s.variant == Heat2DVariant::reference) ||
-      (s.model == Model::heat3d && s.variant3d == Heat3DVariant::reference))
+      (s.model == Model::heat3d && s.variant3d == Heat3DVariant::reference) ||
+      (s.model == Model::deriv3d && s.deriv_variant == Deriv3DVariant::reference))
     throw Error("variant 'reference' recomputes from t = 0 in double precision; it is for `bench`, not live stepping");
   o.view.style.colormap = render::parse_colormap(a.colormap);
   o.view.style.sampling = render::parse_sampling(a.sampling);
   parse_range(a.range, o.view);
   // The same checks the simulation makes, before a window opens.
   if (s.model == Model::heat2d) make_heat2d_setup(to_config(s));
-  else make_heat3d_setup(to_config3d(s));
+  else if (s.model == Model::heat3d) make_heat3d_setup(to_config3d(s));
+  else make_deriv3d_setup(to_deriv_config(s));
   resolve_device(o);
   return o;
 }
@@ -169,8 +177,10 @@ void resolve_device(SceneOptions& scene) {
   std::string why;
   const bool gpu = scene.device != "cpu" && cuda_available(&why);
   if (scene.device == "gpu" && !gpu) throw Error("--device gpu: no usable CUDA device (" + why + ")");
-  const bool heat3d = scene.sim.model == Model::heat3d;
-  const std::string variant_name(heat3d ? to_string(scene.sim.variant3d) : to_string(scene.sim.variant));
+  const Model model = scene.sim.model;
+  const std::string variant_name(model == Model::heat2d   ? to_string(scene.sim.variant)
+                                 : model == Model::heat3d ? to_string(scene.sim.variant3d)
+                                                          : to_string(scene.sim.deriv_variant));
   if (scene.variant_given) {
     if (scene.device == "cpu" && runs_on_gpu(scene.sim))
       throw Error(fmt::format("variant {} runs on the GPU, but --device cpu was asked", variant_name));
@@ -180,6 +190,7 @@ void resolve_device(SceneOptions& scene) {
   } else {  // the fastest of each (bench)
     scene.sim.variant = gpu ? Heat2DVariant::stream : Heat2DVariant::cpu;
     scene.sim.variant3d = gpu ? Heat3DVariant::stream25d : Heat3DVariant::cpu;
+    scene.sim.deriv_variant = gpu ? Deriv3DVariant::stream : Deriv3DVariant::cpu;
   }
   if (scene.sim.upload == UploadChoice::interop && !(gpu && runs_on_gpu(scene.sim)))
     throw Error("--upload interop needs the GPU backend" + (gpu ? std::string() : " (" + why + ")"));

@@ -15,22 +15,39 @@ namespace {
 constexpr std::size_t kHistory = 2000;
 
 bool same_field_config(const SimSettings& a, const SimSettings& b) {
-  return a.model == b.model && a.nx == b.nx && a.ny == b.ny && (a.model == Model::heat2d || a.nz == b.nz) && a.boundary == b.boundary && a.initial == b.initial && a.alpha == b.alpha &&
+  return a.model == b.model && a.nx == b.nx && a.ny == b.ny && (a.model == Model::heat2d || a.nz == b.nz) &&
+         (a.model != Model::deriv3d || a.deriv_axis == b.deriv_axis) && a.boundary == b.boundary && a.initial == b.initial && a.alpha == b.alpha &&
          a.dt == b.dt && a.fixed_value == b.fixed_value && a.seed == b.seed;
 }
 
 /// The settings' reference variant (a yardstick, not a live stepper) becomes cpu.
 bool is_reference(const SimSettings& s) {
-  return s.model == Model::heat2d ? s.variant == Heat2DVariant::reference : s.variant3d == Heat3DVariant::reference;
+  switch (s.model) {
+    case Model::heat2d: return s.variant == Heat2DVariant::reference;
+    case Model::heat3d: return s.variant3d == Heat3DVariant::reference;
+    case Model::deriv3d: return s.deriv_variant == Deriv3DVariant::reference;
+  }
+  return false;
 }
 void use_cpu_variant(SimSettings& s) {
-  if (s.model == Model::heat2d) s.variant = Heat2DVariant::cpu;
-  else s.variant3d = Heat3DVariant::cpu;
+  switch (s.model) {
+    case Model::heat2d: s.variant = Heat2DVariant::cpu; break;
+    case Model::heat3d: s.variant3d = Heat3DVariant::cpu; break;
+    case Model::deriv3d: s.deriv_variant = Deriv3DVariant::cpu; break;
+  }
+}
+/// The fastest variant of the settings' model on the GPU or the CPU (bench).
+void use_fastest_variant(SimSettings& s, bool gpu) {
+  switch (s.model) {
+    case Model::heat2d: s.variant = gpu ? Heat2DVariant::stream : Heat2DVariant::cpu; break;
+    case Model::heat3d: s.variant3d = gpu ? Heat3DVariant::stream25d : Heat3DVariant::cpu; break;
+    case Model::deriv3d: s.deriv_variant = gpu ? Deriv3DVariant::stream : Deriv3DVariant::cpu; break;
+  }
 }
 
 /// Slice positions clamped into the grid; -1 (or out of range) becomes the middle.
 void clamp_slices(SimSettings& s) {
-  if (s.model != Model::heat3d) return;
+  if (s.model == Model::heat2d) return;
   const int depth[3] = {s.nz, s.ny, s.nx};
   for (int a = 0; a < 3; ++a)
     if (s.slice[a] < 0 || s.slice[a] >= depth[a]) s.slice[a] = std::max(0, depth[a] / 2);
@@ -70,11 +87,16 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
     if (backend_) backend_->wait();
     backend_.reset();
     next = on_gpu ? make_device_backend(setup) : make_host_backend(setup);
-  } else {
+  } else if (s.model == Model::heat3d) {
     const Heat3DSetup setup = make_heat3d_setup(to_config3d(s));
     if (backend_) backend_->wait();
     backend_.reset();
     next = on_gpu ? make_device_backend(setup) : make_host_backend(setup);
+  } else {
+    const Deriv3DSetup setup = make_deriv3d_setup(to_deriv_config(s));
+    if (backend_) backend_->wait();
+    backend_.reset();
+    next = on_gpu ? make_device_backend(setup, s.deriv_axis) : make_host_backend(setup, s.deriv_axis);
   }
   // One texture per view, kept while its size holds (interop stays registered).
   textures_.resize(static_cast<std::size_t>(next->views()));
@@ -94,20 +116,17 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
 }
 
 void LiveSimulation::apply(SimSettings& s) {
-  if (s.model != applied_.model) {  // a new model starts on the device that runs now
-    if (s.model == Model::heat3d)
-      s.variant3d = backend_->on_gpu() ? Heat3DVariant::stream25d : Heat3DVariant::cpu;
-    else
-      s.variant = backend_->on_gpu() ? Heat2DVariant::stream : Heat2DVariant::cpu;
-  }
+  if (s.model != applied_.model) use_fastest_variant(s, backend_->on_gpu());  // on the device that runs now
   if (is_reference(s)) {
     s.variant = applied_.variant;
     s.variant3d = applied_.variant3d;
+    s.deriv_variant = applied_.deriv_variant;
     status_.note = "'reference' recomputes from t = 0 in double precision: it checks results (bench), it does not step live";
   }
   if (runs_on_gpu(s) && !gpu_available()) {
     s.variant = applied_.variant;
     s.variant3d = applied_.variant3d;
+    s.deriv_variant = applied_.deriv_variant;
     if (s.model != applied_.model) use_cpu_variant(s);
     status_.note = "GPU variants need a CUDA device: " + status_.gpu_unavailable;
   }
@@ -237,6 +256,10 @@ void LiveSimulation::reset() {
 
 void LiveSimulation::paint_view(int view, double u, double v, double radius_cells, double value) {
   if (view < 0 || view >= views()) return;
+  if (backend_->model() == Model::deriv3d) {
+    status_.note = "deriv3d is a static field (the derivative of a known function): painting changes nothing";
+    return;
+  }
   backend_->paint(view, u, v, radius_cells, value, applied_.slice);  // queued after running work on the GPU
   dirty_ = true;
   if (!in_flight_) upload();

@@ -91,7 +91,7 @@ class LiveSimulation {
 
   /// The texture of view `view` (0 .. views() - 1).
   const render::FieldTexture& texture(int view = 0) const { return *textures_.at(static_cast<std::size_t>(view)); }
-  /// 1 for heat 2D, 3 for heat 3D (XY, XZ, YZ).
+  /// 1 for heat 2D, 3 for the 3D models (XY, XZ, YZ).
   int views() const { return static_cast<int>(textures_.size()); }
   Model model() const { return backend_->model(); }
   /// The slice positions in use (heat 3D), clamped into the grid.
@@ -101,8 +101,10 @@ class LiveSimulation {
   const SimStatus& status() const { return status_; }
   /// The heat 2D setup; throws ss::Error when the model is heat 3D.
   const Heat2DSetup& setup() const;
-  /// The heat 3D setup, or nullptr for heat 2D.
+  /// The heat 3D setup, or nullptr for the other models.
   const Heat3DSetup* setup3d() const { return backend_->setup3d(); }
+  /// The 3D grid (heat 3D, deriv3d), or nullptr for heat 2D.
+  const Grid3D* grid3d() const { return backend_->grid3d(); }
   /// True when a GPU device can run the GPU variants.
   bool gpu_available() const { return status_.gpu_unavailable.empty(); }
 

@@ -48,21 +48,27 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     return;
   }
   const bool heat3d = s.model == Model::heat3d;
+  const bool deriv3d = s.model == Model::deriv3d;
+  const bool volume = heat3d || deriv3d;  // three slices
   if (heat3d)
     ImGui::Text("heat 3D, %d x %d x %d, step %ld, t = %.6g", s.nx, s.ny, s.nz, status.steps_done, status.time);
+  else if (deriv3d)
+    ImGui::Text("deriv3d: d/d%s of cos(2 pi (x + y + z)), %d x %d x %d, %ld evaluations",
+                std::string(to_string(s.deriv_axis)).c_str(), s.nx, s.ny, s.nz, status.steps_done);
   else
     ImGui::Text("heat 2D, %d x %d, step %ld, t = %.6g", s.nx, s.ny, status.steps_done, status.time);
 
   Model model = s.model;
   if (enum_combo("model", model, kAllModels)) {
     s.model = model;
-    const int side = model == Model::heat3d ? 128 : 1024;  // each model's default scene
+    const int side = model == Model::heat3d ? 128 : model == Model::deriv3d ? 64 : 1024;  // each model's default scene
     s.nx = s.ny = s.nz = side;
     s.slice = {-1, -1, -1};
   }
-  help_marker("heat2d: the field. heat3d: three slices through the volume. Changing it starts the model's default scene.");
+  help_marker("heat2d: the field. heat3d: three slices through the volume. deriv3d: slices of a static field, the "
+              "derivative of a known function (NVIDIA's posts). Changing it starts the model's default scene.");
 
-  if (heat3d) {
+  if (volume) {
     int size[3] = {s.nx, s.ny, s.nz};
     if (ImGui::InputInt3("grid nx, ny, nz", size, ImGuiInputTextFlags_EnterReturnsTrue)) {
       s.nx = std::max(1, size[0]);
@@ -101,6 +107,20 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
   if (ImGui::Combo("order", &order_index, kOrders, 4)) s.order = 2 * (order_index + 1);
   help_marker("Changes the stencil on the live field.");
 
+  if (deriv3d) {
+    enum_combo("axis", s.deriv_axis, kAllAxes);
+    const std::string named(to_string(s.deriv_variant));
+    if (ImGui::BeginCombo("variant", named.c_str())) {
+      for (Deriv3DVariant v : kAllDeriv3DVariants) {
+        const bool unavailable = (is_gpu(v) && !gpu_available) || v == Deriv3DVariant::reference;
+        const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");
+        ImGui::BeginDisabled(unavailable);
+        if (ImGui::Selectable(name.c_str(), v == s.deriv_variant)) s.deriv_variant = v;
+        ImGui::EndDisabled();
+      }
+      ImGui::EndCombo();
+    }
+  }
   if (heat3d) {
     const std::string name3d(to_string(s.variant3d));
     if (ImGui::BeginCombo("variant", name3d.c_str())) {
@@ -115,7 +135,7 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     }
   }
   const std::string variant_name(to_string(s.variant));
-  if (!heat3d && ImGui::BeginCombo("variant", variant_name.c_str())) {
+  if (!volume && ImGui::BeginCombo("variant", variant_name.c_str())) {
     for (Heat2DVariant v : kAllHeat2DVariants) {
       const bool unavailable = (is_gpu(v) && !gpu_available) || v == Heat2DVariant::reference;
       const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");
@@ -131,19 +151,20 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
   }
   help_marker("Same device: changes on the live field. Between CPU and GPU: the field restarts.");
 
-  enum_combo("boundary", s.boundary, std::array{Boundary::analytic, Boundary::periodic, Boundary::fixed, Boundary::insulated});
-  if (s.boundary == Boundary::fixed) ImGui::InputDouble("fixed value", &s.fixed_value, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
-  enum_combo("initial", s.initial,
-             std::array{InitialCondition::analytic, InitialCondition::hot_disc, InitialCondition::hot_spots,
-                        InitialCondition::checkerboard});
-  ImGui::InputDouble("alpha", &s.alpha, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
-  double dt = s.dt == 0 ? status.dt : s.dt;
-  if (ImGui::InputDouble("dt", &dt, 0, 0, "%.4e", ImGuiInputTextFlags_EnterReturnsTrue)) s.dt = dt;
-  ImGui::SameLine();
-  if (ImGui::SmallButton("auto")) s.dt = 0;
-  ImGui::Text("stability limit %.4e (dt = %.2f x limit)", status.dt_limit,
-              status.dt_limit > 0 ? status.dt / status.dt_limit : 0.0);
-
+  if (!deriv3d) {  // deriv3d is periodic, its f is fixed and it does not step in time
+    enum_combo("boundary", s.boundary, std::array{Boundary::analytic, Boundary::periodic, Boundary::fixed, Boundary::insulated});
+    if (s.boundary == Boundary::fixed) ImGui::InputDouble("fixed value", &s.fixed_value, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
+    enum_combo("initial", s.initial,
+               std::array{InitialCondition::analytic, InitialCondition::hot_disc, InitialCondition::hot_spots,
+                          InitialCondition::checkerboard});
+    ImGui::InputDouble("alpha", &s.alpha, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
+    double dt = s.dt == 0 ? status.dt : s.dt;
+    if (ImGui::InputDouble("dt", &dt, 0, 0, "%.4e", ImGuiInputTextFlags_EnterReturnsTrue)) s.dt = dt;
+    ImGui::SameLine();
+    if (ImGui::SmallButton("auto")) s.dt = 0;
+    ImGui::Text("stability limit %.4e (dt = %.2f x limit)", status.dt_limit,
+                status.dt_limit > 0 ? status.dt / status.dt_limit : 0.0);
+  }
   ImGui::Separator();
   ImGui::Checkbox("adaptive steps per frame", &s.adaptive_steps);
   if (s.adaptive_steps) {

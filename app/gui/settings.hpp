@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "stencilscope/deriv3d.hpp"
 #include "stencilscope/heat2d.hpp"
 #include "stencilscope/heat3d.hpp"
 #include "stencilscope/render/field_renderer.hpp"
@@ -18,10 +19,11 @@ enum class UploadChoice {
   interop,    ///< interop or an error (tests)
 };
 
-/// The model the app runs: heat 2D shows the field, heat 3D three axis-aligned slices.
-enum class Model { heat2d, heat3d };
-inline constexpr std::array kAllModels = {Model::heat2d, Model::heat3d};
-/// "heat2d" / "heat3d".
+/// The model the app runs: heat 2D shows the field; heat 3D and deriv3d (a static field:
+/// the derivative of f = cos(2 pi (x + y + z)) along one axis) three axis-aligned slices.
+enum class Model { heat2d, heat3d, deriv3d };
+inline constexpr std::array kAllModels = {Model::heat2d, Model::heat3d, Model::deriv3d};
+/// "heat2d" / "heat3d" / "deriv3d".
 std::string_view to_string(Model m);
 /// Throws ss::Error naming the bad word and the accepted ones.
 Model parse_model(std::string_view s);
@@ -35,6 +37,8 @@ struct SimSettings {
   int order = 8;
   Heat2DVariant variant = Heat2DVariant::stream;      ///< heat 2D
   Heat3DVariant variant3d = Heat3DVariant::stream25d;  ///< heat 3D
+  Deriv3DVariant deriv_variant = Deriv3DVariant::stream;  ///< deriv3d
+  Axis deriv_axis = Axis::x;                              ///< deriv3d: the derivative shown
   /// heat 3D: position of the XY (z = k), XZ (y = j) and YZ (x = i) slices; -1 is the
   /// middle. LiveSimulation clamps them into the grid and writes them back.
   std::array<int, 3> slice{-1, -1, -1};
@@ -68,7 +72,12 @@ struct ViewSettings {
 
 /// True when the settings' variant (of their model) runs on the GPU.
 inline bool runs_on_gpu(const SimSettings& s) {
-  return s.model == Model::heat2d ? is_gpu(s.variant) : is_gpu(s.variant3d);
+  switch (s.model) {
+    case Model::heat2d: return is_gpu(s.variant);
+    case Model::heat3d: return is_gpu(s.variant3d);
+    case Model::deriv3d: return is_gpu(s.deriv_variant);
+  }
+  return false;
 }
 
 /// The heat 3D configuration of the settings (nx, ny, nz and the shared fields).
@@ -84,6 +93,16 @@ inline Heat3DConfig to_config3d(const SimSettings& s) {
   c.fixed_value = s.fixed_value;
   c.initial = s.initial;
   c.seed = s.seed;
+  return c;
+}
+
+/// The deriv3d configuration of the settings.
+inline Deriv3DConfig to_deriv_config(const SimSettings& s) {
+  Deriv3DConfig c;
+  c.nx = s.nx;
+  c.ny = s.ny;
+  c.nz = s.nz;
+  c.order = s.order;
   return c;
 }
 

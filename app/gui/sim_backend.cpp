@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <cmath>
 #include <limits>
 
@@ -13,12 +14,19 @@
 
 namespace ss::app {
 
-std::string_view to_string(Model m) { return m == Model::heat2d ? "heat2d" : "heat3d"; }
+std::string_view to_string(Model m) {
+  switch (m) {
+    case Model::heat2d: return "heat2d";
+    case Model::heat3d: return "heat3d";
+    case Model::deriv3d: return "deriv3d";
+  }
+  return "?";
+}
 
 Model parse_model(std::string_view s) {
-  if (s == "heat2d") return Model::heat2d;
-  if (s == "heat3d") return Model::heat3d;
-  throw Error("unknown model '" + std::string(s) + "' (choose heat2d or heat3d)");
+  for (Model m : kAllModels)
+    if (s == to_string(m)) return m;
+  throw Error("unknown model '" + std::string(s) + "' (choose heat2d, heat3d or deriv3d)");
 }
 
 std::string_view to_string(UploadPath p) {
@@ -231,6 +239,64 @@ Sphere sphere_on_slice(int view, double u, double v, double radius, double value
   return Sphere{p[0], p[1], p[2], radius, value};
 }
 
+/// Extracts the three slices of a padded host volume into the textures; their merged stats.
+render::FieldStats upload_host_slices(const std::vector<float>& field, const Grid3D& g,
+                                      std::span<render::FieldTexture* const> textures, const SlicePositions& slices,
+                                      std::vector<float>& scratch) {
+  std::optional<render::FieldStats> all;
+  for (int view = 0; view < 3; ++view) {
+    extract_slice(field, g, axis_of(view), slices[static_cast<std::size_t>(view)], scratch);
+    const auto [nu, nv] = slice_view_size(g.nx, g.ny, g.nz, axis_of(view));
+    textures[static_cast<std::size_t>(view)]->upload_host(scratch.data(), static_cast<std::size_t>(nu));
+    const render::FieldStats st = field_stats(scratch.data(), nu, nv, static_cast<std::size_t>(nu));
+    all = all ? merge(*all, st) : st;
+  }
+  return *all;
+}
+
+/// The three slice textures of a GPU volume through interop: registered once per
+/// texture, each written by the interop kernel reading its slice as a strided view.
+class SliceInterop {
+ public:
+  /// Registers textures not yet registered; true when all three can be written.
+  bool ready(std::span<render::FieldTexture* const> textures) {
+    bool all = true;
+    for (std::size_t view = 0; view < 3; ++view) {
+      if (registered_[view] != textures[view]->gl_name()) {
+        interop_[view].reset();
+        registered_[view] = textures[view]->gl_name();
+        try {
+          interop_[view].emplace(*textures[view]);
+          failure_.clear();
+        } catch (const Error& e) {
+          failure_ = e.what();
+        }
+      }
+      all = all && interop_[view].has_value();
+    }
+    return all;
+  }
+  /// Enqueues the three writes on `stream` (after ready() said true).
+  void write(const float* volume, const Grid3D& g, const SlicePositions& slices, void* stream) {
+    for (std::size_t view = 0; view < 3; ++view) {
+      const SliceView sv = slice_view(g, axis_of(static_cast<int>(view)), slices[view]);
+      interop_[view]->write_strided(volume + sv.offset, sv.u_stride, sv.v_stride, stream);
+    }
+  }
+  /// The merged stats of the last writes (valid once the stream has passed them).
+  std::optional<render::FieldStats> stats() const {
+    for (const auto& i : interop_)
+      if (!i) return std::nullopt;
+    return merge(merge(interop_[0]->last_stats(), interop_[1]->last_stats()), interop_[2]->last_stats());
+  }
+  const std::string& failure() const { return failure_; }
+
+ private:
+  std::array<std::optional<render::FieldInterop>, 3> interop_;
+  std::array<unsigned, 3> registered_{};
+  std::string failure_;
+};
+
 class HostBackend3D final : public SimBackend {
  public:
   explicit HostBackend3D(const Heat3DSetup& setup) : sim_(setup) {
@@ -241,6 +307,7 @@ class HostBackend3D final : public SimBackend {
   bool on_gpu() const override { return false; }
   Model model() const override { return Model::heat3d; }
   const Heat3DSetup* setup3d() const override { return &sim_.setup(); }
+  const Grid3D* grid3d() const override { return &sim_.setup().grid; }
   std::size_t points() const override { return sim_.setup().grid.points(); }
   double dt() const override { return sim_.setup().dt; }
   double dt_limit() const override { return sim_.setup().dt_limit; }
@@ -271,15 +338,7 @@ class HostBackend3D final : public SimBackend {
     return slice_view_size(g.nx, g.ny, g.nz, axis_of(view));
   }
   UploadPath upload(std::span<render::FieldTexture* const> textures, const SlicePositions& slices, bool) override {
-    std::optional<render::FieldStats> all;
-    for (int view = 0; view < 3; ++view) {
-      extract_slice(sim_.field(), sim_.setup().grid, axis_of(view), slices[static_cast<std::size_t>(view)], slice_);
-      const auto [nu, nv] = view_size(view);
-      textures[static_cast<std::size_t>(view)]->upload_host(slice_.data(), static_cast<std::size_t>(nu));
-      const render::FieldStats st = field_stats(slice_.data(), nu, nv, static_cast<std::size_t>(nu));
-      all = all ? merge(*all, st) : st;
-    }
-    stats_ = all;
+    stats_ = upload_host_slices(sim_.field(), sim_.setup().grid, textures, slices, slice_);
     return UploadPath::cpu_backend;
   }
   std::optional<render::FieldStats> upload_stats() override { return stats_; }
@@ -302,6 +361,7 @@ class DeviceBackend3D final : public SimBackend {
   bool on_gpu() const override { return true; }
   Model model() const override { return Model::heat3d; }
   const Heat3DSetup* setup3d() const override { return &sim_.setup(); }
+  const Grid3D* grid3d() const override { return &sim_.setup().grid; }
   std::size_t points() const override { return sim_.setup().grid.points(); }
   double dt() const override { return sim_.setup().dt; }
   double dt_limit() const override { return sim_.setup().dt_limit; }
@@ -338,27 +398,8 @@ class DeviceBackend3D final : public SimBackend {
   UploadPath upload(std::span<render::FieldTexture* const> textures, const SlicePositions& slices,
                     bool allow_interop) override {
     refresh_stats();  // as heat 2D: the previous writes' stats, before the next writes reuse their buffers
-    bool all_interop = true;
-    for (std::size_t view = 0; view < 3; ++view) {
-      if (interop_texture_[view] != textures[view]->gl_name()) {  // register once per texture
-        interop_[view].reset();
-        interop_texture_[view] = textures[view]->gl_name();
-        try {
-          interop_[view].emplace(*textures[view]);
-          interop_failure_.clear();
-        } catch (const Error& e) {
-          interop_failure_ = e.what();
-        }
-      }
-      all_interop = all_interop && interop_[view].has_value();
-    }
-    const Grid3D& g = sim_.setup().grid;
-    if (all_interop && allow_interop) {
-      // The slicing kernel: each texture reads its strided slice straight from the volume.
-      for (std::size_t view = 0; view < 3; ++view) {
-        const SliceView sv = slice_view(g, axis_of(static_cast<int>(view)), slices[view]);
-        interop_[view]->write_strided(sim_.device_field() + sv.offset, sv.u_stride, sv.v_stride, sim_.native_stream());
-      }
+    if (interop_.ready(textures) && allow_interop) {
+      interop_.write(sim_.device_field(), sim_.setup().grid, slices, sim_.native_stream());
       stats_pending_ = true;
       return UploadPath::interop;
     }
@@ -379,29 +420,182 @@ class DeviceBackend3D final : public SimBackend {
     refresh_stats();
     return stats_;
   }
-  std::string interop_failure() const override { return interop_failure_; }
+  std::string interop_failure() const override { return interop_.failure(); }
 
  private:
   void refresh_stats() {
     if (!stats_pending_ || !sim_.idle()) return;
-    for (const auto& i : interop_)
-      if (!i) return;
-    stats_ = merge(merge(interop_[0]->last_stats(), interop_[1]->last_stats()), interop_[2]->last_stats());
+    if (const auto st = interop_.stats()) stats_ = st;
     stats_pending_ = false;
   }
 
   DeviceHeat3D<float> sim_;
   std::string device_name_;
   double copy_gbps_ = 0;
-  std::array<std::optional<render::FieldInterop>, 3> interop_;
-  std::array<unsigned, 3> interop_texture_{};
-  std::string interop_failure_;
+  SliceInterop interop_;
+  std::vector<float> host_;
+  std::optional<render::FieldStats> stats_;
+  bool stats_pending_ = false;
+};
+
+/// What the two deriv3d backends share: a static field, so stepping recomputes the
+/// derivative (steps count evaluations), dt is 0 and painting does nothing.
+class Deriv3DBackendBase : public SimBackend {
+ public:
+  Model model() const override { return Model::deriv3d; }
+  double dt() const override { return 0; }
+  double dt_limit() const override { return 0; }
+  void paint(int, double, double, double, double, const SlicePositions&) override {}
+  long steps_done() const override { return steps_done_; }
+  void reset() override { steps_done_ = 0; }
+  // The field is recomputed from f on the other backend; only the count carries over.
+  void copy_interior(std::vector<float>& out) override { out.clear(); }
+  void load_interior(const std::vector<float>&, long steps_done) override { steps_done_ = steps_done; }
+  int views() const override { return 3; }
+  std::array<int, 2> view_size(int view) const override {
+    const Grid3D& g = *grid3d();
+    return slice_view_size(g.nx, g.ny, g.nz, axis_of(view));
+  }
+
+ protected:
+  long steps_done_ = 0;
+};
+
+class HostDeriv3DBackend final : public Deriv3DBackendBase {
+ public:
+  HostDeriv3DBackend(const Deriv3DSetup& setup, Axis axis)
+      : setup_(setup), axis_(axis), in_(deriv3d_input<float>(setup)), out_(in_) {
+    static const double host_copy = measure_host_copy_gbps(std::size_t(64) << 20);
+    copy_gbps_ = host_copy;
+    deriv3d_cpu(setup_, axis_, in_.data(), out_.data());  // shown before the first batch
+  }
+  std::string name() const override { return "CPU"; }
+  bool on_gpu() const override { return false; }
+  const Grid3D* grid3d() const override { return &setup_.grid; }
+  std::size_t points() const override { return setup_.grid.points(); }
+  double copy_gbps() const override { return copy_gbps_; }
+  void set_order(int order) override {
+    Deriv3DConfig c = setup_.config;
+    c.order = order;
+    setup_ = make_deriv3d_setup(c);
+    deriv3d_cpu(setup_, axis_, in_.data(), out_.data());
+  }
+  void start_batch(const SimSettings& s, int n) override {
+    if (s.deriv_variant != Deriv3DVariant::cpu)
+      throw Error(fmt::format("variant {} does not run on the CPU backend", to_string(s.deriv_variant)));
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < n; ++k) deriv3d_cpu(setup_, axis_, in_.data(), out_.data());
+    last_ms_ = elapsed_ms(t0);
+    steps_done_ += n;
+  }
+  std::optional<double> finished_batch_ms() override { return last_ms_; }
+  bool idle() const override { return true; }
+  void wait() override {}
+  UploadPath upload(std::span<render::FieldTexture* const> textures, const SlicePositions& slices, bool) override {
+    stats_ = upload_host_slices(out_, setup_.grid, textures, slices, slice_);
+    return UploadPath::cpu_backend;
+  }
+  std::optional<render::FieldStats> upload_stats() override { return stats_; }
+
+ private:
+  Deriv3DSetup setup_;
+  Axis axis_;
+  std::vector<float> in_, out_;
+  double copy_gbps_ = 0;
+  std::optional<double> last_ms_;
+  std::optional<render::FieldStats> stats_;
+  std::vector<float> slice_;
+};
+
+class DeviceDeriv3DBackend final : public Deriv3DBackendBase {
+ public:
+  DeviceDeriv3DBackend(const Deriv3DSetup& setup, Axis axis)
+      : sim_(std::make_unique<DeviceDeriv3D<float>>(setup)), axis_(axis), device_name_(cuda_device_name()) {
+    static const double device_copy = measure_copy_gbps(std::size_t(256) << 20, 10);
+    copy_gbps_ = device_copy;
+    sim_->run(Deriv3DVariant::global, axis_);  // shown before the first batch (every variant gives the same bits)
+  }
+  std::string name() const override { return "GPU: " + device_name_; }
+  bool on_gpu() const override { return true; }
+  const Grid3D* grid3d() const override { return &sim_->setup().grid; }
+  std::size_t points() const override { return sim_->setup().grid.points(); }
+  double copy_gbps() const override { return copy_gbps_; }
+  void set_order(int order) override {
+    Deriv3DConfig c = sim_->setup().config;
+    c.order = order;
+    const Deriv3DSetup setup = make_deriv3d_setup(c);
+    wait();
+    sim_ = std::make_unique<DeviceDeriv3D<float>>(setup);
+    interop_ = SliceInterop{};  // the stats of the old writes are gone with them
+    stats_pending_ = false;
+    sim_->run(Deriv3DVariant::global, axis_);
+  }
+  void start_batch(const SimSettings& s, int n) override {
+    if (!is_gpu(s.deriv_variant))
+      throw Error(fmt::format("variant {} does not run on the GPU backend", to_string(s.deriv_variant)));
+    if (const std::string why = sim_->unsupported(s.deriv_variant, axis_); !why.empty()) throw Error(why);
+    last_ms_ = sim_->timed(s.deriv_variant, axis_, n) * n;  // synchronous: a static field needs no overlap
+    steps_done_ += n;
+  }
+  std::optional<double> finished_batch_ms() override { return std::exchange(last_ms_, std::nullopt); }
+  bool idle() const override { return sim_->idle(); }
+  void wait() override { sim_->synchronize(); }
+  UploadPath upload(std::span<render::FieldTexture* const> textures, const SlicePositions& slices,
+                    bool allow_interop) override {
+    refresh_stats();
+    if (interop_.ready(textures) && allow_interop) {
+      interop_.write(sim_->device_output(), sim_->setup().grid, slices, sim_->native_stream());
+      stats_pending_ = true;
+      return UploadPath::interop;
+    }
+    stats_pending_ = false;
+    std::optional<render::FieldStats> all;
+    for (int view = 0; view < 3; ++view) {
+      const auto [nu, nv] = view_size(view);
+      host_.resize(static_cast<std::size_t>(nu) * nv);
+      sim_->copy_output_slice_to_host(axis_of(view), slices[static_cast<std::size_t>(view)], host_.data());
+      textures[static_cast<std::size_t>(view)]->upload_host(host_.data(), static_cast<std::size_t>(nu));
+      const render::FieldStats st = field_stats(host_.data(), nu, nv, static_cast<std::size_t>(nu));
+      all = all ? merge(*all, st) : st;
+    }
+    stats_ = all;
+    return UploadPath::host_copy;
+  }
+  std::optional<render::FieldStats> upload_stats() override {
+    refresh_stats();
+    return stats_;
+  }
+  std::string interop_failure() const override { return interop_.failure(); }
+
+ private:
+  void refresh_stats() {
+    if (!stats_pending_ || !sim_->idle()) return;
+    if (const auto st = interop_.stats()) stats_ = st;
+    stats_pending_ = false;
+  }
+
+  std::unique_ptr<DeviceDeriv3D<float>> sim_;
+  Axis axis_;
+  std::string device_name_;
+  double copy_gbps_ = 0;
+  std::optional<double> last_ms_;
+  SliceInterop interop_;
   std::vector<float> host_;
   std::optional<render::FieldStats> stats_;
   bool stats_pending_ = false;
 };
 
 }  // namespace
+
+std::unique_ptr<SimBackend> make_host_backend(const Deriv3DSetup& setup, Axis axis) {
+  return std::make_unique<HostDeriv3DBackend>(setup, axis);
+}
+
+std::unique_ptr<SimBackend> make_device_backend(const Deriv3DSetup& setup, Axis axis) {
+  std::string why;
+  if (!cuda_available(&why)) throw Error("no CUDA device: " + why);
+  return std::make_unique<DeviceDeriv3DBackend>(setup, axis);
+}
 
 std::unique_ptr<SimBackend> make_host_backend(const Heat3DSetup& setup) {
   return std::make_unique<HostBackend3D>(setup);

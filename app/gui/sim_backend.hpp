@@ -38,8 +38,10 @@ class SimBackend {
   virtual Model model() const = 0;
   /// The heat 2D setup (nullptr for heat 3D).
   virtual const Heat2DSetup* setup2d() const { return nullptr; }
-  /// The heat 3D setup (nullptr for heat 2D).
+  /// The heat 3D setup (nullptr for the other models).
   virtual const Heat3DSetup* setup3d() const { return nullptr; }
+  /// The 3D grid of heat 3D and deriv3d (nullptr for heat 2D).
+  virtual const Grid3D* grid3d() const { return nullptr; }
   /// Interior points, time step and its stability limit.
   virtual std::size_t points() const = 0;
   virtual double dt() const = 0;
@@ -94,6 +96,12 @@ std::unique_ptr<SimBackend> make_device_backend(const Heat2DSetup& setup);
 std::unique_ptr<SimBackend> make_host_backend(const Heat3DSetup& setup);
 /// The GPU backend of heat 3D; throws ss::Error when there is no usable CUDA device.
 std::unique_ptr<SimBackend> make_device_backend(const Heat3DSetup& setup);
+
+/// The CPU backend of deriv3d: the derivative along `axis` of the static field f; a
+/// batch of n steps recomputes it n times. Painting changes nothing.
+std::unique_ptr<SimBackend> make_host_backend(const Deriv3DSetup& setup, Axis axis);
+/// The GPU backend of deriv3d; throws ss::Error when there is no usable CUDA device.
+std::unique_ptr<SimBackend> make_device_backend(const Deriv3DSetup& setup, Axis axis);
 
 /// Min, max and finiteness of nx*ny values with rows `row_pitch` apart.
 render::FieldStats field_stats(const float* first_cell, int nx, int ny, std::size_t row_pitch);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cuda_check.cuh"
+#include "slice3d_kernels.cuh"
 #include "deriv3d_kernels.cuh"
 #include "ghost3d_kernels.cuh"
 #include "stencilscope/deriv3d.hpp"
@@ -57,6 +58,7 @@ struct DeviceDeriv3D<T>::Impl {
   CudaStream stream;
   CudaEvent t0, t1;
   DeviceBuffer<T> in, out;
+  DeviceBuffer<T> slice;  // gather target of copy_output_slice_to_host
   DeviceBuffer<GhostRule3D<T>> rule{1};
   int sm_count = 0;
   int max_smem_optin = 0;
@@ -255,6 +257,35 @@ std::vector<T> DeviceDeriv3D<T>::output_interior() const {
 template <typename T>
 const Deriv3DSetup& DeviceDeriv3D<T>::setup() const {
   return impl_->setup;
+}
+
+template <typename T>
+const T* DeviceDeriv3D<T>::device_output() const {
+  return impl_->out.get();
+}
+
+template <typename T>
+void* DeviceDeriv3D<T>::native_stream() const {
+  return impl_->stream.get();
+}
+
+template <typename T>
+void DeviceDeriv3D<T>::synchronize() {
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+
+template <typename T>
+bool DeviceDeriv3D<T>::idle() const {
+  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
+  if (e == cudaErrorNotReady) return false;
+  SS_CUDA_CHECK(e);
+  return true;
+}
+
+template <typename T>
+void DeviceDeriv3D<T>::copy_output_slice_to_host(SliceAxis axis, int position, T* dst) {
+  Impl& m = *impl_;
+  copy_slice_to_host_via<T>(m.out.get(), slice_view(m.setup.grid, axis, position), m.slice, dst, m.stream.get());
 }
 
 template class DeviceDeriv3D<float>;

@@ -28,6 +28,11 @@ template <typename T> double DeviceDeriv3D<T>::timed(Deriv3DVariant, Axis, int) 
 template <typename T> void DeviceDeriv3D<T>::poison_output() { throw Error(kNoCuda); }
 template <typename T> std::vector<T> DeviceDeriv3D<T>::output_interior() const { throw Error(kNoCuda); }
 template <typename T> const Deriv3DSetup& DeviceDeriv3D<T>::setup() const { throw Error(kNoCuda); }
+template <typename T> const T* DeviceDeriv3D<T>::device_output() const { throw Error(kNoCuda); }
+template <typename T> void* DeviceDeriv3D<T>::native_stream() const { throw Error(kNoCuda); }
+template <typename T> void DeviceDeriv3D<T>::synchronize() { throw Error(kNoCuda); }
+template <typename T> bool DeviceDeriv3D<T>::idle() const { throw Error(kNoCuda); }
+template <typename T> void DeviceDeriv3D<T>::copy_output_slice_to_host(SliceAxis, int, T*) { throw Error(kNoCuda); }
 template class DeviceDeriv3D<float>;
 template class DeviceDeriv3D<double>;
 

@@ -9,6 +9,7 @@
 #include "cuda_check.cuh"
 #include "ghost3d_kernels.cuh"
 #include "heat3d_kernels.cuh"
+#include "slice3d_kernels.cuh"
 #include "stencilscope/device.hpp"
 #include "stencilscope/heat3d_solver.hpp"
 
@@ -66,15 +67,6 @@ __global__ void paint_sphere_kernel(T* f, Grid3D g, Sphere s, CellBox box) {
   const int j = box.lo[1] + blockIdx.y * blockDim.y + threadIdx.y;
   for (int k = box.lo[2] + blockIdx.z; k <= box.hi[2]; k += gridDim.z)
     if (i <= box.hi[0] && j <= box.hi[1] && in_sphere(s, i, j, k)) f[g.index(i, j, k)] = static_cast<T>(s.value);
-}
-
-// Gathers a strided slice into a dense nu*nv buffer (u fastest): the host-copy path
-// then moves only the slice.
-template <typename T>
-__global__ void gather_slice_kernel(const T* __restrict__ f, SliceView s, T* __restrict__ out) {
-  const int u = blockIdx.x * blockDim.x + threadIdx.x;
-  const int v = blockIdx.y * blockDim.y + threadIdx.y;
-  if (u < s.nu && v < s.nv) out[static_cast<std::size_t>(v) * s.nu + u] = f[s.at(u, v)];
 }
 
 }  // namespace
@@ -252,15 +244,8 @@ void DeviceHeat3D<T>::refresh_ghosts() {
 template <typename T>
 void DeviceHeat3D<T>::copy_slice_to_host(SliceAxis axis, int position, T* dst) {
   Impl& m = *impl_;
-  const SliceView s = slice_view(m.setup.grid, axis, position);
-  const std::size_t n = static_cast<std::size_t>(s.nu) * s.nv;
-  if (m.slice.size() < n) m.slice = DeviceBuffer<T>(n);
-  const dim3 block(32, 8);
-  const dim3 grid(blocks_for(s.nu, 32), blocks_for(s.nv, 8));
-  gather_slice_kernel<T><<<grid, block, 0, m.stream.get()>>>(m.field[m.current].get(), s, m.slice.get());
-  SS_CUDA_LAUNCH_CHECK("gather_slice_kernel");
-  SS_CUDA_CHECK(cudaMemcpyAsync(dst, m.slice.get(), n * sizeof(T), cudaMemcpyDeviceToHost, m.stream.get()));
-  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  copy_slice_to_host_via(m.field[m.current].get(), slice_view(m.setup.grid, axis, position), m.slice, dst,
+                         m.stream.get());
 }
 
 template <typename T>

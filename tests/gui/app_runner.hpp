@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "stencilscope/deriv3d.hpp"
 #include "stencilscope/heat2d_solver.hpp"
 #include "stencilscope/heat3d_solver.hpp"
 #include "stencilscope/slice3d.hpp"
@@ -122,15 +123,15 @@ inline std::array<render::PixelRect, 3> slice_panes(int width, int height) {
 /// Checks the pixels of the three slices at `at` (z of XY, y of XZ, x of YZ; -1: the
 /// middle, the app's default) against the colormap over the range spanning all three;
 /// the label strip at the top of each pane is skipped. Returns the number of cells checked.
-inline int expect_slice_pixels(const render::Image& img, const HostHeat3D<float>& sim, render::Colormap map,
-                               int stride, std::array<int, 3> at = {-1, -1, -1}, int tolerance = 2) {
-  const Grid3D& g = sim.setup().grid;
+inline int expect_slice_pixels(const render::Image& img, const std::vector<float>& field, const Grid3D& g,
+                               render::Colormap map, int stride, std::array<int, 3> at = {-1, -1, -1},
+                               int tolerance = 2) {
   const int positions[3] = {at[0] < 0 ? g.nz / 2 : at[0], at[1] < 0 ? g.ny / 2 : at[1], at[2] < 0 ? g.nx / 2 : at[2]};
   std::array<std::vector<float>, 3> slices;
   float lo = 1e30f, hi = -1e30f;
   for (SliceAxis axis : kAllSliceAxes) {
     auto& s = slices[static_cast<std::size_t>(axis)];
-    extract_slice(sim.field(), g, axis, positions[static_cast<int>(axis)], s);
+    extract_slice(field, g, axis, positions[static_cast<int>(axis)], s);
     for (float v : s) {
       lo = std::min(lo, v);
       hi = std::max(hi, v);
@@ -166,6 +167,11 @@ inline int expect_slice_pixels(const render::Image& img, const HostHeat3D<float>
   }
   EXPECT_EQ(failures, 0) << "of " << checked << " cells";
   return checked;
+}
+
+inline int expect_slice_pixels(const render::Image& img, const HostHeat3D<float>& sim, render::Colormap map,
+                               int stride, std::array<int, 3> at = {-1, -1, -1}, int tolerance = 2) {
+  return expect_slice_pixels(img, sim.field(), sim.setup().grid, map, stride, at, tolerance);
 }
 
 /// The RGB of pixel (x, y).

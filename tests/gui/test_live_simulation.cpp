@@ -12,6 +12,7 @@
 #include "view_pass.hpp"
 #include "stencilscope/device.hpp"
 #include "stencilscope/error.hpp"
+#include "stencilscope/deriv3d.hpp"
 #include "stencilscope/heat3d_solver.hpp"
 #include "stencilscope/render/headless_context.hpp"
 
@@ -314,4 +315,45 @@ TEST_F(LiveSimulationTest, APixelOnTheYZSlicePaintsTheSphereAtThatSlicesX) {
   int painted = 0;
   for (float x : xy) painted += x == 6.0f;
   EXPECT_EQ(painted, 5);
+}
+
+TEST_F(LiveSimulationTest, Deriv3DSlicesAreTheCpuDerivativesSlicesAndTheAxisRebuildsIt) {
+  SimSettings s = settings_;
+  s.model = Model::deriv3d;
+  s.nx = 23;
+  s.ny = 19;
+  s.nz = 17;
+  s.order = 6;
+  s.deriv_variant = Deriv3DVariant::cpu;
+  s.deriv_axis = Axis::y;
+  s.paused = true;
+  LiveSimulation sim(s);
+  sim.advance(s, false);
+  EXPECT_EQ(sim.views(), 3);
+  EXPECT_EQ(sim.setup3d(), nullptr);
+  ASSERT_NE(sim.grid3d(), nullptr);
+  auto expect_derivative = [&](Axis axis) {
+    const Deriv3DSetup d = make_deriv3d_setup(to_deriv_config(s));
+    const std::vector<float> in = deriv3d_input<float>(d);
+    std::vector<float> out = in;
+    deriv3d_cpu(d, axis, in.data(), out.data());
+    for (SliceAxis a : kAllSliceAxes) {
+      std::vector<float> want;
+      extract_slice(out, d.grid, a, s.slice[static_cast<std::size_t>(a)], want);
+      const std::vector<float> got = sim.texture(static_cast<int>(a)).download();
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float))) << to_string(a);
+    }
+  };
+  expect_derivative(Axis::y);
+  s.paused = false;
+  sim.advance(s, false);
+  EXPECT_EQ(sim.status().steps_done, 4) << "a batch of 4 evaluations";
+  expect_derivative(Axis::y);
+  s.deriv_axis = Axis::z;
+  sim.apply(s);
+  sim.advance(s, false);
+  expect_derivative(Axis::z);
+  sim.paint_view(0, 5, 5, 3, 9.0);
+  EXPECT_NE(sim.status().note.find("static field"), std::string::npos) << sim.status().note;
 }

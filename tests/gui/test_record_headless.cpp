@@ -49,6 +49,30 @@ TEST(RecordHeadless, Heat3DFramesShowTheSlicesAfterKBatches) {
   std::filesystem::remove_all(dir);
 }
 
+// df/dx = df/dy = df/dz for this f: the pixels check the slices and their positions; the
+// LiveSimulation test tells the axes apart (bitwise).
+TEST(RecordHeadless, Deriv3DFramesShowSlicesOfTheDerivative) {
+  const auto dir = scratch_dir("record_deriv3d");
+  const RunResult r = run_app("record --headless --model deriv3d --axis z --order 4 --frames 2 --out '" +
+                                  (dir / "frames").string() +
+                                  "' --width 480 --height 360 --size 20x18x16 --device cpu --colormap grey"
+                                  " --sampling nearest --slice-x 3",
+                              "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Deriv3DConfig c;
+  c.nx = 20;
+  c.ny = 18;
+  c.nz = 16;
+  c.order = 4;
+  const Deriv3DSetup s = make_deriv3d_setup(c);
+  const std::vector<float> in = deriv3d_input<float>(s);
+  std::vector<float> out = in;
+  deriv3d_cpu(s, Axis::z, in.data(), out.data());
+  const render::Image img = render::read_png((dir / "frames" / "frame_00001.png").string());
+  EXPECT_GE(expect_slice_pixels(img, out, s.grid, render::Colormap::grey, 2, {-1, -1, 3}), 100);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RecordHeadless, UiOverlayIsDrawnIntoTheFrames) {
   const auto dir = scratch_dir("record_ui");
   const std::string common = " --headless --frames 1 --width 640 --height 480 --size 32 --device cpu";
@@ -84,7 +108,9 @@ TEST(GuiCommandLine, BadInputIsOneLineAndANonZeroExit) {
                                  "record --out x --model heat3d --variant stream",
                                  "record --out x --model heat3d --variant reference",
                                  "record --out x --model heat3d --device cpu --variant stream25d",
-                                 "record --out x --model heat3d --size 8 --slice-z 8"}) {
+                                 "record --out x --model heat3d --size 8 --slice-z 8",
+                                 "record --out x --model deriv3d --axis w",
+                                 "record --out x --model deriv3d --variant stream25d"}) {
     const RunResult r = run_app(args, "env -u DISPLAY");
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_NE(r.output.find("error"), std::string::npos) << args << ": " << r.output;

@@ -15,6 +15,7 @@
 #include "stencilscope/ghost3d.hpp"
 #include "stencilscope/grid3d.hpp"
 #include "stencilscope/hostdevice.hpp"
+#include "stencilscope/slice3d.hpp"
 #include "stencilscope/stencil.hpp"
 
 namespace ss {
@@ -137,6 +138,17 @@ class DeviceDeriv3D {
   double timed(Deriv3DVariant variant, Axis a, int launches);
   /// Fills the whole padded output buffer with NaN.
   void poison_output();
+  /// Device pointer to the padded output field; work on it must be ordered on native_stream().
+  const T* device_output() const;
+  /// The cudaStream_t (as void*) all work runs on.
+  void* native_stream() const;
+  /// Waits for the stream.
+  void synchronize();
+  /// True when the stream has no queued work left.
+  bool idle() const;
+  /// The output's slice at `position` (nu*nv values, u fastest), gathered on the device:
+  /// only the slice crosses the bus (synchronous).
+  void copy_output_slice_to_host(SliceAxis axis, int position, T* dst);
   /// The output interior, x fastest (synchronous).
   std::vector<T> output_interior() const;
   const Deriv3DSetup& setup() const;

@@ -156,10 +156,9 @@ SceneOptions to_scene(const SceneArgs& a) {
   if (o.variant_given && s.model == Model::heat3d) s.variant3d = parse_heat3d_variant(a.variant);
   if (o.variant_given && s.model == Model::deriv3d) s.deriv_variant = parse_deriv3d_variant(a.variant);
   s.deriv_axis = parse_axis(a.axis);
-  if ((s.model == Model::heat2d && s.variant == Heat2DVariant::reference) ||
-      (s.model == Model::heat3d && s.variant3d == Heat3DVariant::reference) ||
+  if ((s.model == Model::heat3d && s.variant3d == Heat3DVariant::reference) ||
       (s.model == Model::deriv3d && s.deriv_variant == Deriv3DVariant::reference))
-    throw Error("variant 'reference' recomputes from t = 0 in double precision; it is for `bench`, not live stepping");
+    throw Error("the 3D 'reference' variants recompute from t = 0 in double precision; they are for `bench`, not live stepping");
   o.view.style.colormap = render::parse_colormap(a.colormap);
   o.view.style.sampling = render::parse_sampling(a.sampling);
   parse_range(a.range, o.view);

@@ -20,10 +20,11 @@ bool same_field_config(const SimSettings& a, const SimSettings& b) {
          a.dt == b.dt && a.fixed_value == b.fixed_value && a.seed == b.seed;
 }
 
-/// The settings' reference variant (a yardstick, not a live stepper) becomes cpu.
+/// A 3D reference variant (a yardstick for bench, not a live stepper) becomes cpu.
+/// Heat 2D's reference steps live (ReferenceHeat2D, double precision).
 bool is_reference(const SimSettings& s) {
   switch (s.model) {
-    case Model::heat2d: return s.variant == Heat2DVariant::reference;
+    case Model::heat2d: return false;
     case Model::heat3d: return s.variant3d == Heat3DVariant::reference;
     case Model::deriv3d: return s.deriv_variant == Deriv3DVariant::reference;
   }
@@ -121,7 +122,7 @@ void LiveSimulation::apply(SimSettings& s) {
     s.variant = applied_.variant;
     s.variant3d = applied_.variant3d;
     s.deriv_variant = applied_.deriv_variant;
-    status_.note = "'reference' recomputes from t = 0 in double precision: it checks results (bench), it does not step live";
+    status_.note = "the 3D 'reference' variants recompute from t = 0 in double precision: they check results (bench), they do not step live";
   }
   if (runs_on_gpu(s) && !gpu_available()) {
     s.variant = applied_.variant;

@@ -137,15 +137,13 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
   const std::string variant_name(to_string(s.variant));
   if (!volume && ImGui::BeginCombo("variant", variant_name.c_str())) {
     for (Heat2DVariant v : kAllHeat2DVariants) {
-      const bool unavailable = (is_gpu(v) && !gpu_available) || v == Heat2DVariant::reference;
+      const bool unavailable = is_gpu(v) && !gpu_available;
       const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");
       ImGui::BeginDisabled(unavailable);
       if (ImGui::Selectable(name.c_str(), v == s.variant)) s.variant = v;
       ImGui::EndDisabled();
       if (unavailable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("%s", v == Heat2DVariant::reference
-                                    ? "reference recomputes from t = 0 in double: a yardstick (see bench), not a live stepper"
-                                    : ("needs a CUDA device: " + status.gpu_unavailable).c_str());
+        ImGui::SetTooltip("needs a CUDA device: %s", status.gpu_unavailable.c_str());
     }
     ImGui::EndCombo();
   }

@@ -96,14 +96,25 @@ class HostBackend final : public SimBackend {
   double dt() const override { return setup().dt; }
   double dt_limit() const override { return setup().dt_limit; }
   double copy_gbps() const override { return copy_gbps_; }
-  void reset() override { sim_.reset(); }
-  void set_order(int order) override { sim_.set_order(order); }
+  void reset() override {
+    sim_.reset();
+    reference_.reset();
+  }
+  void set_order(int order) override {
+    sim_.set_order(order);
+    if (reference_) reference_->set_order(order);
+  }
   void start_batch(const SimSettings& s, int n) override {
     const Heat2DVariant variant = s.variant;
-    if (variant != Heat2DVariant::cpu)
+    if (variant != Heat2DVariant::cpu && variant != Heat2DVariant::reference)
       throw Error(fmt::format("variant {} does not run on the CPU backend", to_string(variant)));
     const auto t0 = std::chrono::steady_clock::now();
-    sim_.step(n);
+    if (variant == Heat2DVariant::reference) {
+      step_reference(n);
+    } else {
+      reference_.reset();  // the float field moves on: a later reference batch starts from it
+      sim_.step(n);
+    }
     last_ms_ = elapsed_ms(t0);
   }
   std::optional<double> finished_batch_ms() override { return last_ms_; }
@@ -111,11 +122,13 @@ class HostBackend final : public SimBackend {
   void wait() override {}
   void paint(int, double u, double v, double radius, double value, const SlicePositions&) override {
     sim_.paint(Brush{u, v, radius, value});
+    reference_.reset();
   }
   long steps_done() const override { return sim_.steps_done(); }
   void copy_interior(std::vector<float>& out) override { out = extract_interior(sim_.field(), setup().grid); }
   void load_interior(const std::vector<float>& interior, long steps_done) override {
     sim_.load_interior(interior.data(), steps_done);
+    reference_.reset();
   }
   int views() const override { return 1; }
   std::array<int, 2> view_size(int) const override { return {setup().grid.nx, setup().grid.ny}; }
@@ -130,6 +143,23 @@ class HostBackend final : public SimBackend {
   std::optional<render::FieldStats> upload_stats() override { return stats_; }
 
  private:
+  // The `reference` variant: the double-precision stepper keeps its state in double
+  // while it runs; the float field shows it, rounded. A paint, reset or cpu batch
+  // changes the float field, and the next reference batch starts from that.
+  void step_reference(int n) {
+    const Grid2D& g = setup().grid;
+    if (!reference_) {
+      reference_.emplace(setup());
+      const std::vector<float> f = extract_interior(sim_.field(), g);
+      const std::vector<double> d(f.begin(), f.end());
+      reference_->load_interior(d.data(), sim_.steps_done());
+    }
+    reference_->step(n);
+    const std::vector<double> d = reference_->interior();
+    const std::vector<float> f(d.begin(), d.end());
+    sim_.load_interior(f.data(), reference_->steps_done());
+  }
+  std::optional<ReferenceHeat2D> reference_;
   HostHeat2D<float> sim_;
   double copy_gbps_ = 0;
   std::optional<double> last_ms_;

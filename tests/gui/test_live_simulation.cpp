@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "live_simulation.hpp"
+#include "stencilscope/heat2d_solver.hpp"
 #include "view_pass.hpp"
 #include "stencilscope/device.hpp"
 #include "stencilscope/error.hpp"
@@ -77,10 +78,31 @@ TEST_F(LiveSimulationTest, RefusedEditsAreUndoneAndTheSceneKeepsRunning) {
   EXPECT_TRUE(sim.status().error.empty());
   sim.advance(bad, false);
   EXPECT_EQ(sim.status().steps_done, 8);
+}
 
-  bad.variant = Heat2DVariant::reference;
-  sim.apply(bad);
-  EXPECT_EQ(bad.variant, Heat2DVariant::cpu);
+TEST_F(LiveSimulationTest, ReferenceVariantStepsLiveInDouble) {
+  // Batches of 4 steps with the double reference: the field shown is the reference
+  // after as many steps, rounded to float; its state stays double between batches
+  // (stepping from the rounded field each batch would not match bit for bit).
+  settings_.variant = Heat2DVariant::reference;
+  LiveSimulation sim(settings_);
+  EXPECT_EQ(settings_.variant, Heat2DVariant::reference);
+  for (int k = 0; k < 4; ++k) sim.advance(settings_, false);
+  SimSettings paused = settings_;
+  paused.paused = true;
+  sim.advance(paused, false);  // uploads the field as it is now, starts nothing
+  const long steps = sim.status().steps_done;
+  ASSERT_EQ(steps, 16) << "four frames, one batch of 4 steps each";
+  // The live reference starts from the field on screen: the initial condition in float.
+  const std::vector<float> start = extract_interior(heat2d_initial_field<float>(sim.setup()), sim.setup().grid);
+  const std::vector<double> start_d(start.begin(), start.end());
+  ReferenceHeat2D ref(sim.setup());
+  ref.load_interior(start_d.data(), 0);
+  ref.step(static_cast<int>(steps));
+  const std::vector<double> expected = ref.interior();
+  const std::vector<float> shown = sim.texture(0).download();
+  ASSERT_EQ(shown.size(), expected.size());
+  for (std::size_t k = 0; k < shown.size(); ++k) ASSERT_EQ(shown[k], static_cast<float>(expected[k])) << k;
 }
 
 TEST_F(LiveSimulationTest, NonFiniteFieldPausesWithAMessageAndResetRecovers) {

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "gui.hpp"
+#include "mouse_input.hpp"
 #include "recorder.hpp"
 #include "stencilscope/error.hpp"
 #include "stencilscope/render/gl.hpp"
@@ -28,24 +29,10 @@ double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-/// Mouse state between frames (drags paint along the path, not only at frame samples).
-struct MouseState {
-  bool painting = false;
-  int pane = 0;  ///< the view the drag started on (heat 3D: a slice)
-  double last_x = 0, last_y = 0;
-};
-
-/// Mouse and keys that ImGui does not want: paint, pan, zoom, shortcuts.
+/// Keys that ImGui does not want (shortcuts); the mouse goes to apply_mouse.
 void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimSettings& settings, ViewSettings& view,
                   const BrushSettings& brush, MouseState& mouse, PanelActions& actions) {
   const ImGuiIO& io = ImGui::GetIO();
-  int fbw = 0, fbh = 0;
-  glfwGetFramebufferSize(window, &fbw, &fbh);
-  const render::FrameLayout layout = render::frame_layout(fbw, fbh, view.style.colorbar);
-  double cx = 0, cy = 0;
-  glfwGetCursorPos(window, &cx, &cy);
-  const double px = cx * fb_scale, py = cy * fb_scale;
-
   if (!io.WantCaptureKeyboard) {
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) settings.paused = !settings.paused;
     if (ImGui::IsKeyPressed(GLFW_KEY_R)) actions.reset = true;
@@ -53,62 +40,21 @@ void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimS
     if (ImGui::IsKeyPressed(GLFW_KEY_H)) view.show_ui = !view.show_ui;
     if (ImGui::IsKeyPressed(GLFW_KEY_F)) actions.reset_view = true;
   }
-  // The view under the cursor: heat 2D the field (zoomable), heat 3D one of the slices (fitted).
-  const bool slices = sim.views() == 3;
-  int pane = 0;
-  const render::PixelRect& area = layout.field_area;
-  std::optional<SlicePick> pick;
-  if (slices) {
-    pick = pick_slice(area, {std::array{sim.texture(0).nx(), sim.texture(0).ny()},
-                             std::array{sim.texture(1).nx(), sim.texture(1).ny()},
-                             std::array{sim.texture(2).nx(), sim.texture(2).ny()}},
-                      px, py);
-    pane = pick ? pick->view : -1;
-  }
-  const bool over_field = slices ? pick.has_value() : area.contains(px, py);
-  if (io.WantCaptureMouse || !over_field || (mouse.painting && pane != mouse.pane)) {
-    mouse.painting = false;
-    return;
-  }
-  const int nx = sim.texture(pane).nx(), ny = sim.texture(pane).ny();
-  if (io.MouseWheel != 0 && !slices)
-    view.style.transform = render::zoom_about(view.style.transform, area, nx, ny, px, py, std::pow(1.15, io.MouseWheel));
-  const bool ctrl = io.KeyCtrl;
-  const bool left = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
-  const bool right = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS;
-  const bool middle = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
-  if (middle || (ctrl && left)) {
-    if (!slices)
-      view.style.transform = render::pan_by(view.style.transform, area, nx, ny, io.MouseDelta.x * fb_scale,
-                                            io.MouseDelta.y * fb_scale);
-    mouse.painting = false;
-    return;
-  }
-  // Cell coordinates of a pixel on the painted view.
-  auto cell_at = [&](double x, double y) -> std::array<double, 2> {
-    if (!slices) return render::pixel_to_cell(area, nx, ny, view.style.transform, x, y);
-    const render::PixelRect& p = slice_layout(area).slice[static_cast<std::size_t>(pane)];
-    return render::pixel_to_cell(p, nx, ny, {}, x, y);
-  };
-  if (left || right) {
-    const double value = left ? brush.hot : brush.cold;
-    const auto to = cell_at(px, py);
-    auto from = to;
-    if (mouse.painting) from = cell_at(mouse.last_x, mouse.last_y);
-    // Dabs along the drag, half a radius apart, so fast strokes leave no gaps.
-    const double length = std::hypot(to[0] - from[0], to[1] - from[1]);
-    const int dabs = std::min(64, 1 + static_cast<int>(length / std::max(1.0, brush.radius_cells * 0.5)));
-    for (int k = 1; k <= dabs; ++k) {
-      const double f = static_cast<double>(k) / dabs;
-      sim.paint_view(pane, from[0] + (to[0] - from[0]) * f, from[1] + (to[1] - from[1]) * f, brush.radius_cells, value);
-    }
-    mouse.painting = true;
-    mouse.pane = pane;
-    mouse.last_x = px;
-    mouse.last_y = py;
-  } else {
-    mouse.painting = false;
-  }
+  MouseSample m;
+  glfwGetFramebufferSize(window, &m.fb_width, &m.fb_height);
+  double cx = 0, cy = 0;
+  glfwGetCursorPos(window, &cx, &cy);
+  m.x = cx * fb_scale;
+  m.y = cy * fb_scale;
+  m.dx = io.MouseDelta.x * fb_scale;
+  m.dy = io.MouseDelta.y * fb_scale;
+  m.wheel = io.MouseWheel;
+  m.left = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
+  m.right = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS;
+  m.middle = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
+  m.ctrl = io.KeyCtrl;
+  m.ui_wants_mouse = io.WantCaptureMouse;
+  apply_mouse(m, sim, view, brush, mouse);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "live_simulation.hpp"
+#include "mouse_input.hpp"
+#include "stencilscope/render/view_layout.hpp"
 #include "stencilscope/heat2d_solver.hpp"
 #include "view_pass.hpp"
 #include "stencilscope/device.hpp"
@@ -378,4 +380,97 @@ TEST_F(LiveSimulationTest, Deriv3DSlicesAreTheCpuDerivativesSlicesAndTheAxisRebu
   expect_derivative(Axis::z);
   sim.paint_view(0, 5, 5, 3, 9.0);
   EXPECT_NE(sim.status().note.find("static field"), std::string::npos) << sim.status().note;
+}
+
+// The mouse on the heat 2D view, through the same function the window calls.
+class MouseOnTheField : public LiveSimulationTest {
+ protected:
+  MouseSample at(double x, double y) const {
+    MouseSample m;
+    m.fb_width = 800;
+    m.fb_height = 600;
+    m.x = x;
+    m.y = y;
+    return m;
+  }
+  render::PixelRect area() const { return render::frame_layout(800, 600, view_.style.colorbar).field_area; }
+  std::array<double, 2> cell(double x, double y) const {
+    return render::pixel_to_cell(area(), settings_.nx, settings_.ny, view_.style.transform, x, y);
+  }
+  float value_at(const std::vector<float>& field, std::array<double, 2> c) const {
+    return field[static_cast<std::size_t>(c[1]) * settings_.nx + static_cast<std::size_t>(c[0])];
+  }
+  ViewSettings view_;
+  BrushSettings brush_;
+  MouseState state_;
+};
+
+TEST_F(MouseOnTheField, LeftDragPaintsHotAlongThePathAndRightDragCold) {
+  settings_.paused = true;
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, false);
+  brush_.radius_cells = 1.0;
+  brush_.hot = 7;
+  brush_.cold = -6;
+  const render::PixelRect r = area();
+  const double y = r.y + r.height * 0.3, x0 = r.x + r.width * 0.2, x1 = r.x + r.width * 0.8;
+  MouseSample m = at(x0, y);
+  m.left = true;
+  apply_mouse(m, sim, view_, brush_, state_);  // press
+  m = at(x1, y);
+  m.left = true;
+  apply_mouse(m, sim, view_, brush_, state_);  // one frame later, far along: dabs fill the gap
+  m.left = false;
+  apply_mouse(m, sim, view_, brush_, state_);  // release
+  EXPECT_FALSE(state_.painting);
+  MouseSample c = at(r.x + r.width * 0.5, r.y + r.height * 0.7);
+  c.right = true;
+  apply_mouse(c, sim, view_, brush_, state_);
+  sim.advance(settings_, false);
+  const std::vector<float> f = sim.texture(0).download();
+  EXPECT_EQ(value_at(f, cell(x0, y)), 7.0f);
+  EXPECT_EQ(value_at(f, cell((x0 + x1) / 2, y)), 7.0f) << "the stroke has no gap";
+  EXPECT_EQ(value_at(f, cell(x1, y)), 7.0f);
+  EXPECT_EQ(value_at(f, cell(c.x, c.y)), -6.0f);
+  EXPECT_NE(value_at(f, cell(x0, r.y + r.height * 0.9)), 7.0f) << "nothing painted off the stroke";
+}
+
+TEST_F(MouseOnTheField, NothingHappensWhileThePanelsHaveTheMouse) {
+  settings_.paused = true;
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, false);
+  const std::vector<float> before = sim.texture(0).download();
+  const render::PixelRect r = area();
+  MouseSample m = at(r.x + r.width / 2, r.y + r.height / 2);
+  m.left = true;
+  m.wheel = 3;
+  m.ui_wants_mouse = true;
+  apply_mouse(m, sim, view_, brush_, state_);
+  sim.advance(settings_, false);
+  EXPECT_EQ(sim.texture(0).download(), before);
+  EXPECT_EQ(view_.style.transform.zoom, 1.0);
+}
+
+TEST_F(MouseOnTheField, WheelZoomsAboutTheCursorAndMiddleDragPans) {
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, false);
+  const render::PixelRect r = area();
+  const double x = r.x + r.width * 0.3, y = r.y + r.height * 0.6;
+  const auto under_cursor = cell(x, y);
+  MouseSample m = at(x, y);
+  m.wheel = 2;
+  apply_mouse(m, sim, view_, brush_, state_);
+  EXPECT_GT(view_.style.transform.zoom, 1.2);
+  const auto after = cell(x, y);
+  EXPECT_NEAR(after[0], under_cursor[0], 1e-6) << "the cell under the cursor stays put";
+  EXPECT_NEAR(after[1], under_cursor[1], 1e-6);
+  MouseSample drag = at(x, y);
+  drag.middle = true;
+  drag.dx = 40;
+  drag.dy = -25;
+  apply_mouse(drag, sim, view_, brush_, state_);
+  const auto panned = cell(x + 40, y - 25);
+  EXPECT_NEAR(panned[0], under_cursor[0], 1e-6) << "the field moves with the drag";
+  EXPECT_NEAR(panned[1], under_cursor[1], 1e-6);
+  EXPECT_FALSE(state_.painting) << "panning does not paint";
 }

@@ -1,0 +1,71 @@
+// Mouse on the field view: paint, zoom, pan (see mouse_input.hpp).
+#include "mouse_input.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+
+#include "stencilscope/render/view_layout.hpp"
+#include "view_pass.hpp"
+
+namespace ss::app {
+
+void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, const BrushSettings& brush,
+                 MouseState& state) {
+  const render::FrameLayout layout = render::frame_layout(m.fb_width, m.fb_height, view.style.colorbar);
+  // The view under the cursor: heat 2D the field (zoomable), heat 3D one of the slices (fitted).
+  const bool slices = sim.views() == 3;
+  int pane = 0;
+  const render::PixelRect& area = layout.field_area;
+  std::optional<SlicePick> pick;
+  if (slices) {
+    pick = pick_slice(area, {std::array{sim.texture(0).nx(), sim.texture(0).ny()},
+                             std::array{sim.texture(1).nx(), sim.texture(1).ny()},
+                             std::array{sim.texture(2).nx(), sim.texture(2).ny()}},
+                      m.x, m.y);
+    pane = pick ? pick->view : -1;
+  }
+  const bool over_field = slices ? pick.has_value() : area.contains(m.x, m.y);
+  if (m.ui_wants_mouse || !over_field || (state.painting && pane != state.pane)) {
+    state.painting = false;
+    return;
+  }
+  const int nx = sim.texture(pane).nx(), ny = sim.texture(pane).ny();
+  if (m.wheel != 0 && !slices)
+    view.style.transform = render::zoom_about(view.style.transform, area, nx, ny, m.x, m.y, std::pow(1.15, m.wheel));
+  const bool ctrl = m.ctrl, left = m.left, right = m.right, middle = m.middle;
+  if (middle || (ctrl && left)) {
+    if (!slices)
+      view.style.transform = render::pan_by(view.style.transform, area, nx, ny, m.dx, m.dy);
+    state.painting = false;
+    return;
+  }
+  // Cell coordinates of a pixel on the painted view.
+  auto cell_at = [&](double x, double y) -> std::array<double, 2> {
+    if (!slices) return render::pixel_to_cell(area, nx, ny, view.style.transform, x, y);
+    const render::PixelRect& p = slice_layout(area).slice[static_cast<std::size_t>(pane)];
+    return render::pixel_to_cell(p, nx, ny, {}, x, y);
+  };
+  if (left || right) {
+    const double value = left ? brush.hot : brush.cold;
+    const auto to = cell_at(m.x, m.y);
+    auto from = to;
+    if (state.painting) from = cell_at(state.last_x, state.last_y);
+    // Dabs along the drag, half a radius apart, so fast strokes leave no gaps.
+    const double length = std::hypot(to[0] - from[0], to[1] - from[1]);
+    const int dabs = std::min(64, 1 + static_cast<int>(length / std::max(1.0, brush.radius_cells * 0.5)));
+    for (int k = 1; k <= dabs; ++k) {
+      const double f = static_cast<double>(k) / dabs;
+      sim.paint_view(pane, from[0] + (to[0] - from[0]) * f, from[1] + (to[1] - from[1]) * f, brush.radius_cells, value);
+    }
+    state.painting = true;
+    state.pane = pane;
+    state.last_x = m.x;
+    state.last_y = m.y;
+  } else {
+    state.painting = false;
+  }
+}
+
+}  // namespace ss::app

@@ -138,7 +138,7 @@ struct DeviceDeriv3D<T>::Impl {
         return;
       }
       case Deriv3DVariant::stream: {
-        constexpr int W = Pack16<T>::n;
+        constexpr int W = Pack<T>::n;
         const long long packs = (g.nx + W - 1) / W;
         if constexpr (A == 0) {
           const long long rows = static_cast<long long>(g.ny) * g.nz;

@@ -2,6 +2,7 @@
 // stream; one launch per time step, whatever the variant.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -45,13 +46,32 @@ void launch_fill_ghosts(T* f, const Grid2D& g, const GhostRule<T>* rule, cudaStr
   SS_CUDA_LAUNCH_CHECK("heat2d_fill_ghosts");
 }
 
-// Rows each `stream` block walks: long strips amortise the 2R rows a strip reads
-// twice, enough strips keep about eight blocks on every SM.
-int stream_rows_per_block(const Grid2D& g, int sm_count, int tile_width) {
+// Rows each `stream` block walks. Every block is resident at once (one wave): a
+// second, partial wave left most SMs idle at its end. Within that, strips are as
+// long as the slots allow (each strip reads 2R rows twice). STENCILSCOPE_STREAM_ROWS
+// overrides the choice, for tuning (docs/perf.md).
+int stream_rows_per_block(const Grid2D& g, long long resident_blocks, int tile_width) {
+  static const int forced = [] {
+    const char* e = std::getenv("STENCILSCOPE_STREAM_ROWS");
+    return e ? std::max(0, std::atoi(e)) : 0;
+  }();
+  if (forced > 0) return forced;
   const long long tiles_x = blocks_for(g.nx, tile_width);
-  const long long strips = std::max<long long>(1, (8LL * sm_count + tiles_x - 1) / tiles_x);
+  const long long strips = std::max<long long>(1, resident_blocks / tiles_x);
   const long long rows = (g.ny + strips - 1) / strips;
-  return static_cast<int>(std::clamp<long long>((rows + 15) / 16 * 16, 16, 1024));
+  return static_cast<int>(std::clamp<long long>((rows + 15) / 16 * 16, 16, 1 << 20));
+}
+
+// Resident blocks of the stream kernel on this device.
+template <typename T, int R>
+long long stream_resident(int sm_count) {
+  static const long long resident = [&] {
+    int per_sm = 0;
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat2d_step_stream<T, R, kStreamThreads>,
+                                                                kStreamThreads, 0));
+    return static_cast<long long>(std::max(per_sm, 1)) * sm_count;
+  }();
+  return resident;
 }
 
 template <typename T, int R>
@@ -82,7 +102,7 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_co
     }
     case Heat2DVariant::stream: {
       constexpr int tile = kStreamThreads * Pack<T>::n;
-      const int rows = stream_rows_per_block(g, sm_count, tile);
+      const int rows = stream_rows_per_block(g, stream_resident<T, R>(sm_count), tile);
       const dim3 grid = grid_of(tile, rows);
       heat2d_step_stream<T, R, kStreamThreads><<<grid, kStreamThreads, 0, s>>>(a, rows, rule);
       SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");

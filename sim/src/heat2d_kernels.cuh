@@ -11,6 +11,7 @@
 #include <cuda_pipeline.h>
 
 #include "cuda_check.cuh"
+#include "pack.cuh"
 #include "stencilscope/heat2d.hpp"
 
 namespace ss {
@@ -167,12 +168,6 @@ inline constexpr int kStreamThreads = 128;
 inline constexpr int kStreamAhead = 8;
 inline constexpr int kStreamRing = 16;  // >= R + kStreamAhead + 1, a power of two
 static_assert(kStreamRing >= kMaxRadius + kStreamAhead + 1 && (kStreamRing & (kStreamRing - 1)) == 0);
-
-template <typename T>
-struct alignas(16) Pack {
-  static constexpr int n = 16 / sizeof(T);
-  T v[n];
-};
 
 template <typename T, int R, int kThreads>
 __global__ void __launch_bounds__(kThreads)

@@ -19,14 +19,27 @@ namespace {
 
 constexpr unsigned kMaxGridYZ = 65535;
 
-// Planes each stream25d block marches: enough slabs for about eight blocks per SM
-// (two waves at four resident 512-thread blocks), but slabs as long as possible
-// since each reads 2R planes twice.
-int stream25d_slab(const Grid3D& g, int sm_count) {
-  const long long blocks_xy = static_cast<long long>(blocks_for(g.nx, kStream25BX)) * blocks_for(g.ny, kStream25BY);
-  const long long slabs = std::max<long long>(1, (8LL * sm_count + blocks_xy - 1) / blocks_xy);
+// Planes each stream25d block marches: slabs as long as possible (each reads 2R
+// planes twice), but enough of them that the blocks fill the resident slots.
+int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_blocks) {
+  const long long slabs = std::clamp<long long>(resident_blocks / std::max<long long>(blocks_xy, 1), 1, g.nz);
   const long long len = (g.nz + slabs - 1) / slabs;
   return static_cast<int>(std::clamp<long long>(len, std::min(g.nz, 16), g.nz));
+}
+
+// Resident blocks of the stream25d kernel on this device (its shared ring sets it).
+template <typename T, int R>
+long long stream25d_resident(int sm_count) {
+  static long long resident = [&] {
+    const auto kernel = heat3d_step_stream25d<T, R>;
+    constexpr std::size_t smem = Stream25Shape<T, R>::smem_bytes;
+    SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int per_sm = 0;
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStream25Threads, smem));
+    if (per_sm < 1) throw Error("stream25d: the kernel does not fit on this device");
+    return static_cast<long long>(per_sm) * sm_count;
+  }();
+  return resident;
 }
 
 template <typename T, int R>
@@ -49,10 +62,12 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
       return;
     }
     case Heat3DVariant::stream25d: {
-      const int slab = stream25d_slab(g, sm_count);
-      const dim3 grid(blocks_for(g.nx, kStream25BX), blocks_for(g.ny, kStream25BY), blocks_for(g.nz, slab));
+      using S = Stream25Shape<T, R>;
+      const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, kStream25BY);
+      const int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R>(sm_count));
+      const dim3 grid(bx, by, blocks_for(g.nz, slab));
       if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
-      heat3d_step_stream25d<T, R><<<grid, dim3(kStream25BX, kStream25BY), 0, s>>>(a, slab);
+      heat3d_step_stream25d<T, R><<<grid, dim3(kStream25BX, kStream25BY), S::smem_bytes, s>>>(a, slab);
       SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
       return;
     }

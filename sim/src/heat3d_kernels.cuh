@@ -5,11 +5,13 @@
 // the separate boundary step (ghost3d_kernels.cuh) after each launch.
 //   global    - one point per thread, neighbours straight from global memory
 //   shared3d  - a 32x4x4 tile plus its cross-shaped halo staged in shared memory
-//   stream25d - Micikevicius (2009): a 32x16 xy tile in shared memory, the z line
-//               in a register queue (loads issued kHeatPrefetch planes ahead), the
-//               block marching along z over a slab chosen at launch; the next
-//               plane's xy halo is loaded into registers one step ahead.
+//   stream25d - Micikevicius (2009): the z line in a register queue, the block
+//               marching along z over a slab chosen at launch, the xy tile plus
+//               halo of each plane staged in a shared ring with cp.async.
+#include <cuda_pipeline.h>
+
 #include "cuda_check.cuh"
+#include "pack.cuh"
 #include "stencilscope/heat3d.hpp"
 
 namespace ss {
@@ -83,80 +85,148 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 }
 
 // ---- stream25d -----------------------------------------------------------
-inline constexpr int kStream25BX = 32, kStream25BY = 16;
-template <typename T>
-inline constexpr int kHeatPrefetch = sizeof(T) == 4 ? 4 : 2;
+// Micikevicius (2009) with the lessons of heat 2D's stream kernel. Each thread
+// owns one 16-byte pack (4 floats or 2 doubles) of one row of a 32-pack by
+// kStream25BY-row xy tile and marches it along z over a slab of planes chosen at
+// launch: the z line lives in a register queue of 2R+1 packs that rotates by
+// renaming; the x and y neighbours come from the current plane of a ring of
+// kStream25Ring xy planes (tile plus halo) in shared memory, filled with cp.async
+// kStream25Ring - R - 1 planes ahead of the plane the queue takes in. The copy
+// duties of a plane (core rows, y-halo rows, x-halo packs) are dealt to the
+// threads once, at the start; each plane then costs every thread at most
+// kStream25Items 16-byte copies. The first version (scalar loads, the halo a
+// plane ahead in registers) kept ~8 KB in flight per SM and reached 0.23 of copy.
+inline constexpr int kStream25BX = 32, kStream25BY = 8;
+inline constexpr int kStream25Threads = kStream25BX * kStream25BY;
+inline constexpr int kStream25Ring = 8;
 
 template <typename T, int R>
-__global__ void __launch_bounds__(kStream25BX* kStream25BY) heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab) {
-  constexpr int TX = kStream25BX + 2 * R, TY = kStream25BY + 2 * R;
-  constexpr int PF = kHeatPrefetch<T>;
-  constexpr int Q = 2 * R + 1 + PF;
-  __shared__ T tile[TY][TX];
+struct Stream25Shape {
+  static constexpr int W = Pack<T>::n;            // values per pack
+  static constexpr int HV = (R + W - 1) / W;      // x-halo packs per side
+  static constexpr int H = HV * W;                // x-halo columns per side
+  static constexpr int TW = kStream25BX * W;      // tile width in columns
+  static constexpr int LW = TW + 2 * H;           // ring row width
+  static constexpr int TH = kStream25BY + 2 * R;  // ring rows per plane
+  static constexpr int PLANE = TH * LW;           // values per ring plane
+  static constexpr int AHEAD = kStream25Ring - R - 1;
+  static constexpr int ITEMS = TH * kStream25BX + 2 * HV * kStream25BY;  // packs copied per plane
+  static constexpr int PER_THREAD = (ITEMS + kStream25Threads - 1) / kStream25Threads;
+  static constexpr std::size_t smem_bytes = sizeof(T) * static_cast<std::size_t>(kStream25Ring) * PLANE;
+  static_assert(AHEAD >= 1 && LW % W == 0);
+};
+
+template <typename T, int R>
+__global__ void __launch_bounds__(kStream25Threads, 2) heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab) {
+  using S = Stream25Shape<T, R>;
+  constexpr int W = S::W, H = S::H, LW = S::LW, Q = 2 * R + 1;
+  extern __shared__ __align__(16) unsigned char stream25_smem[];
+  T* ring = reinterpret_cast<T*>(stream25_smem);
   const Grid3D& g = a.g;
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int i = blockIdx.x * kStream25BX + tx, j = blockIdx.y * kStream25BY + ty;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kStream25BX + tx;
+  const int i0 = blockIdx.x * S::TW, j0 = blockIdx.y * kStream25BY;
   const int k0 = blockIdx.z * slab, k1 = min(k0 + slab, g.nz);
+  const int c = i0 + tx * W, j = j0 + ty;  // this thread's first column and its row
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.plane());
-  // This thread's column (ghost columns included: they are the tile's halo too).
-  const bool column = i < g.nx + R && j < g.ny + R;
-  const bool inside = i < g.nx && j < g.ny;
-  // Halo duties: x halo (left and right of this row), y halo (below and above this column).
-  const bool hx = tx < R && j < g.ny;
-  const bool hy = ty < R && i < g.nx;
-  const int xl = i - R, xr = i + kStream25BX;  // (tx < R) left: i0 - R + tx; right: i0 + 32 + tx
-  const int yb = j - R, yt = j + kStream25BY;
-  const bool hxr = hx && xr < g.nx + R, hyt = hy && yt < g.ny + R;
-  const T* col_ptr = a.in + g.index(min(i, g.nx + R - 1), min(j, g.ny + R - 1), k0);  // plane k0
-  auto at = [&](int x, int y, int dz) { return a.in + g.index(x, y, k0) + dz * plane; };
 
-  T q[Q];
-  // Planes k0 - R .. k0 + R + PF - 1 (never past the last ghost plane k1 - 1 + R).
-  if (column) {
+  // Copy duties, the same for every plane: the source offset within plane k0 and
+  // the ring offset. Core and y-halo rows first (32 packs each), then x-halo packs.
+  std::ptrdiff_t src[S::PER_THREAD];
+  int dst_slot[S::PER_THREAD];
+  bool duty[S::PER_THREAD];
 #pragma unroll
-    for (int m = 0; m < 2 * R + PF; ++m)
-      if (m - R < k1 - k0 + R) q[m] = __ldg(col_ptr + (m - R) * plane);
+  for (int n = 0; n < S::PER_THREAD; ++n) {
+    const int e = tid + n * kStream25Threads;
+    int x = 0, ry = 0, cx = 0;
+    if (e < S::TH * kStream25BX) {
+      ry = e / kStream25BX;
+      const int px = e % kStream25BX;
+      x = i0 + px * W;
+      cx = H + px * W;
+    } else {
+      const int h = e - S::TH * kStream25BX;  // 2 HV packs per core row
+      ry = R + h / (2 * S::HV);
+      const int p = h % (2 * S::HV);
+      x = p < S::HV ? i0 - H + p * W : i0 + S::TW + (p - S::HV) * W;
+      cx = p < S::HV ? p * W : H + S::TW + (p - S::HV) * W;
+    }
+    const int y = j0 - R + ry;
+    const bool core_row = ry >= R && ry < R + kStream25BY;
+    duty[n] = e < S::ITEMS && x < g.nx + R && y < g.ny + R && (core_row || x < g.nx) &&
+              (e < S::TH * kStream25BX || y < g.ny);
+    src[n] = duty[n] ? static_cast<std::ptrdiff_t>(g.index(x, y, k0)) : 0;
+    dst_slot[n] = ry * LW + cx;
   }
-  T hl = 0, hr = 0, hb = 0, ht = 0;  // halo of the plane about to be staged
-  if (hx) hl = __ldg(at(xl, j, 0));
-  if (hxr) hr = __ldg(at(xr, j, 0));
-  if (hy) hb = __ldg(at(i, yb, 0));
-  if (hyt) ht = __ldg(at(i, yt, 0));
+  // Starts the copy of plane k0 + d into the ring (one cp.async group, possibly empty).
+  auto fetch_plane = [&](int d) {
+    if (k0 + d < k1 + R) {
+      T* slot = ring + (d & (kStream25Ring - 1)) * S::PLANE;
+#pragma unroll
+      for (int n = 0; n < S::PER_THREAD; ++n)
+        if (duty[n]) __pipeline_memcpy_async(slot + dst_slot[n], a.in + src[n] + d * plane, 16);
+    }
+    __pipeline_commit();
+  };
 
-  T* dst = a.out + g.index(i, j, k0);
+  const bool inside = c < g.nx && j < g.ny;
+  const int own = (R + ty) * LW + H + tx * W;    // this thread's pack in a ring plane
+  const T* col_ptr = a.in + g.index(inside ? c : 0, inside ? j : 0, k0);
+
+#pragma unroll
+  for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(d);
+  // q[(m + s) % Q] holds plane k + m - R at step s of an unrolled group of Q planes.
+  Pack<T> q[Q];
+  if (inside) {
+#pragma unroll
+    for (int m = 0; m < 2 * R; ++m) q[m] = *reinterpret_cast<const Pack<T>*>(col_ptr + (m - R) * plane);
+  }
+  T* dst = a.out + g.index(c, j, k0);
   for (int s0 = 0; k0 + s0 < k1; s0 += Q) {
 #pragma unroll
     for (int s = 0; s < Q; ++s) {
       const int d = s0 + s;  // this step's plane is k0 + d
       if (k0 + d >= k1) break;
-      // Stage plane k0 + d: the centre from the queue, the halo from registers.
-      if (column) tile[ty + R][tx + R] = q[(R + s) % Q];
-      if (hx) tile[ty + R][tx] = hl;
-      if (hxr) tile[ty + R][tx + R + kStream25BX] = hr;
-      if (hy) tile[ty][tx + R] = hb;
-      if (hyt) tile[ty + R + kStream25BY][tx + R] = ht;
-      // Loads for later steps: plane k0 + d + R + PF into the queue, next plane's halo.
-      if (column && d + R + PF < k1 - k0 + R) q[(2 * R + PF + s) % Q] = __ldg(col_ptr + (d + R + PF) * plane);
-      if (k0 + d + 1 < k1) {
-        if (hx) hl = __ldg(at(xl, j, d + 1));
-        if (hxr) hr = __ldg(at(xr, j, d + 1));
-        if (hy) hb = __ldg(at(i, yb, d + 1));
-        if (hyt) ht = __ldg(at(i, yt, d + 1));
-      }
-      __syncthreads();
+      __pipeline_wait_prior(S::AHEAD - 1);  // plane k0 + d + R has landed (this thread's copies)
+      __syncthreads();                      // ... and everyone's; plane d - 1 is read by all
+      q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + ((d + R) & (kStream25Ring - 1)) * S::PLANE + own);
+      fetch_plane(d + R + S::AHEAD);        // into the slot of plane d - 1
       if (inside) {
-        T row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
+        const T* p = ring + (d & (kStream25Ring - 1)) * S::PLANE + own;
+        T win[W + 2 * H];  // x: columns c - H .. c + W + H - 1 of row j
 #pragma unroll
-        for (int m = 0; m <= 2 * R; ++m) {
-          row[m] = tile[ty + R][tx + m];
-          col[m] = tile[ty + m][tx + R];
-          dep[m] = q[(m + s) % Q];
+        for (int v = 0; v < (W + 2 * H) / W; ++v) {
+          const Pack<T> pk = *reinterpret_cast<const Pack<T>*>(p - H + v * W);
+#pragma unroll
+          for (int w = 0; w < W; ++w) win[v * W + w] = pk.v[w];
         }
-        dst[d * plane] = heat3d_point<T, R>(row, col, dep, a.c);
+        Pack<T> ys[Q];  // y: rows j - R .. j + R of columns c .. c + W - 1
+#pragma unroll
+        for (int m = 0; m < Q; ++m)
+          if (m != R) ys[m] = *reinterpret_cast<const Pack<T>*>(p + (m - R) * LW);
+        Pack<T> out;
+#pragma unroll
+        for (int w = 0; w < W; ++w) {
+          T row[Q], col[Q], dep[Q];
+#pragma unroll
+          for (int m = 0; m < Q; ++m) {
+            row[m] = win[H + w + m - R];
+            col[m] = m == R ? row[m] : ys[m].v[w];
+            dep[m] = q[(m + s) % Q].v[w];
+          }
+          out.v[w] = heat3d_point<T, R>(row, col, dep, a.c);
+        }
+        T* o = dst + d * plane;
+        if (c + W <= g.nx) {
+          *reinterpret_cast<Pack<T>*>(o) = out;
+        } else {
+#pragma unroll
+          for (int w = 0; w < W; ++w)
+            if (c + w < g.nx) o[w] = out.v[w];
+        }
       }
-      __syncthreads();
     }
   }
+  __pipeline_wait_prior(0);
 }
 
 }  // namespace ss

@@ -59,34 +59,45 @@ struct HeadlessContext::Impl {
   }
 
   /// The NVIDIA device whose EGL_CUDA_DEVICE_NV is cuda_device (else the first NVIDIA one).
+  /// The entry points come straight from eglGetProcAddress: glad fills extension
+  /// pointers only for extensions it finds in the client string, and on the H100
+  /// host (libglvnd dispatching to NVIDIA) that check reported no device platform.
   bool open_device_platform(int cuda_device, std::string& why) {
     const char* client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    if (!has_extension(client, "EGL_EXT_device_enumeration") || !has_extension(client, "EGL_EXT_platform_device") ||
-        !eglQueryDevicesEXT || !eglGetPlatformDisplayEXT) {
-      why = "no EGL device platform";
+    const auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+    const auto query_string =
+        reinterpret_cast<PFNEGLQUERYDEVICESTRINGEXTPROC>(eglGetProcAddress("eglQueryDeviceStringEXT"));
+    const auto query_attrib =
+        reinterpret_cast<PFNEGLQUERYDEVICEATTRIBEXTPROC>(eglGetProcAddress("eglQueryDeviceAttribEXT"));
+    const auto platform_display =
+        reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    if (!query_devices || !platform_display) {
+      why = std::string("no EGL device platform: eglQueryDevicesEXT ") + (query_devices ? "found" : "missing") +
+            ", eglGetPlatformDisplayEXT " + (platform_display ? "found" : "missing") +
+            " (client extensions: " + (client ? client : "none") + ")";
       return false;
     }
     EGLDeviceEXT devices[16];
     EGLint count = 0;
-    if (!eglQueryDevicesEXT(16, devices, &count) || count == 0) {
-      why = "eglQueryDevicesEXT found no device";
+    if (!query_devices(16, devices, &count) || count == 0) {
+      why = "eglQueryDevicesEXT found no device: " + egl_error_text();
       return false;
     }
     std::vector<std::pair<EGLDeviceEXT, EGLAttrib>> nvidia;
     for (EGLint k = 0; k < count; ++k) {
-      const char* ext = eglQueryDeviceStringEXT ? eglQueryDeviceStringEXT(devices[k], EGL_EXTENSIONS) : nullptr;
+      const char* ext = query_string ? query_string(devices[k], EGL_EXTENSIONS) : nullptr;
       if (!has_extension(ext, "EGL_NV_device_cuda")) continue;  // Mesa's software device: surfaceless does it
       EGLAttrib cuda = -1;
-      if (eglQueryDeviceAttribEXT) eglQueryDeviceAttribEXT(devices[k], EGL_CUDA_DEVICE_NV, &cuda);
+      if (query_attrib) query_attrib(devices[k], EGL_CUDA_DEVICE_NV, &cuda);
       if (cuda == cuda_device) nvidia.insert(nvidia.begin(), {devices[k], cuda});
       else nvidia.push_back({devices[k], cuda});
     }
     if (nvidia.empty()) {
-      why = "no EGL device with EGL_NV_device_cuda";
+      why = "none of the " + std::to_string(count) + " EGL devices has EGL_NV_device_cuda";
       return false;
     }
     for (const auto& [device, cuda] : nvidia) {
-      display = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, device, nullptr);
+      display = platform_display(EGL_PLATFORM_DEVICE_EXT, device, nullptr);
       EGLint major = 0, minor = 0;
       if (display != EGL_NO_DISPLAY && eglInitialize(display, &major, &minor)) {
         description = "EGL " + std::to_string(major) + "." + std::to_string(minor) +

@@ -2,6 +2,7 @@
 // each step is one interior launch plus the boundary step.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -28,14 +29,14 @@ int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_bloc
 }
 
 // Resident blocks of the stream25d kernel on this device (its shared ring sets it).
-template <typename T, int R>
+template <typename T, int R, int BY>
 long long stream25d_resident(int sm_count) {
   static long long resident = [&] {
-    const auto kernel = heat3d_step_stream25d<T, R>;
-    constexpr std::size_t smem = Stream25Shape<T, R>::smem_bytes;
+    const auto kernel = heat3d_step_stream25d<T, R, BY>;
+    constexpr std::size_t smem = Stream25Shape<T, R, BY>::smem_bytes;
     SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     int per_sm = 0;
-    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStream25Threads, smem));
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStream25BX * BY, smem));
     if (per_sm < 1) throw Error("stream25d: the kernel does not fit on this device");
     return static_cast<long long>(per_sm) * sm_count;
   }();
@@ -62,13 +63,22 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
       return;
     }
     case Heat3DVariant::stream25d: {
-      using S = Stream25Shape<T, R>;
-      const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, kStream25BY);
-      const int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R>(sm_count));
-      const dim3 grid(bx, by, blocks_for(g.nz, slab));
-      if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
-      heat3d_step_stream25d<T, R><<<grid, dim3(kStream25BX, kStream25BY), S::smem_bytes, s>>>(a, slab);
-      SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
+      // Rows per tile: 8 (256 threads), or 16 (512) through STENCILSCOPE_STREAM25_BY, for tuning.
+      static const int rows = [] {
+        const char* e = std::getenv("STENCILSCOPE_STREAM25_BY");
+        return e && std::atoi(e) == 16 ? 16 : 8;
+      }();
+      auto go = [&]<int BY>() {
+        using S = Stream25Shape<T, R, BY>;
+        const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
+        const int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R, BY>(sm_count));
+        const dim3 grid(bx, by, blocks_for(g.nz, slab));
+        if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
+        heat3d_step_stream25d<T, R, BY><<<grid, dim3(kStream25BX, BY), S::smem_bytes, s>>>(a, slab);
+        SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
+      };
+      if (rows == 16) go.template operator()<16>();
+      else go.template operator()<8>();
       return;
     }
     default:

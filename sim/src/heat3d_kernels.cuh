@@ -96,12 +96,13 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // threads once, at the start; each plane then costs every thread at most
 // kStream25Items 16-byte copies. The first version (scalar loads, the halo a
 // plane ahead in registers) kept ~8 KB in flight per SM and reached 0.23 of copy.
-inline constexpr int kStream25BX = 32, kStream25BY = 8;
-inline constexpr int kStream25Threads = kStream25BX * kStream25BY;
+inline constexpr int kStream25BX = 32;
 inline constexpr int kStream25Ring = 8;
 
-template <typename T, int R>
+template <typename T, int R, int BY>
 struct Stream25Shape {
+  static constexpr int kStream25BY = BY;
+  static constexpr int kStream25Threads = kStream25BX * BY;
   static constexpr int W = Pack<T>::n;            // values per pack
   static constexpr int HV = (R + W - 1) / W;      // x-halo packs per side
   static constexpr int H = HV * W;                // x-halo columns per side
@@ -116,9 +117,11 @@ struct Stream25Shape {
   static_assert(AHEAD >= 1 && LW % W == 0);
 };
 
-template <typename T, int R>
-__global__ void __launch_bounds__(kStream25Threads, 2) heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab) {
-  using S = Stream25Shape<T, R>;
+template <typename T, int R, int BY>
+__global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
+    heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab) {
+  using S = Stream25Shape<T, R, BY>;
+  constexpr int kStream25BY = BY, kStream25Threads = S::kStream25Threads;
   constexpr int W = S::W, H = S::H, LW = S::LW, Q = 2 * R + 1;
   extern __shared__ __align__(16) unsigned char stream25_smem[];
   T* ring = reinterpret_cast<T*>(stream25_smem);

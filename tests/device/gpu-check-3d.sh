@@ -11,6 +11,8 @@ out=${OUT:-$PWD/out}
 mkdir -p "$out"
 if [[ -f .devdeps/unpack.sh ]]; then source .devdeps/unpack.sh >/dev/null 2>&1; fi
 export PATH=/usr/local/cuda/bin:$PATH
+# The commit the copied tree was made from (its own .git, if any, may be stale).
+if [[ -f .git-commit ]]; then export STENCILSCOPE_COMMIT=$(head -1 .git-commit); fi
 build=build-gpu
 if [[ ! -f $build/build.ninja ]]; then
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF >"$out/configure-3d.log" 2>&1 ||

@@ -10,6 +10,8 @@ out=${OUT:-$PWD/out}
 mkdir -p "$out"
 if [[ -f .devdeps/unpack.sh ]]; then source .devdeps/unpack.sh >/dev/null 2>&1; fi
 export PATH=/usr/local/cuda/bin:$PATH
+# The commit the copied tree was made from (its own .git, if any, may be stale).
+if [[ -f .git-commit ]]; then export STENCILSCOPE_COMMIT=$(head -1 .git-commit); fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/nvidia-smi.txt" 2>&1
 build=build-gpu
 configure() { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >"$out/configure.log" 2>&1 &&

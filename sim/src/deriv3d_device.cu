@@ -142,9 +142,8 @@ struct DeviceDeriv3D<T>::Impl {
         const long long packs = (g.nx + W - 1) / W;
         if constexpr (A == 0) {
           const long long rows = static_cast<long long>(g.ny) * g.nz;
-          const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks_for(rows, kStreamXThreadsY * kStreamXRows),
-                                                                    (1LL << 31) - 1)),
-                          std::min<unsigned>(blocks_for(packs, kStreamXThreadsX), kMaxGridYZ));
+          const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks_for(packs, kStreamXThreadsX), (1LL << 31) - 1)),
+                          std::min<unsigned>(blocks_for(rows, kStreamXThreadsY * kStreamXRows), kMaxGridYZ));
           deriv3d_stream_x<T, R><<<grid, dim3(kStreamXThreadsX, kStreamXThreadsY), 0, st>>>(args);
           SS_CUDA_LAUNCH_CHECK("deriv3d_stream_x");
         } else {

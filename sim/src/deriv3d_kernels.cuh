@@ -153,8 +153,11 @@ struct StreamXShape {
   static constexpr int LW = TW + 2 * H;
 };
 
-// Block (32, kStreamXThreadsY): warp ty takes rows (blockIdx.x * kStreamXThreadsY + ty) * kStreamXRows + m
-// of segment blockIdx.y (grid-strided where the grid is capped).
+// Block (32, kStreamXThreadsY): warp ty takes rows (blockIdx.y * kStreamXThreadsY + ty) * kStreamXRows + m
+// of segment blockIdx.x (grid-strided where the grid is capped). Segments vary
+// fastest, so the blocks of one row's segments run together and the halo packs
+// a segment reads of its neighbours' come from L2 (with rows fastest, ncu showed
+// 11% more DRAM traffic than the field itself).
 template <typename T, int R>
 __global__ void __launch_bounds__(kStreamXThreadsX* kStreamXThreadsY) deriv3d_stream_x(Deriv3DArgs<T> a) {
   using S = StreamXShape<T, R>;
@@ -171,13 +174,13 @@ __global__ void __launch_bounds__(kStreamXThreadsX* kStreamXThreadsY) deriv3d_st
     halo_x = S::TW + (lane - (kStreamXThreadsX - HV)) * W;
     halo_slot = H + S::TW + (lane - (kStreamXThreadsX - HV)) * W;
   }
-  for (int seg = blockIdx.y; seg < segments; seg += gridDim.y) {
+  for (int seg = blockIdx.x; seg < segments; seg += gridDim.x) {
     const int x0 = seg * S::TW;
     const int c = x0 + lane * W;
     const bool fetch_core = c < g.nx + R;
     const bool fetch_halo = halo_x > -2 * H && x0 + halo_x < g.nx + R;
-    for (long long rb = blockIdx.x * static_cast<long long>(kStreamXThreadsY) + ty; rb * kStreamXRows < rows;
-         rb += static_cast<long long>(gridDim.x) * kStreamXThreadsY) {
+    for (long long rb = blockIdx.y * static_cast<long long>(kStreamXThreadsY) + ty; rb * kStreamXRows < rows;
+         rb += static_cast<long long>(gridDim.y) * kStreamXThreadsY) {
       std::size_t base[kStreamXRows];  // offset of (x0, j, k) for each row
 #pragma unroll
       for (int m = 0; m < kStreamXRows; ++m) {

@@ -153,17 +153,18 @@ __global__ void __launch_bounds__(kSharedBX* kSharedBY) heat2d_step_shared(Heat2
 }
 
 // ---- stream --------------------------------------------------------------
-// 2D register streaming. Each thread owns kPack consecutive columns (one 16-byte
-// vector: 4 floats or 2 doubles) and walks them along y with the 2R+1 rows of
-// its columns in a register queue. Rows arrive through a ring of kStreamRing rows
-// in shared memory, fetched kStreamAhead rows ahead with cp.async: the bytes in
-// flight per SM then no longer depend on registers, which is what kept the first
+// 2D register streaming. Each thread owns one 16-byte pack of columns (4 floats or
+// 2 doubles) and walks them along y with the 2R+1 rows of its columns in a
+// register queue. Rows arrive through a ring of kStreamRing rows in shared
+// memory, fetched kStreamAhead rows ahead with cp.async: the bytes in flight per
+// SM then no longer depend on registers, which is what kept the first
 // register-prefetch version at 0.62 of copy (ncu: 22% occupancy at 96 registers,
-// DRAM 47% busy). The ring's centre row also gives the x neighbours. The grid
-// spans the width in tiles of kStreamThreads * kPack columns and the height in
-// strips of rows_per_block rows (chosen at launch to fill the GPU).
-// 128 threads x 16 bytes per tile row: measured on an H200 against 64 threads
-// (0.77 vs 0.72 of copy, same run) and against strips of 64..512 rows (within 1%).
+// DRAM 47% busy). The ring's centre row also gives the x neighbours. Every warp
+// has its own ring and fetches its own x halo, so warps never wait for each
+// other: a block-wide barrier per row left each SM idle 14% of the time (ncu on an
+// H100: 0.48 issued warps per scheduler). The grid spans the width in tiles of
+// kStreamThreads * kPack columns and the height in strips of rows_per_block rows
+// (chosen at launch so every block is resident at once).
 inline constexpr int kStreamThreads = 128;
 inline constexpr int kStreamAhead = 8;
 inline constexpr int kStreamRing = 16;  // >= R + kStreamAhead + 1, a power of two
@@ -173,28 +174,32 @@ template <typename T, int R, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block, const GhostRule<T>* rule) {
   constexpr int W = Pack<T>::n;
-  constexpr int TW = kThreads * W;   // tile width in columns
+  constexpr int kWarps = kThreads / 32;
+  constexpr int TW = kThreads * W;         // block tile width in columns
+  constexpr int WW = 32 * W;               // warp segment width in columns
   constexpr int HV = (R + W - 1) / W;      // halo vectors per side
   constexpr int H = HV * W;                // halo columns per side
-  constexpr int LW = TW + 2 * H;           // ring row width
-  __shared__ alignas(16) T ring[kStreamRing][LW];
-  const int t = threadIdx.x;
+  constexpr int LW = WW + 2 * H;           // ring row width
+  __shared__ alignas(16) T ring_all[kWarps][kStreamRing][LW];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  auto& ring = ring_all[warp];
   const int nx = a.g.nx, ny = a.g.ny;
   const int i0 = blockIdx.x * TW;
-  const int c = i0 + t * W;                // first column of this thread
+  const int s0 = i0 + warp * WW;           // first column of this warp's segment
+  const int c = s0 + lane * W;             // first column of this thread
   const bool column = c < nx + R;          // some interior point reads these columns
-  int halo_c = -2 * kGhost - W;            // the first HV threads fetch the left halo, the last HV the right
-  if (t < HV) halo_c = i0 - H + t * W;
-  if (t >= kThreads - HV) halo_c = i0 + TW + (t - (kThreads - HV)) * W;
+  int halo_c = -2 * kGhost - W;            // lanes 0..HV-1 fetch the left halo, the last HV the right
+  if (lane < HV) halo_c = s0 - H + lane * W;
+  if (lane >= 32 - HV) halo_c = s0 + WW + (lane - (32 - HV)) * W;
   const bool halo = halo_c >= -H && halo_c < nx + R;
-  const int halo_slot = t < HV ? t * W : H + TW + (t - (kThreads - HV)) * W;
+  const int halo_slot = lane < HV ? lane * W : H + WW + (lane - (32 - HV)) * W;
 
   auto global_pack = [&](int col, int j) { return reinterpret_cast<const Pack<T>*>(a.in + a.g.index(col, j)); };
   // Starts the copy of row r into the ring (one cp.async group per row, possibly empty).
   auto fetch_row = [&](int r, int r_end) {
     if (r < r_end) {
       T* slot = ring[r & (kStreamRing - 1)];
-      if (column) __pipeline_memcpy_async(slot + H + t * W, global_pack(c, r), 16);
+      if (column) __pipeline_memcpy_async(slot + H + lane * W, global_pack(c, r), 16);
       if (halo) __pipeline_memcpy_async(slot + halo_slot, global_pack(halo_c, r), 16);
     }
     __pipeline_commit();
@@ -207,7 +212,7 @@ __global__ void __launch_bounds__(kThreads)
     const int j0 = by * rows_per_block;
     const int j1 = min(j0 + rows_per_block, ny);
     const int r_end = j1 + R;              // rows j0 .. j1 + R - 1 pass through the ring
-    __syncthreads();                       // the previous strip is done with the ring
+    __syncwarp();                          // the previous strip is done with the ring
 #pragma unroll
     for (int d = 0; d < R + kStreamAhead; ++d) fetch_row(j0 + d, r_end);
     // q[(k + s) % Q] holds row j + k - R at step s of an unrolled group of Q rows,
@@ -224,12 +229,12 @@ __global__ void __launch_bounds__(kThreads)
         const int j = jb + s;
         if (j >= j1) break;
         __pipeline_wait_prior(kStreamAhead - 1);  // row j + R has landed (this thread's part)
-        __syncthreads();                          // ... and every thread's part
-        q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(&ring[(j + R) & (kStreamRing - 1)][H + t * W]);
-        fetch_row(j + R + kStreamAhead, r_end);   // its slot held row j - 4 or older: read by all
+        __syncwarp();                             // ... and the warp's; row j - 1 is read by all lanes
+        q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(&ring[(j + R) & (kStreamRing - 1)][H + lane * W]);
+        fetch_row(j + R + kStreamAhead, r_end);   // into the slot of row j - 1 (or older)
         if (c < nx) {
           T win[WIN];  // columns c - H .. c + W + H - 1 of row j, as 16-byte loads
-          const T* centre_row = ring[j & (kStreamRing - 1)] + t * W;
+          const T* centre_row = ring[j & (kStreamRing - 1)] + lane * W;
 #pragma unroll
           for (int p = 0; p < WIN / W; ++p) {
             const Pack<T> pk = *reinterpret_cast<const Pack<T>*>(centre_row + p * W);

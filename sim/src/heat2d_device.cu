@@ -63,12 +63,12 @@ int stream_rows_per_block(const Grid2D& g, long long resident_blocks, int tile_w
 }
 
 // Resident blocks of the stream kernel on this device.
-template <typename T, int R>
+template <typename T, int R, int kThreads>
 long long stream_resident(int sm_count) {
   static const long long resident = [&] {
     int per_sm = 0;
-    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat2d_step_stream<T, R, kStreamThreads>,
-                                                                kStreamThreads, 0));
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat2d_step_stream<T, R, kThreads>,
+                                                                kThreads, 0));
     return static_cast<long long>(std::max(per_sm, 1)) * sm_count;
   }();
   return resident;
@@ -101,11 +101,20 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_co
       break;
     }
     case Heat2DVariant::stream: {
-      constexpr int tile = kStreamThreads * Pack<T>::n;
-      const int rows = stream_rows_per_block(g, stream_resident<T, R>(sm_count), tile);
-      const dim3 grid = grid_of(tile, rows);
-      heat2d_step_stream<T, R, kStreamThreads><<<grid, kStreamThreads, 0, s>>>(a, rows, rule);
-      SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
+      // Warps per block: 4, or 1 through STENCILSCOPE_STREAM_THREADS=32, for tuning.
+      static const bool single_warp = [] {
+        const char* e = std::getenv("STENCILSCOPE_STREAM_THREADS");
+        return e && std::atoi(e) == 32;
+      }();
+      auto go = [&]<int kThreads>() {
+        constexpr int tile = kThreads * Pack<T>::n;
+        const int rows = stream_rows_per_block(g, stream_resident<T, R, kThreads>(sm_count), tile);
+        const dim3 grid = grid_of(tile, rows);
+        heat2d_step_stream<T, R, kThreads><<<grid, kThreads, 0, s>>>(a, rows, rule);
+        SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
+      };
+      if (single_warp) go.template operator()<32>();
+      else go.template operator()<kStreamThreads>();
       return;  // the boundary step is fused into its epilogue
     }
     default:

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -29,11 +30,11 @@ int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_bloc
 }
 
 // Resident blocks of the stream25d kernel on this device (its shared ring sets it).
-template <typename T, int R, int BY>
+template <typename T, int R, int BY, int RING>
 long long stream25d_resident(int sm_count) {
   static long long resident = [&] {
-    const auto kernel = heat3d_step_stream25d<T, R, BY>;
-    constexpr std::size_t smem = Stream25Shape<T, R, BY>::smem_bytes;
+    const auto kernel = heat3d_step_stream25d<T, R, BY, RING>;
+    constexpr std::size_t smem = Stream25Shape<T, R, BY, RING>::smem_bytes;
     SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     int per_sm = 0;
     SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStream25BX * BY, smem));
@@ -44,7 +45,8 @@ long long stream25d_resident(int sm_count) {
 }
 
 template <typename T, int R>
-void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count) {
+void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
+                 const GhostRule3D<T>* rule) {
   const Grid3D& g = a.g;
   switch (v) {
     case Heat3DVariant::global: {
@@ -52,7 +54,7 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
       if (grid.y > kMaxGridYZ) throw Error("global: ny " + std::to_string(g.ny) + " is too large for this launch");
       heat3d_step_global<T, R><<<grid, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, s>>>(a);
       SS_CUDA_LAUNCH_CHECK("heat3d_step_global");
-      return;
+      break;
     }
     case Heat3DVariant::shared3d: {
       const dim3 grid(blocks_for(g.nx, kShared3BX), blocks_for(g.ny, kShared3BY),
@@ -60,30 +62,46 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
       if (grid.y > kMaxGridYZ) throw Error("shared3d: ny " + std::to_string(g.ny) + " is too large for this launch");
       heat3d_step_shared3d<T, R><<<grid, dim3(kShared3BX, kShared3BY, kShared3BZ), 0, s>>>(a);
       SS_CUDA_LAUNCH_CHECK("heat3d_step_shared3d");
-      return;
+      break;
     }
     case Heat3DVariant::stream25d: {
-      // Rows per tile: 8 (256 threads), or 16 (512) through STENCILSCOPE_STREAM25_BY, for tuning.
-      static const int rows = [] {
-        const char* e = std::getenv("STENCILSCOPE_STREAM25_BY");
-        return e && std::atoi(e) == 16 ? 16 : 8;
+      // Tile rows and ring planes: 16 and 16; STENCILSCOPE_STREAM25=16x8 or 8x8 for tuning (docs/perf.md).
+      static const int shape = [] {
+        const char* e = std::getenv("STENCILSCOPE_STREAM25");
+        const std::string v = e ? e : "";
+        return v == "8x8" ? 0 : v == "16x8" ? 1 : 2;
       }();
-      auto go = [&]<int BY>() {
-        using S = Stream25Shape<T, R, BY>;
+      auto go = [&]<int BY, int RING>() {
+        using S = Stream25Shape<T, R, BY, RING>;
         const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
-        const int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R, BY>(sm_count));
+        const int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R, BY, RING>(sm_count));
         const dim3 grid(bx, by, blocks_for(g.nz, slab));
         if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
-        heat3d_step_stream25d<T, R, BY><<<grid, dim3(kStream25BX, BY), S::smem_bytes, s>>>(a, slab);
+        heat3d_step_stream25d<T, R, BY, RING><<<grid, dim3(kStream25BX, BY), S::smem_bytes, s>>>(a, slab, rule);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
       };
-      if (rows == 16) go.template operator()<16>();
-      else go.template operator()<8>();
-      return;
+      // The 16-plane ring (204 KB in float, 216 KB in double) needs a Hopper-class
+      // shared memory; elsewhere the 8-plane ring.
+      static const int smem_optin = [] {
+        int dev = 0, v = 0;
+        SS_CUDA_CHECK(cudaGetDevice(&dev));
+        SS_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        return v;
+      }();
+      const bool big_ring_fits = Stream25Shape<T, R, 16, 16>::smem_bytes <= static_cast<std::size_t>(smem_optin);
+      const bool small_ring_fits = Stream25Shape<T, R, 16, 8>::smem_bytes <= static_cast<std::size_t>(smem_optin);
+      if (!small_ring_fits && Stream25Shape<T, R, 8, 8>::smem_bytes > static_cast<std::size_t>(smem_optin))
+        throw Error("stream25d needs " + std::to_string(Stream25Shape<T, R, 8, 8>::smem_bytes / 1024) +
+                    " KB of shared memory per block; this device offers " + std::to_string(smem_optin / 1024) + " KB");
+      if (shape == 0 || !small_ring_fits) go.template operator()<8, 8>();
+      else if (shape == 1 || !big_ring_fits) go.template operator()<16, 8>();
+      else go.template operator()<16, 16>();
+      return;  // the boundary step is fused into the kernel's stores
     }
     default:
       throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
   }
+  launch_fill_ghosts3d(a.out, g, rule, s);  // the explicit boundary step
 }
 
 template <typename T>
@@ -175,8 +193,7 @@ void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
                                     cudaMemcpyHostToDevice, m.stream.get()));
       for (int k = 0; k < chunk; ++k) {
         const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c};
-        launch_step<T, R>(variant, a, m.stream.get(), m.sm_count);
-        launch_fill_ghosts3d(a.out, m.setup.grid, m.rules.get() + k, m.stream.get());  // the boundary step
+        launch_step<T, R>(variant, a, m.stream.get(), m.sm_count, m.rules.get() + k);
         m.current = 1 - m.current;
         ++m.steps_done;
       }

@@ -77,7 +77,7 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
         const int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R, BY, RING>(sm_count));
         const dim3 grid(bx, by, blocks_for(g.nz, slab));
         if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
-        heat3d_step_stream25d<T, R, BY, RING><<<grid, dim3(kStream25BX, BY), S::smem_bytes, s>>>(a, slab, rule);
+        heat3d_step_stream25d<T, R, BY, RING><<<grid, dim3(kStream25BX, BY), S::smem_bytes, s>>>(a, slab);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
       };
       // The 16-plane ring (204 KB in float, 216 KB in double) needs a Hopper-class
@@ -96,7 +96,7 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
       if (shape == 0 || !small_ring_fits) go.template operator()<8, 8>();
       else if (shape == 1 || !big_ring_fits) go.template operator()<16, 8>();
       else go.template operator()<16, 16>();
-      return;  // the boundary step is fused into the kernel's stores
+      break;
     }
     default:
       throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");

@@ -1,19 +1,17 @@
 #pragma once
 // The heat 3D kernel family, templated on value type and stencil radius. Every
 // variant gathers the three 2R+1 lines its own way and calls heat3d_point, so all
-// write bitwise-identical fields. global and shared3d write the interior only:
-// the separate boundary step (ghost3d_kernels.cuh) writes the ghost faces.
+// write bitwise-identical fields. Interior only: the ghost faces are written by
+// the separate boundary step (ghost3d_kernels.cuh) after each launch.
 //   global    - one point per thread, neighbours straight from global memory
 //   shared3d  - a 32x4x4 tile plus its cross-shaped halo staged in shared memory
 //   stream25d - Micikevicius (2009): the z line in a register queue, the block
 //               marching along z over a slab chosen at launch, the xy tile plus
-//               halo of each plane staged in a shared ring with cp.async; the
-//               boundary step fused into its stores.
+//               halo of each plane staged in a shared ring with cp.async.
 #include <cuda_pipeline.h>
 
 #include "cuda_check.cuh"
 #include "pack.cuh"
-#include "stencilscope/ghost3d.hpp"
 #include "stencilscope/heat3d.hpp"
 
 namespace ss {
@@ -94,12 +92,12 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // and y neighbours come from the current plane of a ring of RING xy planes (tile
 // plus halo) in shared memory, filled with cp.async RING - R - 1 planes ahead of
 // the plane the queue takes in. The copy duties of a plane (core rows, y-halo
-// rows, x-halo packs) are dealt to the threads once, at the start. Points next
-// to a face also write their ghost images (the boundary step, fused).
+// rows, x-halo packs) are dealt to the threads once, at the start.
 // Measured on an H100 at 512^3, order 8, float (copy ratio, boundary included):
 // scalar loads and the halo a plane ahead in registers 0.23 (H200); this ring
 // with 8-row tiles 0.61 (ncu: DRAM traffic 1.3x the field's, the y-halo rows
-// read again); 16-row tiles 0.71.
+// read again); 16-row tiles 0.71. Fusing the boundary step into the stores
+// (inline or out of line) made it 4x slower; it stays a separate kernel.
 inline constexpr int kStream25BX = 32;
 
 template <typename T, int R, int BY, int kStream25Ring>
@@ -121,20 +119,9 @@ struct Stream25Shape {
   static_assert(AHEAD >= 1 && LW % W == 0);
 };
 
-// True when a point of the pack at (c .. c + w - 1, j, k) has a ghost image.
-__device__ __forceinline__ bool near_face3d(const Grid3D& g, int c, int w, int j, int k) {
-  return k < kGhost || k >= g.nz - kGhost || j < kGhost || j >= g.ny - kGhost || c < kGhost || c + w > g.nx - kGhost;
-}
-
-template <typename T>
-__device__ __noinline__ void stream25d_ghost_images(T* f, Grid3D g, const GhostRule3D<T>* rule, int c, int j, int k,
-                                                    Pack<T> v) {
-  write_ghost_images3d(f, g, *rule, c, j, k, v.v, min(Pack<T>::n, g.nx - c));
-}
-
 template <typename T, int R, int BY, int kStream25Ring>
 __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
-    heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab, const GhostRule3D<T>* rule) {
+    heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab) {
   using S = Stream25Shape<T, R, BY, kStream25Ring>;
   constexpr int kStream25BY = BY, kStream25Threads = S::kStream25Threads;
   constexpr int W = S::W, H = S::H, LW = S::LW, Q = 2 * R + 1;
@@ -241,9 +228,6 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
           for (int w = 0; w < W; ++w)
             if (c + w < g.nx) o[w] = out.v[w];
         }
-        // The boundary step, fused: points near a face also write their ghost images,
-        // out of line (inlined into the unrolled loop it made the kernel 4x slower).
-        if (near_face3d(g, c, W, j, k0 + d)) stream25d_ghost_images(a.out, g, rule, c, j, k0 + d, out);
       }
     }
   }

@@ -102,33 +102,6 @@ SS_HD SS_FORCEINLINE void write_ghost_face_cell(T* f, const Grid3D& g, long long
   f[g.index(i, j, gk)] = ghost_value3d(r, i, j, gk, f[g.index(i, j, k)]);
 }
 
-/// The boundary step for the interior cells c .. c + n - 1 of row (j, k), just
-/// computed as v[0 .. n): writes the ghost cells whose images they are, as
-/// write_ghost_face_cell would. A kernel that calls this for every point it
-/// stores has done the whole boundary step (kMinSide >= 2 kGhost keeps the faces'
-/// images apart).
-template <typename T, int N>
-SS_HD SS_FORCEINLINE void write_ghost_images3d(T* f, const Grid3D& g, const GhostRule3D<T>& r, int c, int j, int k,
-                                               const T (&v)[N], int n) {
-  const bool near_z = k < kGhost || k >= g.nz - kGhost;
-  const bool near_y = j < kGhost || j >= g.ny - kGhost;
-  const bool near_x = c < kGhost || c + n > g.nx - kGhost;
-  if (!(near_x || near_y || near_z)) return;
-  const bool wrap = r.boundary == Boundary::periodic;
-  const int gk = ghost_of(k, g.nz, wrap), gj = ghost_of(j, g.ny, wrap);
-SS_UNROLL
-  for (int w = 0; w < N; ++w) {
-    const int i = c + w;
-    if (w >= n) break;
-    if (near_z) f[g.index(i, j, gk)] = ghost_value3d(r, i, j, gk, v[w]);
-    if (near_y) f[g.index(i, gj, k)] = ghost_value3d(r, i, gj, k, v[w]);
-    if (i < kGhost || i >= g.nx - kGhost) {
-      const int gi = ghost_of(i, g.nx, wrap);
-      f[g.index(gi, j, k)] = ghost_value3d(r, gi, j, k, v[w]);
-    }
-  }
-}
-
 /// The boundary step on the host: writes every ghost face cell of f from its interior.
 template <typename T>
 void fill_ghosts3d_host(T* f, const Grid3D& g, const GhostRule3D<T>& r);

@@ -63,12 +63,12 @@ int stream_rows_per_block(const Grid2D& g, long long resident_blocks, int tile_w
 }
 
 // Resident blocks of the stream kernel on this device.
-template <typename T, int R, int kThreads>
+template <typename T, int R, int kThreads, int kAhead>
 long long stream_resident(int sm_count) {
   static const long long resident = [&] {
     int per_sm = 0;
-    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, heat2d_step_stream<T, R, kThreads>,
-                                                                kThreads, 0));
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, heat2d_step_stream<T, R, kThreads, kAhead>, kThreads, 0));
     return static_cast<long long>(std::max(per_sm, 1)) * sm_count;
   }();
   return resident;
@@ -101,20 +101,22 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_co
       break;
     }
     case Heat2DVariant::stream: {
-      // Warps per block: 4, or 1 through STENCILSCOPE_STREAM_THREADS=32, for tuning.
-      static const bool single_warp = [] {
-        const char* e = std::getenv("STENCILSCOPE_STREAM_THREADS");
-        return e && std::atoi(e) == 32;
+      // Rows fetched ahead: 8, or 4 or 11 through STENCILSCOPE_STREAM_AHEAD, for tuning.
+      static const int ahead = [] {
+        const char* e = std::getenv("STENCILSCOPE_STREAM_AHEAD");
+        const int v = e ? std::atoi(e) : kStreamAhead;
+        return v == 4 || v == 11 ? v : kStreamAhead;
       }();
-      auto go = [&]<int kThreads>() {
-        constexpr int tile = kThreads * Pack<T>::n;
-        const int rows = stream_rows_per_block(g, stream_resident<T, R, kThreads>(sm_count), tile);
+      auto go = [&]<int kAhead>() {
+        constexpr int tile = kStreamThreads * Pack<T>::n;
+        const int rows = stream_rows_per_block(g, stream_resident<T, R, kStreamThreads, kAhead>(sm_count), tile);
         const dim3 grid = grid_of(tile, rows);
-        heat2d_step_stream<T, R, kThreads><<<grid, kThreads, 0, s>>>(a, rows, rule);
+        heat2d_step_stream<T, R, kStreamThreads, kAhead><<<grid, kStreamThreads, 0, s>>>(a, rows, rule);
         SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
       };
-      if (single_warp) go.template operator()<32>();
-      else go.template operator()<kStreamThreads>();
+      if (ahead == 4) go.template operator()<4>();
+      else if (ahead == 11) go.template operator()<11>();
+      else go.template operator()<kStreamAhead>();
       return;  // the boundary step is fused into its epilogue
     }
     default:

@@ -170,9 +170,10 @@ inline constexpr int kStreamAhead = 8;
 inline constexpr int kStreamRing = 16;  // >= R + kStreamAhead + 1, a power of two
 static_assert(kStreamRing >= kMaxRadius + kStreamAhead + 1 && (kStreamRing & (kStreamRing - 1)) == 0);
 
-template <typename T, int R, int kThreads>
+template <typename T, int R, int kThreads, int kAhead = kStreamAhead>
 __global__ void __launch_bounds__(kThreads)
     heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block, const GhostRule<T>* rule) {
+  static_assert(kStreamRing >= R + kAhead + 1);
   constexpr int W = Pack<T>::n;
   constexpr int kWarps = kThreads / 32;
   constexpr int TW = kThreads * W;         // block tile width in columns
@@ -214,7 +215,7 @@ __global__ void __launch_bounds__(kThreads)
     const int r_end = j1 + R;              // rows j0 .. j1 + R - 1 pass through the ring
     __syncwarp();                          // the previous strip is done with the ring
 #pragma unroll
-    for (int d = 0; d < R + kStreamAhead; ++d) fetch_row(j0 + d, r_end);
+    for (int d = 0; d < R + kAhead; ++d) fetch_row(j0 + d, r_end);
     // q[(k + s) % Q] holds row j + k - R at step s of an unrolled group of Q rows,
     // so the queue rotates by renaming instead of by moves.
     Pack<T> q[Q];
@@ -228,10 +229,10 @@ __global__ void __launch_bounds__(kThreads)
       for (int s = 0; s < Q; ++s) {
         const int j = jb + s;
         if (j >= j1) break;
-        __pipeline_wait_prior(kStreamAhead - 1);  // row j + R has landed (this thread's part)
+        __pipeline_wait_prior(kAhead - 1);  // row j + R has landed (this thread's part)
         __syncwarp();                             // ... and the warp's; row j - 1 is read by all lanes
         q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(&ring[(j + R) & (kStreamRing - 1)][H + lane * W]);
-        fetch_row(j + R + kStreamAhead, r_end);   // into the slot of row j - 1 (or older)
+        fetch_row(j + R + kAhead, r_end);   // into the slot of row j - 1 (or older)
         if (c < nx) {
           T win[WIN];  // columns c - H .. c + W + H - 1 of row j, as 16-byte loads
           const T* centre_row = ring[j & (kStreamRing - 1)] + lane * W;

@@ -6,13 +6,7 @@
 #   deriv3d 256^3 and 512^3 order 8 float, GPU variants, per axis
 #   heat3d 512^3 order 8 float, GPU variants
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-out=${OUT:-$PWD/out}
-mkdir -p "$out"
-if [[ -f .devdeps/unpack.sh ]]; then source .devdeps/unpack.sh >/dev/null 2>&1; fi
-export PATH=/usr/local/cuda/bin:$PATH
-# The commit the copied tree was made from (its own .git, if any, may be stale).
-if [[ -f .git-commit ]]; then export STENCILSCOPE_COMMIT=$(head -1 .git-commit); fi
+source "$(dirname "$0")/env.sh"
 build=build-gpu
 if [[ ! -f $build/build.ninja ]]; then
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF >"$out/configure-3d.log" 2>&1 ||

@@ -5,13 +5,7 @@
 # JSON go to $OUT (or ./out). Carried Debian packages in .devdeps/ are unpacked first.
 #   tests/device/gpu-check.sh [quick]     quick: only the float 8192^2 GPU benchmark
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-out=${OUT:-$PWD/out}
-mkdir -p "$out"
-if [[ -f .devdeps/unpack.sh ]]; then source .devdeps/unpack.sh >/dev/null 2>&1; fi
-export PATH=/usr/local/cuda/bin:$PATH
-# The commit the copied tree was made from (its own .git, if any, may be stale).
-if [[ -f .git-commit ]]; then export STENCILSCOPE_COMMIT=$(head -1 .git-commit); fi
+source "$(dirname "$0")/env.sh"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$out/nvidia-smi.txt" 2>&1
 build=build-gpu
 configure() { cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" >"$out/configure.log" 2>&1 &&

@@ -6,9 +6,7 @@
 #   e.g. tests/device/profile.sh heat2d 'heat2d_step_(shared|stream)' --size 8192 --steps 2
 #        tests/device/profile.sh heat3d 'stream25d' --size 512 --steps 2 --variant stream25d
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-out=${OUT:-$PWD/out}
-mkdir -p "$out"
+source "$(dirname "$0")/env.sh"
 model=${1:?model}
 kernels=${2:?kernel regex}
 shift 2

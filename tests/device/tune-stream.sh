@@ -4,12 +4,7 @@
 # stall reasons and DRAM bytes under ncu, and heat3d stream25d's DRAM bytes.
 # Output to $OUT/tune.txt (and the terminal).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-out=${OUT:-$PWD/out}
-mkdir -p "$out"
-if [[ -f .devdeps/unpack.sh ]]; then source .devdeps/unpack.sh >/dev/null 2>&1; fi
-export PATH=/usr/local/cuda/bin:$PATH
-if [[ -f .git-commit ]]; then export STENCILSCOPE_COMMIT=$(head -1 .git-commit); fi
+source "$(dirname "$0")/env.sh"
 { cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF &&
   cmake --build build-gpu --parallel "$(nproc)"; } >"$out/build.log" 2>&1 ||
   { grep -E "error" -A3 "$out/build.log" | head -30; exit 1; }

@@ -234,11 +234,14 @@ __global__ void __launch_bounds__(kThreads)
         q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(&ring[(j + R) & (kStreamRing - 1)][H + lane * W]);
         fetch_row(j + R + kAhead, r_end);   // into the slot of row j - 1 (or older)
         if (c < nx) {
-          T win[WIN];  // columns c - H .. c + W + H - 1 of row j, as 16-byte loads
+          // Columns c - H .. c + W + H - 1 of row j: the halo packs as 16-byte shared
+          // loads, this thread's own pack from the queue (ncu: shared-memory
+          // instruction stalls lead, so a load saved counts).
+          T win[WIN];
           const T* centre_row = ring[j & (kStreamRing - 1)] + lane * W;
 #pragma unroll
           for (int p = 0; p < WIN / W; ++p) {
-            const Pack<T> pk = *reinterpret_cast<const Pack<T>*>(centre_row + p * W);
+            const Pack<T> pk = p == HV ? q[(R + s) % Q] : *reinterpret_cast<const Pack<T>*>(centre_row + p * W);
 #pragma unroll
             for (int w = 0; w < W; ++w) win[p * W + w] = pk.v[w];
           }

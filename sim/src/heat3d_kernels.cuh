@@ -197,10 +197,10 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       fetch_plane(d + R + S::AHEAD);        // into the slot of plane d - 1
       if (inside) {
         const T* p = ring + (d & (kStream25Ring - 1)) * S::PLANE + own;
-        T win[W + 2 * H];  // x: columns c - H .. c + W + H - 1 of row j
+        T win[W + 2 * H];  // x: columns c - H .. c + W + H - 1 of row j (its own pack from the queue)
 #pragma unroll
         for (int v = 0; v < (W + 2 * H) / W; ++v) {
-          const Pack<T> pk = *reinterpret_cast<const Pack<T>*>(p - H + v * W);
+          const Pack<T> pk = v == S::HV ? q[(R + s) % Q] : *reinterpret_cast<const Pack<T>*>(p - H + v * W);
 #pragma unroll
           for (int w = 0; w < W; ++w) win[v * W + w] = pk.v[w];
         }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <glm/glm.hpp>
 
 namespace ss::app {
 
@@ -77,36 +78,41 @@ std::string slice_label(int view, int position) {
 
 std::vector<render::OverlayLine> slice_sketch(const render::PixelRect& area, int nx, int ny, int nz,
                                               const std::array<int, 3>& slices) {
-  // Oblique projection: x to the right, y up, z receding up and to the right at 30 degrees, half length.
-  const double zx = 0.5 * std::cos(0.5236), zy = 0.5 * std::sin(0.5236);
-  const double width = nx + nz * zx, height = ny + nz * zy;
-  const double scale = 0.8 * std::min(area.width / width, area.height / height);
-  const double ox = area.x + (area.width - width * scale) / 2;
-  const double oy = area.y + (area.height + height * scale) / 2;  // pixel of (0, 0, 0): bottom left
-  auto project = [&](double x, double y, double z) {
-    return std::array<float, 2>{static_cast<float>(ox + (x + z * zx) * scale),
-                                static_cast<float>(oy - (y + z * zy) * scale)};
+  // Oblique projection: x to the right, y up, z receding up and to the right at 30
+  // degrees at half length; then pixels (y down), scaled to fit 80% of the area.
+  const glm::dvec2 z_axis = 0.5 * glm::dvec2(std::cos(glm::radians(30.0)), std::sin(glm::radians(30.0)));
+  const glm::dmat3x2 oblique(glm::dvec2(1, 0), glm::dvec2(0, 1), z_axis);  // columns: images of x, y, z
+  const glm::dvec3 box(nx, ny, nz);
+  const glm::dvec2 extent = oblique * box;
+  const double scale = 0.8 * std::min(area.width / extent.x, area.height / extent.y);
+  const glm::dvec2 origin(area.x + (area.width - extent.x * scale) / 2,
+                          area.y + (area.height + extent.y * scale) / 2);  // pixel of (0, 0, 0): bottom left
+  auto project = [&](const glm::dvec3& p) {
+    const glm::dvec2 q = oblique * p;
+    return glm::vec2(origin.x + q.x * scale, origin.y - q.y * scale);
   };
   std::vector<render::OverlayLine> lines;
-  auto quad = [&](std::array<std::array<double, 3>, 4> c, std::array<std::uint8_t, 4> rgba, float w) {
-    for (int e = 0; e < 4; ++e) {
-      const auto p = project(c[e][0], c[e][1], c[e][2]);
-      const auto q = project(c[(e + 1) % 4][0], c[(e + 1) % 4][1], c[(e + 1) % 4][2]);
-      lines.push_back({p[0], p[1], q[0], q[1], rgba, w});
-    }
+  auto edge = [&](const glm::dvec3& p, const glm::dvec3& q, std::array<std::uint8_t, 4> rgba, float w) {
+    const glm::vec2 a = project(p), b = project(q);
+    lines.push_back({a.x, a.y, b.x, b.y, rgba, w});
   };
-  const std::array<std::uint8_t, 4> box{200, 200, 200, 255};
-  const double X = nx, Y = ny, Z = nz;
-  quad({{{0, 0, 0}, {X, 0, 0}, {X, Y, 0}, {0, Y, 0}}}, box, 1.0f);
-  quad({{{0, 0, Z}, {X, 0, Z}, {X, Y, Z}, {0, Y, Z}}}, box, 1.0f);
-  for (auto [x, y] : {std::pair{0.0, 0.0}, {X, 0.0}, {X, Y}, {0.0, Y}}) {
-    const auto p = project(x, y, 0), q = project(x, y, Z);
-    lines.push_back({p[0], p[1], q[0], q[1], box, 1.0f});
-  }
-  const double z = slices[0] + 0.5, y = slices[1] + 0.5, x = slices[2] + 0.5;
-  quad({{{0, 0, z}, {X, 0, z}, {X, Y, z}, {0, Y, z}}}, kSliceRgba[0], 2.0f);
-  quad({{{0, y, 0}, {X, y, 0}, {X, y, Z}, {0, y, Z}}}, kSliceRgba[1], 2.0f);
-  quad({{{x, 0, 0}, {x, Y, 0}, {x, Y, Z}, {x, 0, Z}}}, kSliceRgba[2], 2.0f);
+  // The quad through `corner` spanned by the box's extents along axes u and v.
+  auto quad = [&](const glm::dvec3& corner, int u, int v, std::array<std::uint8_t, 4> rgba, float w) {
+    glm::dvec3 du(0), dv(0);
+    du[u] = box[u];
+    dv[v] = box[v];
+    const glm::dvec3 c[4] = {corner, corner + du, corner + du + dv, corner + dv};
+    for (int e = 0; e < 4; ++e) edge(c[e], c[(e + 1) % 4], rgba, w);
+  };
+  const std::array<std::uint8_t, 4> grey{200, 200, 200, 255};
+  quad(glm::dvec3(0), 0, 1, grey, 1.0f);
+  quad(glm::dvec3(0, 0, nz), 0, 1, grey, 1.0f);
+  for (const glm::dvec3 p : {glm::dvec3(0), glm::dvec3(nx, 0, 0), glm::dvec3(nx, ny, 0), glm::dvec3(0, ny, 0)})
+    edge(p, p + glm::dvec3(0, 0, nz), grey, 1.0f);
+  // The slices through the centres of their cells: XY at z, XZ at y, YZ at x.
+  quad(glm::dvec3(0, 0, slices[0] + 0.5), 0, 1, kSliceRgba[0], 2.0f);
+  quad(glm::dvec3(0, slices[1] + 0.5, 0), 0, 2, kSliceRgba[1], 2.0f);
+  quad(glm::dvec3(slices[2] + 0.5, 0, 0), 1, 2, kSliceRgba[2], 2.0f);
   return lines;
 }
 

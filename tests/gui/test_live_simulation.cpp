@@ -319,6 +319,43 @@ TEST(SlicePicking, APixelOnASliceNamesItsViewAndCellAndTheSketchIsNoSlice) {
   EXPECT_FALSE(pick_slice(area, sizes, area.x + area.width / 2, area.y + 2)) << "the gap between the panes";
 }
 
+TEST(SliceSketch, TheBoxFitsItsPaneAndEachSliceCutsWhereItsPositionSays) {
+  const render::PixelRect pane{400, 300, 380, 280};
+  const int nx = 40, ny = 30, nz = 20;
+  const std::array<int, 3> slices{5, 14, 29};  // XY at z = 5, XZ at y = 14, YZ at x = 29
+  const std::vector<render::OverlayLine> lines = slice_sketch(pane, nx, ny, nz, slices);
+  ASSERT_EQ(lines.size(), 24u) << "12 box edges, then 4 edges per slice plane";
+  float x_lo = 1e9f, x_hi = -1e9f, y_lo = 1e9f, y_hi = -1e9f;
+  for (const auto& l : lines)
+    for (const auto& [x, y] : {std::pair{l.x0, l.y0}, std::pair{l.x1, l.y1}}) {
+      x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
+      y_lo = std::min(y_lo, y), y_hi = std::max(y_hi, y);
+    }
+  // Centred, 80% of the limiting side, inside the pane.
+  EXPECT_NEAR((x_lo + x_hi) / 2, pane.x + pane.width / 2, 0.01);
+  EXPECT_NEAR((y_lo + y_hi) / 2, pane.y + pane.height / 2, 0.01);
+  EXPECT_TRUE(std::abs((x_hi - x_lo) - 0.8 * pane.width) < 0.01 || std::abs((y_hi - y_lo) - 0.8 * pane.height) < 0.01);
+  EXPECT_GE(x_lo, pane.x);
+  EXPECT_LE(x_hi, pane.x + pane.width);
+  // Lines 8..11 recede along z from the four corners of the z = 0 face; line 8 from the
+  // origin. A slice plane's corner lies on the box edge along its own axis, at the
+  // fraction (position + 0.5) / extent of it.
+  auto along = [](const render::OverlayLine& e, double t) {
+    return std::pair{e.x0 + t * (e.x1 - e.x0), e.y0 + t * (e.y1 - e.y0)};
+  };
+  const auto [zx, zy] = along(lines[8], (slices[0] + 0.5) / nz);
+  EXPECT_NEAR(lines[12].x0, zx, 1e-3);
+  EXPECT_NEAR(lines[12].y0, zy, 1e-3);
+  const auto [yx, yy] = along({lines[3].x1, lines[3].y1, lines[3].x0, lines[3].y0}, (slices[1] + 0.5) / ny);
+  EXPECT_NEAR(lines[16].x0, yx, 1e-3) << "XZ plane: on the y edge through the origin";
+  EXPECT_NEAR(lines[16].y0, yy, 1e-3);
+  const auto [xx, xy] = along(lines[0], (slices[2] + 0.5) / nx);
+  EXPECT_NEAR(lines[20].x0, xx, 1e-3) << "YZ plane: on the x edge through the origin";
+  EXPECT_NEAR(lines[20].y0, xy, 1e-3);
+  for (int k = 0; k < 3; ++k)
+    for (int e = 0; e < 4; ++e) EXPECT_EQ(lines[12 + 4 * k + e].rgba, kSliceRgba[k]) << "plane " << k;
+}
+
 TEST_F(LiveSimulationTest, APixelOnTheYZSlicePaintsTheSphereAtThatSlicesX) {
   SimSettings s = heat3d_settings(settings_);
   s.slice = {5, 7, 9};

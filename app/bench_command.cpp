@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
@@ -130,28 +131,41 @@ nlohmann::json row_to_json(const BenchRow& row, const std::string& size) {
   return j;
 }
 
-nlohmann::json to_json(const BenchReport& r) {
+/// A report's JSON: the device, its copy bandwidths and the commit at the top, then
+/// the model's configuration, the note and the rows (`bench --json`).
+template <typename Report>
+nlohmann::json report_json(const Report& r, nlohmann::json config, nlohmann::json rows) {
   using nlohmann::json;
-  json rows = json::array();
-  for (const BenchRow& row : r.rows) rows.push_back(row_to_json(row, fmt::format("{}x{}", row.nx, row.ny)));
-  const Heat2DSetup& s = r.setup;
   return {{"device", r.device},
           {"copy_gbps", r.copy_gbps > 0 ? json(r.copy_gbps) : json(nullptr)},
           {"host_copy_gbps", r.host_copy_gbps > 0 ? json(r.host_copy_gbps) : json(nullptr)},
           {"commit", r.commit},
-          {"config",
-           {{"model", "heat2d"},
-            {"nx", s.grid.nx},
-            {"ny", s.grid.ny},
-            {"order", s.config.order},
-            {"steps", r.steps},
-            {"boundary", std::string(to_string(s.config.boundary))},
-            {"initial", std::string(to_string(s.config.initial))},
-            {"alpha", s.config.alpha},
-            {"dt", s.dt},
-            {"dt_limit", s.dt_limit}}},
+          {"config", std::move(config)},
           {"note", r.note},
-          {"rows", rows}};
+          {"rows", std::move(rows)}};
+}
+
+/// The configuration of a heat model (2D, or 3D with nz) run for `steps` steps.
+template <typename Setup>
+nlohmann::json heat_config_json(const char* model, const Setup& s, int steps, std::optional<int> nz) {
+  nlohmann::json c = {{"model", model},
+                      {"nx", s.grid.nx},
+                      {"ny", s.grid.ny},
+                      {"order", s.config.order},
+                      {"steps", steps},
+                      {"boundary", std::string(to_string(s.config.boundary))},
+                      {"initial", std::string(to_string(s.config.initial))},
+                      {"alpha", s.config.alpha},
+                      {"dt", s.dt},
+                      {"dt_limit", s.dt_limit}};
+  if (nz) c["nz"] = *nz;
+  return c;
+}
+
+nlohmann::json to_json(const BenchReport& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const BenchRow& row : r.rows) rows.push_back(row_to_json(row, fmt::format("{}x{}", row.nx, row.ny)));
+  return report_json(r, heat_config_json("heat2d", r.setup, r.steps, std::nullopt), std::move(rows));
 }
 
 // ---- 3D models -------------------------------------------------------------
@@ -268,40 +282,19 @@ nlohmann::json rows_to_json(const Bench3DReport& r) {
 }
 
 nlohmann::json to_json(const Deriv3DBenchReport& r) {
-  using nlohmann::json;
   const Grid3D& g = r.setup.grid;
-  return {{"device", r.device},
-          {"copy_gbps", r.copy_gbps > 0 ? json(r.copy_gbps) : json(nullptr)},
-          {"host_copy_gbps", r.host_copy_gbps > 0 ? json(r.host_copy_gbps) : json(nullptr)},
-          {"commit", r.commit},
-          {"config",
-           {{"model", "deriv3d"}, {"nx", g.nx}, {"ny", g.ny}, {"nz", g.nz}, {"order", r.setup.config.order},
-            {"steps", r.steps}, {"function", "cos(2 pi (x + y + z))"}}},
-          {"note", r.note},
-          {"rows", rows_to_json(r)}};
+  const nlohmann::json config = {{"model", "deriv3d"},
+                                 {"nx", g.nx},
+                                 {"ny", g.ny},
+                                 {"nz", g.nz},
+                                 {"order", r.setup.config.order},
+                                 {"steps", r.steps},
+                                 {"function", "cos(2 pi (x + y + z))"}};
+  return report_json(r, config, rows_to_json(r));
 }
 
 nlohmann::json to_json(const Heat3DBenchReport& r) {
-  using nlohmann::json;
-  const Heat3DSetup& s = r.setup;
-  return {{"device", r.device},
-          {"copy_gbps", r.copy_gbps > 0 ? json(r.copy_gbps) : json(nullptr)},
-          {"host_copy_gbps", r.host_copy_gbps > 0 ? json(r.host_copy_gbps) : json(nullptr)},
-          {"commit", r.commit},
-          {"config",
-           {{"model", "heat3d"},
-            {"nx", s.grid.nx},
-            {"ny", s.grid.ny},
-            {"nz", s.grid.nz},
-            {"order", s.config.order},
-            {"steps", r.steps},
-            {"boundary", std::string(to_string(s.config.boundary))},
-            {"initial", std::string(to_string(s.config.initial))},
-            {"alpha", s.config.alpha},
-            {"dt", s.dt},
-            {"dt_limit", s.dt_limit}}},
-          {"note", r.note},
-          {"rows", rows_to_json(r)}};
+  return report_json(r, heat_config_json("heat3d", r.setup, r.steps, r.setup.grid.nz), rows_to_json(r));
 }
 
 /// Writes the table and the JSON where asked, then the exit status (3 when a row

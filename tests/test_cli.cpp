@@ -1,77 +1,48 @@
 // The command line as a person meets it: bad input gets one line naming the
 // problem and a non-zero exit; a run without a device still gives CPU rows.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.hpp"
 #include "stencilscope/device.hpp"
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout and stderr together
-};
+using ss::test::CliResult;
+using ss::test::expect_cli_error;
+using ss::test::run_cli;
 
-Result run(const std::string& args) {
-  const std::string cmd = std::string(STENCILSCOPE_EXE) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int w = pclose(p);
-  r.status = WIFEXITED(w) ? WEXITSTATUS(w) : -1;
-  return r;
-}
-
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
-void expect_error(const std::string& args, const std::string& fragment) {
-  const Result r = run(args);
-  EXPECT_NE(r.status, 0) << args << "\n" << r.out;
-  EXPECT_NE(r.out.find(fragment), std::string::npos) << args << " should mention '" << fragment << "':\n" << r.out;
-  EXPECT_EQ(count_lines(r.out), 1) << args << " should print one line:\n" << r.out;
-}
-
-TEST(Cli, UnknownVariant) { expect_error("bench heat2d --size 64 --variant fastest", "unknown variant 'fastest'"); }
-TEST(Cli, UnknownOrder) { expect_error("bench heat2d --size 64 --order 5", "unknown stencil order 5"); }
-TEST(Cli, UnknownModel) { expect_error("bench heat9d --size 64", "unknown model 'heat9d'"); }
+TEST(Cli, UnknownVariant) { expect_cli_error("bench heat2d --size 64 --variant fastest", "unknown variant 'fastest'"); }
+TEST(Cli, UnknownOrder) { expect_cli_error("bench heat2d --size 64 --order 5", "unknown stencil order 5"); }
+TEST(Cli, UnknownModel) { expect_cli_error("bench heat9d --size 64", "unknown model 'heat9d'"); }
 TEST(Cli, MalformedSize) {
-  expect_error("bench heat2d --size 12x", "malformed --size '12x'");
-  expect_error("bench heat2d --size banana", "malformed --size 'banana'");
+  expect_cli_error("bench heat2d --size 12x", "malformed --size '12x'");
+  expect_cli_error("bench heat2d --size banana", "malformed --size 'banana'");
 }
-TEST(Cli, SizeTooSmall) { expect_error("bench heat2d --size 4x100", "too small"); }
-TEST(Cli, MalformedNumber) { expect_error("bench heat2d --size 64 --steps ten", "--steps"); }
-TEST(Cli, NegativeSteps) { expect_error("bench heat2d --size 64 --steps -3", "--steps must be at least 1"); }
-TEST(Cli, DtAboveStabilityLimit) { expect_error("bench heat2d --size 64 --dt 1", "stability limit"); }
-TEST(Cli, UnknownPrecision) { expect_error("bench heat2d --size 64 --precision half", "unknown precision 'half'"); }
+TEST(Cli, SizeTooSmall) { expect_cli_error("bench heat2d --size 4x100", "too small"); }
+TEST(Cli, MalformedNumber) { expect_cli_error("bench heat2d --size 64 --steps ten", "--steps"); }
+TEST(Cli, NegativeSteps) { expect_cli_error("bench heat2d --size 64 --steps -3", "--steps must be at least 1"); }
+TEST(Cli, DtAboveStabilityLimit) { expect_cli_error("bench heat2d --size 64 --dt 1", "stability limit"); }
+TEST(Cli, UnknownPrecision) { expect_cli_error("bench heat2d --size 64 --precision half", "unknown precision 'half'"); }
 TEST(Cli, VariantOnTheWrongDevice) {
-  expect_error("bench heat2d --size 64 --variant global --device cpu", "runs on the gpu");
+  expect_cli_error("bench heat2d --size 64 --variant global --device cpu", "runs on the gpu");
 }
 TEST(Cli, UnwritableJson) {
-  expect_error("bench heat2d --size 64 --device cpu --json /nonexistent-dir/x.json", "cannot write --json");
+  expect_cli_error("bench heat2d --size 64 --device cpu --json /nonexistent-dir/x.json", "cannot write --json");
 }
 TEST(Cli, UnknownSubcommandOrFlag) {
-  const Result r = run("bench heat2d --size 64 --frobnicate");
+  const CliResult r = run_cli("bench heat2d --size 64 --frobnicate");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("frobnicate"), std::string::npos) << r.out;
 }
 
 TEST(Cli, BenchWritesTheTableAndJson) {
   const std::string path = ::testing::TempDir() + "/bench.json";
-  const Result r = run("bench heat2d --size 100x37 --steps 3 --order 4 --json " + path);
+  const CliResult r = run_cli("bench heat2d --size 100x37 --steps 3 --order 4 --json " + path);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("ref L2 norm"), std::string::npos) << r.out;
   std::ifstream in(path);
@@ -99,19 +70,23 @@ TEST(Cli, BenchWritesTheTableAndJson) {
 }
 
 TEST(Cli, JsonToStdoutKeepsTheTableOnStderr) {
-  const std::string cmd = std::string(STENCILSCOPE_EXE) + " bench heat2d --size 48 --steps 2 --device cpu --json - 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
-  ASSERT_EQ(pclose(p), 0);
-  const auto j = nlohmann::json::parse(out);  // throws if the table leaked into stdout
+  const CliResult r = run_cli("bench heat2d --size 48 --steps 2 --device cpu --json -", false);
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);  // throws if the table leaked into stdout
   EXPECT_EQ(j["rows"].size(), 2u);
+  const auto& c = j["config"];
+  EXPECT_EQ(c["model"], "heat2d");
+  EXPECT_EQ(c["nx"], 48);
+  EXPECT_EQ(c["ny"], 48);
+  EXPECT_EQ(c["steps"], 2);
+  EXPECT_EQ(c["boundary"], "analytic");
+  EXPECT_GT(c["dt_limit"].get<double>(), c["dt"].get<double>());
+  EXPECT_TRUE(j["copy_gbps"].is_null()) << "no GPU row ran";
+  EXPECT_GT(j["host_copy_gbps"].get<double>(), 0.0);
 }
 
 TEST(Cli, InfoNamesTheDevicesAndTheBuild) {
-  const Result r = run("info");
+  const CliResult r = run_cli("info");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("CUDA backend"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CUDA device"), std::string::npos) << r.out;

@@ -1,63 +1,39 @@
 // `bench deriv3d` and `bench heat3d` as a person meets them: one-line errors with
 // a non-zero exit, the posts' error lines, JSON rows with the 3D keys.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.hpp"
 #include "stencilscope/device.hpp"
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(STENCILSCOPE_EXE) + " " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), p)) r.out += buf.data();
-  const int w = pclose(p);
-  r.status = WIFEXITED(w) ? WEXITSTATUS(w) : -1;
-  return r;
-}
-
-void expect_error(const std::string& args, const std::string& fragment) {
-  const Result r = run(args);
-  EXPECT_NE(r.status, 0) << args << "\n" << r.out;
-  EXPECT_NE(r.out.find(fragment), std::string::npos) << args << " should mention '" << fragment << "':\n" << r.out;
-  int lines = 0;
-  for (char c : r.out) lines += c == '\n';
-  EXPECT_EQ(lines, 1) << args << " should print one line:\n" << r.out;
-}
+using ss::test::CliResult;
+using ss::test::expect_cli_error;
+using ss::test::run_cli;
 
 TEST(Cli3D, BadInput) {
-  expect_error("bench deriv3d --size 12x", "malformed --size '12x'");
-  expect_error("bench deriv3d --size 64x64", "malformed --size '64x64'");
-  expect_error("bench heat3d --size 4", "too small");
-  expect_error("bench deriv3d --size 16 --axis w", "unknown axis 'w'");
-  expect_error("bench deriv3d --size 16 --variant shared3d", "unknown variant 'shared3d'");
-  expect_error("bench heat3d --size 16 --variant spencil", "unknown variant 'spencil'");
-  expect_error("bench deriv3d --size 16 --order 3", "unknown stencil order 3");
-  expect_error("bench heat3d --size 16 --dt 1", "stability limit");
-  expect_error("bench heat3d --size 16 --axis x", "--axis applies to deriv3d only");
-  expect_error("bench deriv3d --size 16 --variant stream --device cpu", "runs on the gpu");
-  expect_error("bench deriv3d --size 16 --steps 0", "--steps must be at least 1");
-  expect_error("bench heat3d --size 16 --device cpu --json /nonexistent-dir/x.json", "cannot write --json");
+  expect_cli_error("bench deriv3d --size 12x", "malformed --size '12x'");
+  expect_cli_error("bench deriv3d --size 64x64", "malformed --size '64x64'");
+  expect_cli_error("bench heat3d --size 4", "too small");
+  expect_cli_error("bench deriv3d --size 16 --axis w", "unknown axis 'w'");
+  expect_cli_error("bench deriv3d --size 16 --variant shared3d", "unknown variant 'shared3d'");
+  expect_cli_error("bench heat3d --size 16 --variant spencil", "unknown variant 'spencil'");
+  expect_cli_error("bench deriv3d --size 16 --order 3", "unknown stencil order 3");
+  expect_cli_error("bench heat3d --size 16 --dt 1", "stability limit");
+  expect_cli_error("bench heat3d --size 16 --axis x", "--axis applies to deriv3d only");
+  expect_cli_error("bench deriv3d --size 16 --variant stream --device cpu", "runs on the gpu");
+  expect_cli_error("bench deriv3d --size 16 --steps 0", "--steps must be at least 1");
+  expect_cli_error("bench heat3d --size 16 --device cpu --json /nonexistent-dir/x.json", "cannot write --json");
 }
 
 TEST(Cli3D, Deriv3DTableAndJson) {
   const std::string path = ::testing::TempDir() + "/deriv3d.json";
-  const Result r = run("bench deriv3d --size 20x17x9 --order 6 --axis all --steps 2 --repeat 1 --json " + path);
+  const CliResult r = run_cli("bench deriv3d --size 20x17x9 --order 6 --axis all --steps 2 --repeat 1 --json " + path);
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("RMS error"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("MAX error"), std::string::npos) << r.out;
@@ -85,16 +61,13 @@ TEST(Cli3D, Deriv3DTableAndJson) {
 }
 
 TEST(Cli3D, Heat3DTableAndJsonToStdout) {
-  const std::string cmd =
-      std::string(STENCILSCOPE_EXE) + " bench heat3d --size 24x10x9 --steps 2 --order 4 --bc insulated --ic hot-disc --json - 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), p)) out += buf.data();
-  ASSERT_EQ(pclose(p), 0);
-  const auto j = nlohmann::json::parse(out);
+  const CliResult r = run_cli("bench heat3d --size 24x10x9 --steps 2 --order 4 --bc insulated --ic hot-disc --json -", false);
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["config"]["model"], "heat3d");
+  EXPECT_EQ(j["config"]["nz"], 9);
+  EXPECT_EQ(j["config"]["boundary"], "insulated");
+  EXPECT_EQ(j["config"]["initial"], "hot-disc");
   ASSERT_EQ(j["rows"].size(), 5u);  // global shared3d stream25d cpu reference
   for (const auto& row : j["rows"]) {
     EXPECT_EQ(row["size"], "24x10x9");

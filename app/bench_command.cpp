@@ -56,16 +56,20 @@ std::pair<int, int> parse_size(const std::string& s) {
   return {nx, ny};
 }
 
-std::vector<Heat2DVariant> select_variants(const std::string& variant, const std::string& device) {
+/// The variants `--variant` and `--device` ask for, in the table's order; throws on a
+/// variant that does not run on the asked device.
+template <typename V, std::size_t N>
+std::vector<V> select_variants(const std::string& variant, const std::string& device, const std::array<V, N>& all,
+                                 V (*parse)(std::string_view)) {
   if (device != "gpu" && device != "cpu" && device != "all")
     throw Error("unknown device '" + device + "' (choose gpu, cpu or all)");
-  std::vector<Heat2DVariant> out;
+  std::vector<V> out;
   if (variant == "all") {
-    for (Heat2DVariant v : kAllHeat2DVariants)
+    for (V v : all)
       if (device == "all" || (device == "gpu") == is_gpu(v)) out.push_back(v);
     return out;
   }
-  const Heat2DVariant v = parse_heat2d_variant(variant);
+  const V v = parse(variant);
   if (device != "all" && (device == "gpu") != is_gpu(v))
     throw Error(fmt::format("variant '{}' runs on the {}, but --device {} was asked", variant, is_gpu(v) ? "gpu" : "cpu",
                             device));
@@ -178,24 +182,6 @@ std::array<int, 3> parse_size3d(const std::string& s) {
     throw Error("malformed --size '" + s + "' (expected NXxNYxNZ such as 256x256x256, or one number for a cube)");
   const int nx = std::stoi(m[1]);
   return {nx, m[2].matched ? std::stoi(m[2]) : nx, m[3].matched ? std::stoi(m[3]) : nx};
-}
-
-template <typename V, std::size_t N>
-std::vector<V> select_variants3d(const std::string& variant, const std::string& device, const std::array<V, N>& all,
-                                 V (*parse)(std::string_view)) {
-  if (device != "gpu" && device != "cpu" && device != "all")
-    throw Error("unknown device '" + device + "' (choose gpu, cpu or all)");
-  std::vector<V> out;
-  if (variant == "all") {
-    for (V v : all)
-      if (device == "all" || (device == "gpu") == is_gpu(v)) out.push_back(v);
-    return out;
-  }
-  const V v = parse(variant);
-  if (device != "all" && (device == "gpu") != is_gpu(v))
-    throw Error(fmt::format("variant '{}' runs on the {}, but --device {} was asked", variant, is_gpu(v) ? "gpu" : "cpu",
-                            device));
-  return {v};
 }
 
 std::string opt_number(const std::optional<double>& v, const char* spec) {
@@ -353,7 +339,7 @@ int run_deriv3d(const BenchArgs& a) {
   o.launches = a.steps_option && a.steps_option->count() ? a.steps : 20;
   o.repeats = a.repeats;
   if (a.axis != "all") o.axes = {parse_axis(a.axis)};
-  o.variants = select_variants3d(a.variant, a.device, kAllDeriv3DVariants, parse_deriv3d_variant);
+  o.variants = select_variants(a.variant, a.device, kAllDeriv3DVariants, parse_deriv3d_variant);
   o.progress = progress_reporter();
   std::ofstream json_file = open_json(a);
   return finish_report(a, json_file, run_deriv3d_bench(o), print_deriv3d_table);
@@ -375,7 +361,7 @@ int run_heat3d(const BenchArgs& a) {
   o.precision = parse_precision(a.precision);
   o.steps = a.steps;
   o.repeats = a.repeats;
-  o.variants = select_variants3d(a.variant, a.device, kAllHeat3DVariants, parse_heat3d_variant);
+  o.variants = select_variants(a.variant, a.device, kAllHeat3DVariants, parse_heat3d_variant);
   o.progress = progress_reporter();
   std::ofstream json_file = open_json(a);
   return finish_report(a, json_file, run_heat3d_bench(o), print_heat3d_table);
@@ -399,7 +385,7 @@ int run_bench(const BenchArgs& a) {
   o.precision = parse_precision(a.precision);
   o.steps = a.steps;
   o.repeats = a.repeats;
-  o.variants = select_variants(a.variant, a.device);
+  o.variants = select_variants(a.variant, a.device, kAllHeat2DVariants, parse_heat2d_variant);
   const bool json_to_stdout = a.json == "-";
   std::FILE* table_out = json_to_stdout ? stderr : stdout;
   if (isatty(fileno(stderr))) o.progress = [](const std::string& m) { fmt::print(stderr, "... {}\n", m); };

@@ -60,7 +60,7 @@ std::pair<int, int> parse_size(const std::string& s) {
 /// variant that does not run on the asked device.
 template <typename V, std::size_t N>
 std::vector<V> select_variants(const std::string& variant, const std::string& device, const std::array<V, N>& all,
-                                 V (*parse)(std::string_view)) {
+                               V (*parse)(std::string_view)) {
   if (device != "gpu" && device != "cpu" && device != "all")
     throw Error("unknown device '" + device + "' (choose gpu, cpu or all)");
   std::vector<V> out;

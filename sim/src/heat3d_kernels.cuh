@@ -96,13 +96,12 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // Measured on an H100 at 512^3, order 8, float (copy ratio, boundary included):
 // scalar loads and the halo a plane ahead in registers 0.23 (H200); this ring
 // with 8-row tiles 0.61 (ncu: DRAM traffic 1.3x the field's, the y-halo rows
-// read again); 16-row tiles 0.71. Fusing the boundary step into the stores
+// read again); 16-row tiles 0.71 (the default: 16 rows, 8 planes). Fusing the boundary step into the stores
 // (inline or out of line) made it 4x slower; it stays a separate kernel.
 inline constexpr int kStream25BX = 32;
 
-template <typename T, int R, int BY, int kStream25Ring>
+template <typename T, int R, int BY, int RING>
 struct Stream25Shape {
-  static constexpr int kRing = kStream25Ring;
   static constexpr int kStream25BY = BY;
   static constexpr int kStream25Threads = kStream25BX * BY;
   static constexpr int W = Pack<T>::n;            // values per pack
@@ -112,17 +111,17 @@ struct Stream25Shape {
   static constexpr int LW = TW + 2 * H;           // ring row width
   static constexpr int TH = kStream25BY + 2 * R;  // ring rows per plane
   static constexpr int PLANE = TH * LW;           // values per ring plane
-  static constexpr int AHEAD = kStream25Ring - R - 1;
+  static constexpr int AHEAD = RING - R - 1;
   static constexpr int ITEMS = TH * kStream25BX + 2 * HV * kStream25BY;  // packs copied per plane
   static constexpr int PER_THREAD = (ITEMS + kStream25Threads - 1) / kStream25Threads;
-  static constexpr std::size_t smem_bytes = sizeof(T) * static_cast<std::size_t>(kStream25Ring) * PLANE;
+  static constexpr std::size_t smem_bytes = sizeof(T) * static_cast<std::size_t>(RING) * PLANE;
   static_assert(AHEAD >= 1 && LW % W == 0);
 };
 
-template <typename T, int R, int BY, int kStream25Ring>
+template <typename T, int R, int BY, int RING>
 __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab) {
-  using S = Stream25Shape<T, R, BY, kStream25Ring>;
+  using S = Stream25Shape<T, R, BY, RING>;
   constexpr int kStream25BY = BY, kStream25Threads = S::kStream25Threads;
   constexpr int W = S::W, H = S::H, LW = S::LW, Q = 2 * R + 1;
   extern __shared__ __align__(16) unsigned char stream25_smem[];
@@ -165,7 +164,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   // Starts the copy of plane k0 + d into the ring (one cp.async group, possibly empty).
   auto fetch_plane = [&](int d) {
     if (k0 + d < k1 + R) {
-      T* slot = ring + (d & (kStream25Ring - 1)) * S::PLANE;
+      T* slot = ring + (d & (RING - 1)) * S::PLANE;
 #pragma unroll
       for (int n = 0; n < S::PER_THREAD; ++n)
         if (duty[n]) __pipeline_memcpy_async(slot + dst_slot[n], a.in + src[n] + d * plane, 16);
@@ -193,10 +192,10 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       if (k0 + d >= k1) break;
       __pipeline_wait_prior(S::AHEAD - 1);  // plane k0 + d + R has landed (this thread's copies)
       __syncthreads();                      // ... and everyone's; plane d - 1 is read by all
-      q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + ((d + R) & (kStream25Ring - 1)) * S::PLANE + own);
+      q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + ((d + R) & (RING - 1)) * S::PLANE + own);
       fetch_plane(d + R + S::AHEAD);        // into the slot of plane d - 1
       if (inside) {
-        const T* p = ring + (d & (kStream25Ring - 1)) * S::PLANE + own;
+        const T* p = ring + (d & (RING - 1)) * S::PLANE + own;
         T win[W + 2 * H];  // x: columns c - H .. c + W + H - 1 of row j (its own pack from the queue)
 #pragma unroll
         for (int v = 0; v < (W + 2 * H) / W; ++v) {

@@ -283,6 +283,11 @@ nlohmann::json to_json(const Heat3DBenchReport& r) {
   return report_json(r, heat_config_json("heat3d", r.setup, r.steps, r.setup.grid.nz), rows_to_json(r));
 }
 
+std::string row_label(const BenchRow& row) { return row.variant; }
+std::string row_label(const BenchRow3D& row) {
+  return row.axis.empty() ? row.variant : row.variant + " along " + row.axis;
+}
+
 /// Writes the table and the JSON where asked, then the exit status (3 when a row
 /// went non-finite or differs from its siblings bit for bit).
 template <typename Report, typename PrintTable>
@@ -299,8 +304,8 @@ int finish_report(const BenchArgs& a, std::ofstream& json_file, const Report& re
     }
   }
   int status = 0;
-  for (const BenchRow3D& row : report.rows) {
-    const std::string where = row.axis.empty() ? row.variant : row.variant + " along " + row.axis;
+  for (const auto& row : report.rows) {
+    const std::string where = row_label(row);
     if (row.errors && !row.errors->finite) {
       fmt::print(stderr, "stencilscope: error: variant {} produced non-finite values\n", where);
       status = 3;
@@ -386,40 +391,9 @@ int run_bench(const BenchArgs& a) {
   o.steps = a.steps;
   o.repeats = a.repeats;
   o.variants = select_variants(a.variant, a.device, kAllHeat2DVariants, parse_heat2d_variant);
-  const bool json_to_stdout = a.json == "-";
-  std::FILE* table_out = json_to_stdout ? stderr : stdout;
-  if (isatty(fileno(stderr))) o.progress = [](const std::string& m) { fmt::print(stderr, "... {}\n", m); };
-  std::ofstream json_file;
-  if (!a.json.empty() && !json_to_stdout) {  // open first: a bad path fails before the work
-    json_file.open(a.json);
-    if (!json_file) throw Error("cannot write --json file '" + a.json + "'");
-  }
-
-  const BenchReport report = run_heat2d_bench(o);
-  print_table(report, table_out);
-  if (!a.json.empty()) {
-    const std::string text = to_json(report).dump(2) + "\n";
-    if (json_to_stdout) {
-      std::fwrite(text.data(), 1, text.size(), stdout);
-    } else {
-      json_file << text;
-      if (!json_file.flush()) throw Error("failed writing --json file '" + a.json + "'");
-    }
-  }
-  // A variant that goes non-finite or disagrees with its siblings is a bug: say so loudly.
-  int status = 0;
-  for (const BenchRow& row : report.rows) {
-    if (row.errors && !row.errors->finite) {
-      fmt::print(stderr, "stencilscope: error: variant {} produced non-finite values\n", row.variant);
-      status = 3;
-    }
-    if (row.bitwise_equal && !*row.bitwise_equal) {
-      fmt::print(stderr, "stencilscope: error: variant {} is not bitwise equal to {}\n", row.variant,
-                 report.rows.front().variant);
-      status = 3;
-    }
-  }
-  return status;
+  o.progress = progress_reporter();
+  std::ofstream json_file = open_json(a);
+  return finish_report(a, json_file, run_heat2d_bench(o), print_table);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
-// GPU backend of heat 3D: two device buffers, the analytic tables and a stream;
-// each step is one interior launch plus the boundary step.
+// GPU backend of heat 3D: two device buffers, the analytic tables and a stream.
+// A global or shared3d step is one interior launch plus the boundary step; a
+// stream25d step is one launch that applies the boundary while it stages planes,
+// and leaves the ghost frame of its output stale until something else reads it.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -44,9 +46,12 @@ long long stream25d_resident(int sm_count) {
   return resident;
 }
 
+// One time step from a.in to a.out. `in_rule` is the boundary rule at the time
+// of a.in, `out_rule` the one at the time of a.out. Returns whether the ghost
+// frame of a.out was written (stream25d leaves it).
 template <typename T, int R>
-void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
-                 const GhostRule3D<T>* rule) {
+bool launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
+                 const GhostRule3D<T>* in_rule, const GhostRule3D<T>* out_rule) {
   const Grid3D& g = a.g;
   switch (v) {
     case Heat3DVariant::global: {
@@ -79,7 +84,7 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
         const int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R, BY, RING>(sm_count));
         const dim3 grid(bx, by, blocks_for(g.nz, slab));
         if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
-        heat3d_step_stream25d<T, R, BY, RING><<<grid, dim3(kStream25BX, BY), S::smem_bytes, s>>>(a, slab);
+        heat3d_step_stream25d<T, R, BY, RING><<<grid, dim3(kStream25BX, BY), S::smem_bytes, s>>>(a, slab, in_rule);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
       };
       // The 16-plane ring (204 KB in float, 216 KB in double) needs a Hopper-class
@@ -98,12 +103,13 @@ void launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
       if (shape == 0 || !small_ring_fits) go.template operator()<8, 8>();
       else if (shape == 1 || !big_ring_fits) go.template operator()<16, 8>();
       else go.template operator()<16, 16>();
-      break;
+      return false;  // no boundary step: the next stream25d step stages ghosts itself
     }
     default:
       throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
   }
-  launch_fill_ghosts3d(a.out, g, rule, s);  // the explicit boundary step
+  launch_fill_ghosts3d(a.out, g, out_rule, s);  // the explicit boundary step
+  return true;
 }
 
 template <typename T>
@@ -124,10 +130,13 @@ struct DeviceHeat3D<T>::Impl {
   int sm_count = 0;
   DeviceBuffer<T> field[2];
   // Ghost rules (the analytic amplitudes change every step) live in device memory,
-  // uploaded once per chunk of kRuleRing steps; kernels get a pointer.
+  // uploaded once per chunk of up to kRuleRing steps (the rule of the chunk's
+  // first input, then one per output); kernels get a pointer.
   static constexpr int kRuleRing = 256;
-  // One slot more than the ring: refresh_ghosts (after a paint or a load) uses the last.
-  DeviceBuffer<GhostRule3D<T>> rules{kRuleRing + 1};
+  // The last slot serves refresh_ghosts (after a paint or a load).
+  static constexpr int kRefreshSlot = kRuleRing + 1;
+  DeviceBuffer<GhostRule3D<T>> rules{kRuleRing + 2};
+  bool ghosts_stale = false;  // the current field's ghost frame is out of date (after stream25d)
   std::vector<GhostRule3D<T>> rules_host;
   std::vector<T> initial;
   DeviceBuffer<T> tables;
@@ -176,8 +185,9 @@ void DeviceHeat3D<T>::reset() {
   if (m.initial.empty()) m.initial = heat3d_initial_field<T>(m.setup);
   SS_CUDA_CHECK(cudaMemcpyAsync(m.field[m.current].get(), m.initial.data(), m.initial.size() * sizeof(T),
                                 cudaMemcpyHostToDevice, m.stream.get()));
-  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
   m.steps_done = 0;
+  refresh_ghosts();  // the first step reads ghosts that match the boundary, as every later one
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
 }
 
 template <typename T>
@@ -188,14 +198,20 @@ void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
     for (int done = 0; done < n;) {
       const int chunk = std::min(n - done, Impl::kRuleRing);
       // Stream-ordered upload: the slots are rewritten only after the kernels before it read them.
-      m.rules_host.resize(chunk);
-      for (int k = 0; k < chunk; ++k)
-        m.rules_host[k] = make_ghost_rule3d<T>(m.setup, (m.steps_done + k + 1) * m.setup.dt, m.tables.get());
-      SS_CUDA_CHECK(cudaMemcpyAsync(m.rules.get(), m.rules_host.data(), chunk * sizeof(GhostRule3D<T>),
+      // Slot k holds the rule at the time of step k's input, slot k + 1 that of its output.
+      m.rules_host.resize(chunk + 1);
+      for (int k = 0; k <= chunk; ++k)
+        m.rules_host[k] = make_ghost_rule3d<T>(m.setup, (m.steps_done + k) * m.setup.dt, m.tables.get());
+      SS_CUDA_CHECK(cudaMemcpyAsync(m.rules.get(), m.rules_host.data(), (chunk + 1) * sizeof(GhostRule3D<T>),
                                     cudaMemcpyHostToDevice, m.stream.get()));
       for (int k = 0; k < chunk; ++k) {
+        const GhostRule3D<T>* in_rule = m.rules.get() + k;
+        if (m.ghosts_stale && variant != Heat3DVariant::stream25d) {
+          launch_fill_ghosts3d(m.field[m.current].get(), m.setup.grid, in_rule, m.stream.get());
+          m.ghosts_stale = false;
+        }
         const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c};
-        launch_step<T, R>(variant, a, m.stream.get(), m.sm_count, m.rules.get() + k);
+        m.ghosts_stale = !launch_step<T, R>(variant, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1);
         m.current = 1 - m.current;
         ++m.steps_done;
       }
@@ -227,6 +243,7 @@ void DeviceHeat3D<T>::synchronize() {
 
 template <typename T>
 std::vector<T> DeviceHeat3D<T>::download() const {
+  if (impl_->ghosts_stale) const_cast<DeviceHeat3D*>(this)->refresh_ghosts();  // the whole buffer, ghosts included
   std::vector<T> out(impl_->setup.grid.elements());
   SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
   SS_CUDA_CHECK(cudaMemcpy(out.data(), impl_->field[impl_->current].get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -279,10 +296,11 @@ template <typename T>
 void DeviceHeat3D<T>::refresh_ghosts() {
   Impl& m = *impl_;
   m.rules_host.assign(1, make_ghost_rule3d<T>(m.setup, m.steps_done * m.setup.dt, m.tables.get()));
-  GhostRule3D<T>* slot = m.rules.get() + Impl::kRuleRing;
+  GhostRule3D<T>* slot = m.rules.get() + Impl::kRefreshSlot;
   SS_CUDA_CHECK(cudaMemcpyAsync(slot, m.rules_host.data(), sizeof(GhostRule3D<T>), cudaMemcpyHostToDevice, m.stream.get()));
   // A copy from pageable memory has read rules_host when the call returns (as in heat 2D).
   launch_fill_ghosts3d(m.field[m.current].get(), m.setup.grid, slot, m.stream.get());
+  m.ghosts_stale = false;
 }
 
 template <typename T>

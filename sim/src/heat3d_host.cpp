@@ -19,6 +19,7 @@ template <typename T>
 void HostHeat3D<T>::reset() {
   field_[current_] = heat3d_initial_field<T>(setup_);
   steps_done_ = 0;
+  refresh_ghosts();  // the first step reads ghosts that match the boundary, as every later one
 }
 
 template <typename T>

@@ -1,8 +1,9 @@
 #pragma once
 // The heat 3D kernel family, templated on value type and stencil radius. Every
 // variant gathers the three 2R+1 lines its own way and calls heat3d_point, so all
-// write bitwise-identical fields. Interior only: the ghost faces are written by
-// the separate boundary step (ghost3d_kernels.cuh) after each launch.
+// write bitwise-identical fields. Interior only: global and shared3d read the
+// ghost faces the separate boundary step (ghost3d_kernels.cuh) writes after each
+// launch; stream25d applies the boundary rule itself while it stages planes.
 //   global    - one point per thread, neighbours straight from global memory
 //   shared3d  - a 32x4x4 tile plus its cross-shaped halo staged in shared memory
 //   stream25d - Micikevicius (2009): the z line in a register queue, the block
@@ -12,6 +13,7 @@
 
 #include "cuda_check.cuh"
 #include "pack.cuh"
+#include "stencilscope/ghost3d.hpp"
 #include "stencilscope/heat3d.hpp"
 
 namespace ss {
@@ -93,11 +95,20 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // plus halo) in shared memory, filled with cp.async RING - R - 1 planes ahead of
 // the plane the queue takes in. The copy duties of a plane (core rows, y-halo
 // rows, x-halo packs) are dealt to the threads once, at the start.
+//
+// The boundary is applied while the ring is filled, so this variant needs no
+// boundary step between time steps: ghost cells are staged from their images
+// (periodic, insulated) or computed from the rule (fixed, analytic) instead of
+// being read from the field's ghost frame, which this kernel leaves as it was
+// (the solver runs the explicit boundary step before anything else reads it).
+// The separate step cost 58 us of a 500 us step at 512^3 on an H100: its x faces
+// are 16-byte writes at both ends of every row, one DRAM page each.
+//
 // Measured on an H100 at 512^3, order 8, float (copy ratio, boundary included):
 // scalar loads and the halo a plane ahead in registers 0.23 (H200); this ring
 // with 8-row tiles 0.61 (ncu: DRAM traffic 1.3x the field's, the y-halo rows
-// read again); 16-row tiles 0.71 (the default: 16 rows, 8 planes). Fusing the boundary step into the stores
-// (inline or out of line) made it 4x slower; it stays a separate kernel.
+// read again); 16-row tiles 0.71 with the separate boundary step (the default:
+// 16 rows, 8 planes). Fusing that step's stores into the kernel made it 4x slower.
 inline constexpr int kStream25BX = 32;
 
 template <typename T, int R, int BY, int RING>
@@ -112,69 +123,160 @@ struct Stream25Shape {
   static constexpr int TH = kStream25BY + 2 * R;  // ring rows per plane
   static constexpr int PLANE = TH * LW;           // values per ring plane
   static constexpr int AHEAD = RING - R - 1;
-  static constexpr int ITEMS = TH * kStream25BX + 2 * HV * kStream25BY;  // packs copied per plane
+  static constexpr int XH = 2 * HV * kStream25BY;              // x-halo packs per plane
+  static constexpr int ITEMS = TH * kStream25BX + XH;           // packs copied per plane
   static constexpr int PER_THREAD = (ITEMS + kStream25Threads - 1) / kStream25Threads;
+  // The x-halo packs go to every XSTRIDE-th thread of those with a spare duty, so
+  // that the edge blocks' extra work on them is spread over several warps.
+  static constexpr int XSTRIDE = (PER_THREAD * kStream25Threads - TH * kStream25BX) / XH;
+  static_assert(XSTRIDE >= 1);
   static constexpr std::size_t smem_bytes = sizeof(T) * static_cast<std::size_t>(RING) * PLANE;
-  static_assert(AHEAD >= 1 && LW % W == 0);
+  static_assert(AHEAD >= 1 && LW % W == 0 && H <= kGhost);
 };
+
+// How a stream25d thread fills one pack of a ring plane, fixed for the whole run.
+enum : int {
+  kFillNone = 0,      // nobody reads it
+  kFillCopy = 1,      // one 16-byte copy: interior row, or a ghost row's image row
+  kFillRuleRow = 2,   // a ghost row under a fixed or analytic rule: computed
+  kFillMixed = 3,     // holds x-ghost columns: value by value
+};
+inline constexpr int kFillShift = 20;  // the fill kind rides above the ring offset
+
+template <typename T>
+__device__ __forceinline__ T rule_value3d(const GhostRule3D<T>& r, int x, int y, int z) {
+  return r.boundary == Boundary::fixed ? r.fixed_value : analytic_ghost_value3d(r, x, y, z);
+}
+
+// Fills the W values of a ring pack whose columns x .. x + W - 1 of row y, plane
+// z hold x ghosts (kFillMixed) or lie in a ghost row under a computed rule
+// (kFillRuleRow). `from` is the pack's source (its image row or plane already
+// applied); columns nobody reads are left alone. Out of line: only the threads at
+// the domain's edges come here, and inlined into every unrolled step it made the
+// kernel slow to compile for no gain.
+template <typename T, int W>
+__device__ __noinline__ void stage_edge_pack(T* to, const T* from, int kind, int x, int y, int z, int nx,
+                                             const GhostRule3D<T>& rule) {
+  const bool wrap = rule.boundary == Boundary::periodic;
+  const bool copies = wrap || rule.boundary == Boundary::insulated;
+  for (int w = 0; w < W; ++w) {
+    const int col = x + w;
+    if (kind == kFillRuleRow) {
+      if (col >= 0 && col < nx) to[w] = rule_value3d(rule, col, y, z);
+    } else if (col >= -kGhost && col < nx + kGhost) {
+      if (col >= 0 && col < nx) __pipeline_memcpy_async(to + w, from + w, sizeof(T));
+      else if (copies) __pipeline_memcpy_async(to + w, from + (ghost_of(col, nx, wrap) - x), sizeof(T));
+      else to[w] = rule_value3d(rule, col, y, z);
+    }
+  }
+}
+
+// The W values of columns c .. c + W - 1 of row j in ghost plane z under a
+// computed rule (columns at or past nx get 0: nobody reads them).
+template <typename T, int W>
+__device__ __noinline__ Pack<T> rule_pack(int c, int j, int z, int nx, const GhostRule3D<T>& rule) {
+  Pack<T> p;
+  for (int w = 0; w < W; ++w) p.v[w] = c + w < nx ? rule_value3d(rule, c + w, j, z) : T(0);
+  return p;
+}
 
 template <typename T, int R, int BY, int RING>
 __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
-    heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab) {
+    heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab, const GhostRule3D<T>* rule_ptr) {
   using S = Stream25Shape<T, R, BY, RING>;
   constexpr int kStream25BY = BY, kStream25Threads = S::kStream25Threads;
   constexpr int W = S::W, H = S::H, LW = S::LW, Q = 2 * R + 1;
   extern __shared__ __align__(16) unsigned char stream25_smem[];
+  // The rule of the input's time, for computed ghosts (raw storage: a __shared__
+  // variable may not have a constructor).
+  __shared__ alignas(GhostRule3D<T>) unsigned char rule_bytes[sizeof(GhostRule3D<T>)];
+  GhostRule3D<T>& rule = *reinterpret_cast<GhostRule3D<T>*>(rule_bytes);
   T* ring = reinterpret_cast<T*>(stream25_smem);
   const Grid3D& g = a.g;
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kStream25BX + tx;
+  if (tid == 0) rule = *rule_ptr;
+  __syncthreads();
+  const bool wrap = rule.boundary == Boundary::periodic;
+  const bool copies = wrap || rule.boundary == Boundary::insulated;  // ghosts are copies of their images
   const int i0 = blockIdx.x * S::TW, j0 = blockIdx.y * kStream25BY;
   const int k0 = blockIdx.z * slab, k1 = min(k0 + slab, g.nz);
   const int c = i0 + tx * W, j = j0 + ty;  // this thread's first column and its row
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.plane());
 
-  // Copy duties, the same for every plane: the source offset within plane k0 and
-  // the ring offset. Core and y-halo rows first (32 packs each), then x-halo packs.
+  // Copy duties, the same for every plane: the source offset within plane 0 and
+  // the ring offset with the fill kind above it. Core and y-halo rows first (32
+  // packs each, a warp per row), then x-halo packs (spread out, see XSTRIDE).
+  // Rows that are ghosts take their image row.
   std::ptrdiff_t src[S::PER_THREAD];
   int dst_slot[S::PER_THREAD];
-  bool duty[S::PER_THREAD];
 #pragma unroll
   for (int n = 0; n < S::PER_THREAD; ++n) {
     const int e = tid + n * kStream25Threads;
     int x = 0, ry = 0, cx = 0;
+    const int spare = e - S::TH * kStream25BX;
+    const bool item = spare < 0 || (spare % S::XSTRIDE == 0 && spare / S::XSTRIDE < S::XH);
     if (e < S::TH * kStream25BX) {
       ry = e / kStream25BX;
       const int px = e % kStream25BX;
       x = i0 + px * W;
       cx = H + px * W;
     } else {
-      const int h = e - S::TH * kStream25BX;  // 2 HV packs per core row
+      const int h = spare / S::XSTRIDE;  // 2 HV packs per core row
       ry = R + h / (2 * S::HV);
       const int p = h % (2 * S::HV);
       x = p < S::HV ? i0 - H + p * W : i0 + S::TW + (p - S::HV) * W;
       cx = p < S::HV ? p * W : H + S::TW + (p - S::HV) * W;
     }
     const int y = j0 - R + ry;
+    const bool ghost_row = y < 0 || y >= g.ny;
     const bool core_row = ry >= R && ry < R + kStream25BY;
-    duty[n] = e < S::ITEMS && x < g.nx + R && y < g.ny + R && (core_row || x < g.nx) &&
-              (e < S::TH * kStream25BX || y < g.ny);
-    src[n] = duty[n] ? static_cast<std::ptrdiff_t>(g.index(x, y, k0)) : 0;
-    dst_slot[n] = ry * LW + cx;
+    // Columns read from this pack: [-R, nx + R) in an interior row of the core
+    // (the x neighbours), [0, nx) in the y-halo rows and in ghost rows.
+    const bool read = item && y < g.ny + R && (core_row && !ghost_row ? x < g.nx + R : x < g.nx);
+    const bool x_ghosts = x < 0 || x + W > g.nx;
+    int kind = kFillNone;
+    if (read) kind = ghost_row ? (copies ? kFillCopy : kFillRuleRow) : x_ghosts ? kFillMixed : kFillCopy;
+    const int ys = ghost_row && copies ? ghost_of(y, g.ny, wrap) : y;
+    src[n] = kind != kFillNone ? static_cast<std::ptrdiff_t>(g.index(x, ys, 0)) : 0;
+    dst_slot[n] = ry * LW + cx + (kind << kFillShift);
   }
-  // Starts the copy of plane k0 + d into the ring (one cp.async group, possibly empty).
+  // Starts the copy of plane k0 + d into the ring (one cp.async group, possibly
+  // empty); values of computed ghosts are stored straight away. A plane past the
+  // last is a ghost plane: only the threads' own packs are ever read from it.
+  const bool inside = c < g.nx && j < g.ny;
+  const int own = (R + ty) * LW + H + tx * W;    // this thread's pack in a ring plane
   auto fetch_plane = [&](int d) {
-    if (k0 + d < k1 + R) {
+    const int z = k0 + d;
+    if (z < k1 + R) {
       T* slot = ring + (d & (RING - 1)) * S::PLANE;
+      if (z >= g.nz && !copies) {
+        if (inside) *reinterpret_cast<Pack<T>*>(slot + own) = rule_pack<T, W>(c, j, z, g.nx, rule);
+      } else {
+        const std::ptrdiff_t zoff = (z < g.nz ? z : ghost_of(z, g.nz, wrap)) * plane;
 #pragma unroll
-      for (int n = 0; n < S::PER_THREAD; ++n)
-        if (duty[n]) __pipeline_memcpy_async(slot + dst_slot[n], a.in + src[n] + d * plane, 16);
+        for (int n = 0; n < S::PER_THREAD; ++n) {
+          const int kind = dst_slot[n] >> kFillShift;
+          if (kind == kFillNone) continue;
+          T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
+          const T* from = a.in + src[n] + zoff;
+          if (kind == kFillCopy) {
+            __pipeline_memcpy_async(to, from, 16);
+            continue;
+          }
+          const int at = dst_slot[n] & ((1 << kFillShift) - 1);
+          stage_edge_pack<T, W>(to, from, kind, i0 - H + at % LW, j0 - R + at / LW, z, g.nx, rule);
+        }
+      }
     }
     __pipeline_commit();
   };
-
-  const bool inside = c < g.nx && j < g.ny;
-  const int own = (R + ty) * LW + H + tx * W;    // this thread's pack in a ring plane
-  const T* col_ptr = a.in + g.index(inside ? c : 0, inside ? j : 0, k0);
+  // Plane z of this thread's own pack, straight from global memory (ghost planes from the rule).
+  const T* own_col = a.in + g.index(inside ? c : 0, inside ? j : 0, 0);
+  auto own_pack = [&](int z) {
+    if (z >= 0 && z < g.nz) return *reinterpret_cast<const Pack<T>*>(own_col + z * plane);
+    if (copies) return *reinterpret_cast<const Pack<T>*>(own_col + ghost_of(z, g.nz, wrap) * plane);
+    return rule_pack<T, W>(c, j, z, g.nx, rule);
+  };
 
 #pragma unroll
   for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(d);
@@ -182,7 +284,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   Pack<T> q[Q];
   if (inside) {
 #pragma unroll
-    for (int m = 0; m < 2 * R; ++m) q[m] = *reinterpret_cast<const Pack<T>*>(col_ptr + (m - R) * plane);
+    for (int m = 0; m < 2 * R; ++m) q[m] = own_pack(k0 - R + m);
   }
   T* dst = a.out + g.index(c, j, k0);
   for (int s0 = 0; k0 + s0 < k1; s0 += Q) {

@@ -192,9 +192,8 @@ void DeviceHeat2D<T>::reset() {
   if (m.initial.empty()) m.initial = heat2d_initial_field<T>(m.setup);
   SS_CUDA_CHECK(cudaMemcpyAsync(m.field[m.current].get(), m.initial.data(), m.initial.size() * sizeof(T),
                                 cudaMemcpyHostToDevice, m.stream.get()));
-  m.steps_done = 0;
-  refresh_ghosts();  // the first step reads ghosts that match the boundary, as every later one
   SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  m.steps_done = 0;
 }
 
 template <typename T>

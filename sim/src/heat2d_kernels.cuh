@@ -164,14 +164,21 @@ __global__ void __launch_bounds__(kSharedBX* kSharedBY) heat2d_step_shared(Heat2
 // other: a block-wide barrier per row left each SM idle 14% of the time (ncu on an
 // H100: 0.48 issued warps per scheduler). The grid spans the width in tiles of
 // kStreamThreads * kPack columns and the height in strips of rows_per_block rows
-// (chosen at launch so every block is resident at once).
+// (chosen at launch so every block is resident at once). Even strips walk up,
+// odd strips down: two neighbouring strips then reach the 2R rows they both read
+// at the same time (both at their start or both at their end), and the second
+// reader finds them in L2 (ncu, walking all strips up: 7% of the field read
+// twice). The queue then holds its column upside down, which the stencil's
+// symmetric pairs (col[R - k] + col[R + k]) do not see.
 inline constexpr int kStreamThreads = 128;
 inline constexpr int kStreamAhead = 8;
 inline constexpr int kStreamRing = 16;  // >= R + kStreamAhead + 1, a power of two
 static_assert(kStreamRing >= kMaxRadius + kStreamAhead + 1 && (kStreamRing & (kStreamRing - 1)) == 0);
 
+// Six 128-thread blocks per SM (80 registers): left to itself the compiler took 90
+// for the two walking directions, and one block per SM less.
 template <typename T, int R, int kThreads, int kAhead = kStreamAhead>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 768 / kThreads)
     heat2d_step_stream(Heat2DStepArgs<T> a, int rows_per_block, const GhostRule<T>* rule) {
   static_assert(kStreamRing >= R + kAhead + 1);
   constexpr int W = Pack<T>::n;
@@ -196,15 +203,6 @@ __global__ void __launch_bounds__(kThreads)
   const int halo_slot = lane < HV ? lane * W : H + WW + (lane - (32 - HV)) * W;
 
   auto global_pack = [&](int col, int j) { return reinterpret_cast<const Pack<T>*>(a.in + a.g.index(col, j)); };
-  // Starts the copy of row r into the ring (one cp.async group per row, possibly empty).
-  auto fetch_row = [&](int r, int r_end) {
-    if (r < r_end) {
-      T* slot = ring[r & (kStreamRing - 1)];
-      if (column) __pipeline_memcpy_async(slot + H + lane * W, global_pack(c, r), 16);
-      if (halo) __pipeline_memcpy_async(slot + halo_slot, global_pack(halo_c, r), 16);
-    }
-    __pipeline_commit();
-  };
 
   constexpr int Q = 2 * R + 1;            // queue length
   constexpr int WIN = W + 2 * H;           // x window of one thread: its columns plus halo
@@ -212,61 +210,80 @@ __global__ void __launch_bounds__(kThreads)
   for (int by = blockIdx.y; by < a.block_rows_y; by += gridDim.y) {
     const int j0 = by * rows_per_block;
     const int j1 = min(j0 + rows_per_block, ny);
-    const int r_end = j1 + R;              // rows j0 .. j1 + R - 1 pass through the ring
-    __syncwarp();                          // the previous strip is done with the ring
-#pragma unroll
-    for (int d = 0; d < R + kAhead; ++d) fetch_row(j0 + d, r_end);
-    // q[(k + s) % Q] holds row j + k - R at step s of an unrolled group of Q rows,
-    // so the queue rotates by renaming instead of by moves.
-    Pack<T> q[Q];
-    if (column) {
-#pragma unroll
-      for (int k = 0; k < 2 * R; ++k) q[k] = *global_pack(c, j0 - R + k);
-    }
-    T* dst = a.out + a.g.index(c, j0);
-    for (int jb = j0; jb < j1; jb += Q) {
-#pragma unroll
-      for (int s = 0; s < Q; ++s) {
-        const int j = jb + s;
-        if (j >= j1) break;
-        __pipeline_wait_prior(kAhead - 1);  // row j + R has landed (this thread's part)
-        __syncwarp();                             // ... and the warp's; row j - 1 is read by all lanes
-        q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(&ring[(j + R) & (kStreamRing - 1)][H + lane * W]);
-        fetch_row(j + R + kAhead, r_end);   // into the slot of row j - 1 (or older)
-        if (c < nx) {
-          // Columns c - H .. c + W + H - 1 of row j: the halo packs as 16-byte shared
-          // loads, this thread's own pack from the queue (ncu: shared-memory
-          // instruction stalls lead, so a load saved counts).
-          T win[WIN];
-          const T* centre_row = ring[j & (kStreamRing - 1)] + lane * W;
-#pragma unroll
-          for (int p = 0; p < WIN / W; ++p) {
-            const Pack<T> pk = p == HV ? q[(R + s) % Q] : *reinterpret_cast<const Pack<T>*>(centre_row + p * W);
-#pragma unroll
-            for (int w = 0; w < W; ++w) win[p * W + w] = pk.v[w];
-          }
-          Pack<T> out;
-#pragma unroll
-          for (int w = 0; w < W; ++w) {
-            T row[Q], col[Q];
-#pragma unroll
-            for (int k = 0; k < Q; ++k) {
-              row[k] = win[H + w + k - R];
-              col[k] = q[(k + s) % Q].v[w];
-            }
-            out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
-          }
-          if (c + W <= nx) {
-            *reinterpret_cast<Pack<T>*>(dst) = out;
-          } else {
-#pragma unroll
-            for (int w = 0; w < W; ++w)
-              if (c + w < nx) dst[w] = out.v[w];
-          }
+    // Step t of the walk updates row first + dir t; the ring holds walk positions
+    // 0 .. rows + R - 1 (slot t % kStreamRing), the queue positions t - R .. t + R.
+    auto walk = [&]<int dir>() {
+      const int rows = j1 - j0, first = dir > 0 ? j0 : j1 - 1;
+      const std::ptrdiff_t step = dir * pitch;
+      const T* col_src = a.in + a.g.index(c, first);
+      const std::ptrdiff_t halo_off = halo_c - c;
+      // Starts the copy of walk position t into the ring (one cp.async group, possibly empty).
+      auto fetch_row = [&](int t) {
+        if (t < rows + R) {
+          T* slot = ring[t & (kStreamRing - 1)];
+          const T* from = col_src + t * step;
+          if (column) __pipeline_memcpy_async(slot + H + lane * W, from, 16);
+          if (halo) __pipeline_memcpy_async(slot + halo_slot, from + halo_off, 16);
         }
-        dst += pitch;
+        __pipeline_commit();
+      };
+      __syncwarp();                          // the previous strip is done with the ring
+  #pragma unroll
+      for (int d = 0; d < R + kAhead; ++d) fetch_row(d);
+      // q[(k + s) % Q] holds walk position t + k - R at step s of an unrolled group
+      // of Q steps, so the queue rotates by renaming instead of by moves.
+      Pack<T> q[Q];
+      if (column) {
+  #pragma unroll
+        for (int k = 0; k < 2 * R; ++k) q[k] = *global_pack(c, first + dir * (k - R));
       }
-    }
+      T* dst = a.out + a.g.index(c, first);
+      for (int tb = 0; tb < rows; tb += Q) {
+  #pragma unroll
+        for (int s = 0; s < Q; ++s) {
+          const int t = tb + s;
+          if (t >= rows) break;
+          __pipeline_wait_prior(kAhead - 1);  // position t + R has landed (this thread's part)
+          __syncwarp();                             // ... and the warp's; position t - 1 is read by all lanes
+          q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(&ring[(t + R) & (kStreamRing - 1)][H + lane * W]);
+          fetch_row(t + R + kAhead);          // into the slot of position t - 1 (or older)
+          if (c < nx) {
+            // Columns c - H .. c + W + H - 1 of this row: the halo packs as 16-byte shared
+            // loads, this thread's own pack from the queue (ncu: shared-memory
+            // instruction stalls lead, so a load saved counts).
+            T win[WIN];
+            const T* centre_row = ring[t & (kStreamRing - 1)] + lane * W;
+  #pragma unroll
+            for (int p = 0; p < WIN / W; ++p) {
+              const Pack<T> pk = p == HV ? q[(R + s) % Q] : *reinterpret_cast<const Pack<T>*>(centre_row + p * W);
+  #pragma unroll
+              for (int w = 0; w < W; ++w) win[p * W + w] = pk.v[w];
+            }
+            Pack<T> out;
+  #pragma unroll
+            for (int w = 0; w < W; ++w) {
+              T row[Q], col[Q];
+  #pragma unroll
+              for (int k = 0; k < Q; ++k) {
+                row[k] = win[H + w + k - R];
+                col[k] = q[(k + s) % Q].v[w];
+              }
+              out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
+            }
+            if (c + W <= nx) {
+              *reinterpret_cast<Pack<T>*>(dst) = out;
+            } else {
+  #pragma unroll
+              for (int w = 0; w < W; ++w)
+                if (c + w < nx) dst[w] = out.v[w];
+            }
+          }
+          dst += step;
+        }
+      }
+    };
+    if (by % 2) walk.template operator()<-1>();
+    else walk.template operator()<1>();
     __pipeline_wait_prior(0);
     // The boundary step, fused: only blocks whose region has ghost images write them.
     const int ie = min(i0 + TW, nx);

@@ -1,7 +1,8 @@
 // GPU backend of heat 3D: two device buffers, the analytic tables and a stream.
 // A global or shared3d step is one interior launch plus the boundary step; a
-// stream25d step is one launch that applies the boundary while it stages planes,
-// and leaves the ghost frame of its output stale until something else reads it.
+// stream25d step under the periodic, insulated or fixed rule is one launch that
+// applies the boundary while it stages planes, and leaves the ghost frame of its
+// output stale until something else reads it.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -48,9 +49,9 @@ long long stream25d_resident(int sm_count) {
 
 // One time step from a.in to a.out. `in_rule` is the boundary rule at the time
 // of a.in, `out_rule` the one at the time of a.out. Returns whether the ghost
-// frame of a.out was written (stream25d leaves it).
+// frame of a.out was written (stream25d leaves it, except under the analytic rule).
 template <typename T, int R>
-bool launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
+bool launch_step(Heat3DVariant v, Boundary b, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
                  const GhostRule3D<T>* in_rule, const GhostRule3D<T>* out_rule) {
   const Grid3D& g = a.g;
   switch (v) {
@@ -103,7 +104,8 @@ bool launch_step(Heat3DVariant v, const Heat3DStepArgs<T>& a, cudaStream_t s, in
       if (shape == 0 || !small_ring_fits) go.template operator()<8, 8>();
       else if (shape == 1 || !big_ring_fits) go.template operator()<16, 8>();
       else go.template operator()<16, 16>();
-      return false;  // no boundary step: the next stream25d step stages ghosts itself
+      if (b != Boundary::analytic) return false;  // the next stream25d step stages the ghosts itself
+      break;
     }
     default:
       throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
@@ -211,7 +213,7 @@ void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
           m.ghosts_stale = false;
         }
         const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c};
-        m.ghosts_stale = !launch_step<T, R>(variant, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1);
+        m.ghosts_stale = !launch_step<T, R>(variant, m.setup.config.boundary, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1);
         m.current = 1 - m.current;
         ++m.steps_done;
       }

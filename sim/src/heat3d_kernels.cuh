@@ -96,13 +96,14 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // the plane the queue takes in. The copy duties of a plane (core rows, y-halo
 // rows, x-halo packs) are dealt to the threads once, at the start.
 //
-// The boundary is applied while the ring is filled, so this variant needs no
-// boundary step between time steps: ghost cells are staged from their images
-// (periodic, insulated) or computed from the rule (fixed, analytic) instead of
-// being read from the field's ghost frame, which this kernel leaves as it was
-// (the solver runs the explicit boundary step before anything else reads it).
-// The separate step cost 58 us of a 500 us step at 512^3 on an H100: its x faces
-// are 16-byte writes at both ends of every row, one DRAM page each.
+// Under the periodic, insulated and fixed rules the boundary is applied while
+// the ring is filled, so this variant needs no boundary step between its time
+// steps: ghost cells are staged from their images or set to the fixed value
+// instead of being read from the field's ghost frame, which the kernel leaves as
+// it was (the solver runs the explicit boundary step before anything else reads
+// it). The separate step cost 58 us of a 500 us step at 512^3 on an H100: its x
+// faces are 16-byte writes at both ends of every row, one DRAM page each. Under
+// the analytic rule the kernel reads the ghost frame, and the step stays.
 //
 // Measured on an H100 at 512^3, order 8, float (copy ratio, boundary included):
 // scalar loads and the halo a plane ahead in registers 0.23 (H200); this ring
@@ -136,49 +137,12 @@ struct Stream25Shape {
 
 // How a stream25d thread fills one pack of a ring plane, fixed for the whole run.
 enum : int {
-  kFillNone = 0,      // nobody reads it
-  kFillCopy = 1,      // one 16-byte copy: interior row, or a ghost row's image row
-  kFillRuleRow = 2,   // a ghost row under a fixed or analytic rule: computed
-  kFillMixed = 3,     // holds x-ghost columns: value by value
+  kFillNone = 0,   // nobody reads it
+  kFillCopy = 1,   // one 16-byte copy: interior row, or a ghost row's image row
+  kFillFixed = 2,  // a ghost row under the fixed rule: the fixed value
+  kFillMixed = 3,  // holds x-ghost columns: value by value
 };
 inline constexpr int kFillShift = 20;  // the fill kind rides above the ring offset
-
-template <typename T>
-__device__ __forceinline__ T rule_value3d(const GhostRule3D<T>& r, int x, int y, int z) {
-  return r.boundary == Boundary::fixed ? r.fixed_value : analytic_ghost_value3d(r, x, y, z);
-}
-
-// Fills the W values of a ring pack whose columns x .. x + W - 1 of row y, plane
-// z hold x ghosts (kFillMixed) or lie in a ghost row under a computed rule
-// (kFillRuleRow). `from` is the pack's source (its image row or plane already
-// applied); columns nobody reads are left alone. Out of line: only the threads at
-// the domain's edges come here, and inlined into every unrolled step it made the
-// kernel slow to compile for no gain.
-template <typename T, int W>
-__device__ __noinline__ void stage_edge_pack(T* to, const T* from, int kind, int x, int y, int z, int nx,
-                                             const GhostRule3D<T>& rule) {
-  const bool wrap = rule.boundary == Boundary::periodic;
-  const bool copies = wrap || rule.boundary == Boundary::insulated;
-  for (int w = 0; w < W; ++w) {
-    const int col = x + w;
-    if (kind == kFillRuleRow) {
-      if (col >= 0 && col < nx) to[w] = rule_value3d(rule, col, y, z);
-    } else if (col >= -kGhost && col < nx + kGhost) {
-      if (col >= 0 && col < nx) __pipeline_memcpy_async(to + w, from + w, sizeof(T));
-      else if (copies) __pipeline_memcpy_async(to + w, from + (ghost_of(col, nx, wrap) - x), sizeof(T));
-      else to[w] = rule_value3d(rule, col, y, z);
-    }
-  }
-}
-
-// The W values of columns c .. c + W - 1 of row j in ghost plane z under a
-// computed rule (columns at or past nx get 0: nobody reads them).
-template <typename T, int W>
-__device__ __noinline__ Pack<T> rule_pack(int c, int j, int z, int nx, const GhostRule3D<T>& rule) {
-  Pack<T> p;
-  for (int w = 0; w < W; ++w) p.v[w] = c + w < nx ? rule_value3d(rule, c + w, j, z) : T(0);
-  return p;
-}
 
 template <typename T, int R, int BY, int RING>
 __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
@@ -196,8 +160,15 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kStream25BX + tx;
   if (tid == 0) rule = *rule_ptr;
   __syncthreads();
+  // Periodic and insulated ghosts are copies of their images, fixed ones a
+  // constant: those are staged here. Analytic ghosts (sine tables per axis) are
+  // read from the ghost frame, which the solver's boundary step fills after each
+  // launch: computing them here put table loads on every edge block's path
+  // (0.39 of copy at 512^3 against 0.63 for periodic, in a first version).
   const bool wrap = rule.boundary == Boundary::periodic;
-  const bool copies = wrap || rule.boundary == Boundary::insulated;  // ghosts are copies of their images
+  const bool copies = wrap || rule.boundary == Boundary::insulated;
+  const bool staged = copies || rule.boundary == Boundary::fixed;
+  const T fixed = rule.fixed_value;
   const int i0 = blockIdx.x * S::TW, j0 = blockIdx.y * kStream25BY;
   const int k0 = blockIdx.z * slab, k1 = min(k0 + slab, g.nz);
   const int c = i0 + tx * W, j = j0 + ty;  // this thread's first column and its row
@@ -235,7 +206,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     const bool read = item && y < g.ny + R && (core_row && !ghost_row ? x < g.nx + R : x < g.nx);
     const bool x_ghosts = x < 0 || x + W > g.nx;
     int kind = kFillNone;
-    if (read) kind = ghost_row ? (copies ? kFillCopy : kFillRuleRow) : x_ghosts ? kFillMixed : kFillCopy;
+    if (read) kind = !staged || (!ghost_row && !x_ghosts) ? kFillCopy : ghost_row ? (copies ? kFillCopy : kFillFixed) : kFillMixed;
     const int ys = ghost_row && copies ? ghost_of(y, g.ny, wrap) : y;
     src[n] = kind != kFillNone ? static_cast<std::ptrdiff_t>(g.index(x, ys, 0)) : 0;
     dst_slot[n] = ry * LW + cx + (kind << kFillShift);
@@ -249,10 +220,11 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     const int z = k0 + d;
     if (z < k1 + R) {
       T* slot = ring + (d & (RING - 1)) * S::PLANE;
-      if (z >= g.nz && !copies) {
-        if (inside) *reinterpret_cast<Pack<T>*>(slot + own) = rule_pack<T, W>(c, j, z, g.nx, rule);
+      if (z >= g.nz && staged && !copies) {
+#pragma unroll
+        for (int w = 0; w < W; ++w) slot[own + w] = fixed;
       } else {
-        const std::ptrdiff_t zoff = (z < g.nz ? z : ghost_of(z, g.nz, wrap)) * plane;
+        const std::ptrdiff_t zoff = (z < g.nz || !staged ? z : ghost_of(z, g.nz, wrap)) * plane;
 #pragma unroll
         for (int n = 0; n < S::PER_THREAD; ++n) {
           const int kind = dst_slot[n] >> kFillShift;
@@ -263,28 +235,51 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
             __pipeline_memcpy_async(to, from, 16);
             continue;
           }
-          const int at = dst_slot[n] & ((1 << kFillShift) - 1);
-          stage_edge_pack<T, W>(to, from, kind, i0 - H + at % LW, j0 - R + at / LW, z, g.nx, rule);
+          const int x = i0 - H + (dst_slot[n] & ((1 << kFillShift) - 1)) % LW;
+#pragma unroll
+          for (int w = 0; w < W; ++w) {
+            const int col = x + w;
+            if (kind == kFillFixed) {
+              to[w] = fixed;
+            } else if (col >= -kGhost && col < g.nx + kGhost) {  // kFillMixed
+              if (col >= 0 && col < g.nx) __pipeline_memcpy_async(to + w, from + w, sizeof(T));
+              else if (copies) __pipeline_memcpy_async(to + w, from + (ghost_of(col, g.nx, wrap) - x), sizeof(T));
+              else to[w] = fixed;
+            }
+          }
         }
       }
     }
     __pipeline_commit();
   };
-  // Plane z of this thread's own pack, straight from global memory (ghost planes from the rule).
-  const T* own_col = a.in + g.index(inside ? c : 0, inside ? j : 0, 0);
-  auto own_pack = [&](int z) {
-    if (z >= 0 && z < g.nz) return *reinterpret_cast<const Pack<T>*>(own_col + z * plane);
-    if (copies) return *reinterpret_cast<const Pack<T>*>(own_col + ghost_of(z, g.nz, wrap) * plane);
-    return rule_pack<T, W>(c, j, z, g.nx, rule);
-  };
-
 #pragma unroll
   for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(d);
   // q[(m + s) % Q] holds plane k + m - R at step s of an unrolled group of Q planes.
+  // Planes k0 - R .. k0 - 1 come straight from global memory (only the thread's
+  // own columns of them are used: ghost planes take their image or the fixed
+  // value); planes k0 .. k0 + R - 1 from the ring, once they have landed, because
+  // their x ghosts are also read, as x neighbours.
   Pack<T> q[Q];
+  const T* own_col = a.in + g.index(inside ? c : 0, inside ? j : 0, 0);
   if (inside) {
 #pragma unroll
-    for (int m = 0; m < 2 * R; ++m) q[m] = own_pack(k0 - R + m);
+    for (int m = 0; m < R; ++m) {
+      const int z = k0 - R + m;
+      if (z >= 0 || !staged) {
+        q[m] = *reinterpret_cast<const Pack<T>*>(own_col + z * plane);
+      } else if (copies) {
+        q[m] = *reinterpret_cast<const Pack<T>*>(own_col + ghost_of(z, g.nz, wrap) * plane);
+      } else {
+#pragma unroll
+        for (int w = 0; w < W; ++w) q[m].v[w] = fixed;
+      }
+    }
+  }
+  __pipeline_wait_prior(S::AHEAD);  // planes k0 .. k0 + R - 1 have landed (this thread's copies)
+  __syncthreads();                  // ... and everyone's
+  if (inside) {
+#pragma unroll
+    for (int m = R; m < 2 * R; ++m) q[m] = *reinterpret_cast<const Pack<T>*>(ring + (m - R) * S::PLANE + own);
   }
   T* dst = a.out + g.index(c, j, k0);
   for (int s0 = 0; k0 + s0 < k1; s0 += Q) {

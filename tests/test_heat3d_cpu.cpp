@@ -52,6 +52,35 @@ INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, CpuVsReference,
                                   std::string(to_string(std::get<1>(info.param)));
                          });
 
+// reset() fills the ghost frame from the boundary, so the first step reads the
+// boundary like every later one (the reference does the same at t = 0, and the
+// GPU stream25d variant stages ghosts from the interior at every step).
+TEST(Heat3DCpu, ResetFillsTheGhostFrameFromTheBoundary) {
+  for (Boundary b : {Boundary::periodic, Boundary::fixed, Boundary::insulated}) {
+    const Heat3DSetup s = setup_of(12, 10, 9, 8, b, InitialCondition::hot_spots);
+    const Grid3D& g = s.grid;
+    HostHeat3D<double> h(s);
+    for (int pass = 0; pass < 2; ++pass) {
+      const std::vector<double>& f = h.field();
+      for (int m = 1; m <= kGhost; ++m) {
+        const std::string what = std::string(to_string(b)) + ", ghost " + std::to_string(m) + ", pass " + std::to_string(pass);
+        if (b == Boundary::fixed) {
+          EXPECT_EQ(f[g.index(-m, 3, 4)], -0.5) << what;
+          EXPECT_EQ(f[g.index(5, g.ny - 1 + m, 4)], -0.5) << what;
+          EXPECT_EQ(f[g.index(5, 3, -m)], -0.5) << what;
+        } else {
+          const bool wrap = b == Boundary::periodic;
+          EXPECT_EQ(f[g.index(-m, 3, 4)], f[g.index(wrap ? g.nx - m : m - 1, 3, 4)]) << what;
+          EXPECT_EQ(f[g.index(5, g.ny - 1 + m, 4)], f[g.index(5, wrap ? m - 1 : g.ny - m, 4)]) << what;
+          EXPECT_EQ(f[g.index(5, 3, -m)], f[g.index(5, 3, wrap ? g.nz - m : m - 1)]) << what;
+        }
+      }
+      h.step(2);
+      h.reset();  // again after stepping
+    }
+  }
+}
+
 // Against the exact solution at a fixed time: explicit Euler dominates at this
 // resolution, so the error is small and halves with dt.
 TEST(Heat3DCpu, ReferenceFollowsTheExactSolutionAtFirstOrderInTime) {

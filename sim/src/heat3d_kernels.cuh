@@ -171,6 +171,12 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   const bool copies = wrap || rule.boundary == Boundary::insulated;
   const bool staged = copies || rule.boundary == Boundary::fixed;
   const T fixed = rule.fixed_value;
+  // An insulated pack of x ghosts only is its image pack in reverse: when that is
+  // aligned it is copied as it is (16 bytes) and read back reversed.
+  auto mirrored_pack = [&](int x) {
+    const int image = x < 0 ? -x - W : 2 * g.nx - x - W;
+    return copies && !wrap && (x >= g.nx || x + W <= 0) && image % W == 0;
+  };
   const int i0 = blockIdx.x * S::TW, j0 = blockIdx.y * kStream25BY;
   const int k0 = blockIdx.z * slab, k1 = min(k0 + slab, g.nz);
   const int c = i0 + tx * W, j = j0 + ty;  // this thread's first column and its row
@@ -217,6 +223,10 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       kind = kFillCopy;
       xs = ghost_of(x, g.nx, true);
     }
+    if (kind == kFillMixed && mirrored_pack(x)) {
+      kind = kFillCopy;
+      xs = x < 0 ? -x - W : 2 * g.nx - x - W;
+    }
     src[n] = kind != kFillNone ? static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) : 0;
     dst_slot[n] = ry * LW + cx + (kind << kFillShift);
   }
@@ -224,6 +234,10 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   // empty); values of computed ghosts are stored straight away. A plane past the
   // last is a ghost plane: only the threads' own packs are ever read from it.
   const bool inside = c < g.nx && j < g.ny;
+  unsigned reversed = 0;  // bit v: pack v of this thread's x window is a mirrored pack
+#pragma unroll
+  for (int v = 0; v < (W + 2 * H) / W; ++v)
+    if (mirrored_pack(c - H + v * W)) reversed |= 1u << v;
   const int own = (R + ty) * LW + H + tx * W;    // this thread's pack in a ring plane
   auto fetch_plane = [&](int d) {
     const int z = k0 + d;
@@ -308,6 +322,18 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
           const Pack<T> pk = v == S::HV ? q[(R + s) % Q] : *reinterpret_cast<const Pack<T>*>(p - H + v * W);
 #pragma unroll
           for (int w = 0; w < W; ++w) win[v * W + w] = pk.v[w];
+        }
+        if (reversed) {  // only threads at an insulated x face
+#pragma unroll
+          for (int v = 0; v < (W + 2 * H) / W; ++v)
+            if (reversed & (1u << v)) {
+#pragma unroll
+              for (int w = 0; w < W / 2; ++w) {
+                const T t = win[v * W + w];
+                win[v * W + w] = win[v * W + W - 1 - w];
+                win[v * W + W - 1 - w] = t;
+              }
+            }
         }
         Pack<T> ys[Q];  // y: rows j - R .. j + R of columns c .. c + W - 1
 #pragma unroll

@@ -196,8 +196,8 @@ void print_device_line(const Bench3DReport& r, std::FILE* out) {
   if (!r.note.empty()) fmt::print(out, "note: {}\n", r.note);
 }
 
-std::string bitwise_word(const BenchRow& row) {
-  if (row.variant == "reference") return "-";
+std::string bitwise_word(const BenchRow3D& row) {
+  if (row.variant == "reference" || row.own_summation) return "-";
   return row.bitwise_equal ? (*row.bitwise_equal ? "equal" : "DIFFERS") : "base";
 }
 
@@ -206,15 +206,15 @@ void print_deriv3d_table(const Deriv3DBenchReport& r, std::FILE* out) {
   fmt::print(out, "deriv3d {}x{}x{}, order {}, f = cos(2 pi (x + y + z)) on the periodic unit cube, {} launches per timed run\n",
              g.nx, g.ny, g.nz, r.setup.config.order, r.steps);
   print_device_line(r, out);
-  fmt::print(out, "{:<4} {:<10} {:<6} {:<7} {:>10} {:>12} {:>12} {:>10} {:>9} {:>6} {:>10} {:>8}\n", "axis", "variant",
+  fmt::print(out, "{:<4} {:<13} {:<6} {:<7} {:>10} {:>12} {:>12} {:>10} {:>9} {:>6} {:>10} {:>8}\n", "axis", "variant",
              "device", "prec", "RMS error", "MAX error", "time (ms)", "GB/s", "MCUPS", "copy", "rel L2", "bitwise");
   for (const BenchRow3D& row : r.rows) {
     if (!row.skipped.empty()) {
-      fmt::print(out, "{:<4} {:<10} {:<6} {:<7} skipped: {}\n", row.axis, row.variant, row.device, row.precision,
+      fmt::print(out, "{:<4} {:<13} {:<6} {:<7} skipped: {}\n", row.axis, row.variant, row.device, row.precision,
                  row.skipped);
       continue;
     }
-    fmt::print(out, "{:<4} {:<10} {:<6} {:<7} {:>10} {:>12} {:>12.5f} {:>10.1f} {:>9.0f} {:>6.3f} {:>10} {:>8}\n", row.axis,
+    fmt::print(out, "{:<4} {:<13} {:<6} {:<7} {:>10} {:>12} {:>12.5f} {:>10.1f} {:>9.0f} {:>6.3f} {:>10} {:>8}\n", row.axis,
                row.variant, row.device, row.precision, opt_number(row.rms_error, "{:.3e}"),
                opt_number(row.max_error, "{:.3e}"), row.time_ms, row.bandwidth_gbps, row.mcups, row.copy_ratio,
                fmt_or_dash(row.errors, &ErrorNorms::rel_l2, "{:.3g}"), bitwise_word(row));
@@ -222,7 +222,9 @@ void print_deriv3d_table(const Deriv3DBenchReport& r, std::FILE* out) {
   fmt::print(out,
              "errors against the exact derivative (the posts' lines); rel L2 against the double reference; time of one "
              "derivative; GB/s counts one read and one write of each interior value; copy = GB/s over the copy of the "
-             "same device (GPU rows: device copy kernel; CPU rows: host copy)\n");
+             "same device (GPU rows: device copy kernel; CPU rows: host copy); bitwise against the axis's first row "
+             "that sums through the shared point function (posts-*: the posts' kernels as published, their own "
+             "summation order)\n");
 }
 
 void print_heat3d_table(const Heat3DBenchReport& r, std::FILE* out) {
@@ -411,7 +413,8 @@ std::function<int()> add_bench_command(CLI::App& app) {
           ->capture_default_str();
   bench->add_option("--order", args->order, "Stencil order: 2, 4, 6 or 8")->capture_default_str();
   bench->add_option("--variant", args->variant,
-                    "heat2d: global, block, shared, stream; deriv3d: global, spencil, lpencil, stream; heat3d: global, "
+                    "heat2d: global, block, shared, stream; deriv3d: global, spencil, lpencil, stream, posts-spencil, "
+                    "posts-lpencil (the posts' kernels as published: 64^3 and 256^3, order 8, float); heat3d: global, "
                     "shared3d, stream25d; each also cpu, reference or all")
       ->capture_default_str();
   args->axis_option = bench->add_option("--axis", args->axis, "deriv3d: x, y, z or all")->capture_default_str();

@@ -27,6 +27,7 @@ TEST(Cli3D, BadInput) {
   expect_cli_error("bench heat3d --size 16 --dt 1", "stability limit");
   expect_cli_error("bench heat3d --size 16 --axis x", "--axis applies to deriv3d only");
   expect_cli_error("bench deriv3d --size 16 --variant stream --device cpu", "runs on the gpu");
+  expect_cli_error("bench deriv3d --size 64 --variant posts-spencil --device cpu", "runs on the gpu");
   expect_cli_error("bench deriv3d --size 16 --steps 0", "--steps must be at least 1");
   expect_cli_error("bench heat3d --size 16 --device cpu --json /nonexistent-dir/x.json", "cannot write --json");
 }
@@ -40,7 +41,8 @@ TEST(Cli3D, Deriv3DTableAndJson) {
   std::ifstream in(path);
   ASSERT_TRUE(in);
   const auto j = nlohmann::json::parse(in);
-  ASSERT_EQ(j["rows"].size(), 18u);  // 3 axes x (global spencil lpencil stream cpu reference)
+  // 3 axes x (global spencil lpencil stream posts-spencil posts-lpencil cpu reference)
+  ASSERT_EQ(j["rows"].size(), 24u);
   std::string why;
   const bool gpu = ss::cuda_available(&why);
   for (const auto& row : j["rows"]) {
@@ -50,14 +52,27 @@ TEST(Cli3D, Deriv3DTableAndJson) {
       EXPECT_TRUE(row.contains(k)) << k << " in " << row.dump();
     EXPECT_EQ(row["size"], "20x17x9");
     EXPECT_EQ(row["model"], "deriv3d");
+    const bool posts = row["variant"].get<std::string>().rfind("posts-", 0) == 0;
     if (row["device"] == "gpu" && !gpu) {
       EXPECT_EQ(row["skipped"].get<std::string>().rfind("no CUDA device", 0), 0u) << row.dump();  // plus why, in a CPU-only build
+    } else if (posts) {  // 20x17x9, order 6: not what the posts' kernels are compiled for
+      EXPECT_EQ(row["skipped"].get<std::string>().rfind("the posts' kernels are compiled for 64^3 and 256^3", 0), 0u)
+          << row.dump();
     } else {
       EXPECT_FALSE(row.contains("skipped")) << row.dump();
       EXPECT_LT(row["rms_error"].get<double>(), 1e-2);
       EXPECT_LT(row["rel_l2"].get<double>(), 1e-6);
     }
   }
+}
+
+TEST(Cli3D, PostsVariantsHaveTheirRowsAndSayWhyTheySkip) {
+  const CliResult r = run_cli("bench deriv3d --size 16 --order 4 --axis y --variant posts-lpencil --repeat 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string why;
+  const std::string reason = ss::cuda_available(&why) ? "the posts' kernels are compiled for 64^3 and 256^3, order 8, float"
+                                                      : "no CUDA device";
+  EXPECT_NE(r.out.find("y    posts-lpencil gpu    float   skipped: " + reason), std::string::npos) << r.out;
 }
 
 TEST(Cli3D, Heat3DTableAndJsonToStdout) {

@@ -88,6 +88,38 @@ TEST(Deriv3DCpu, CoefficientsAreTheFornbergWeightsOverH) {
   EXPECT_NEAR(c.c[3], -1.0 / 280.0 * 64, 1e-12);
 }
 
+TEST(Deriv3DCpu, PostsVariantsParseAndSayWhereTheyRun) {
+  EXPECT_EQ(parse_deriv3d_variant("posts-spencil"), Deriv3DVariant::posts_spencil);
+  EXPECT_EQ(parse_deriv3d_variant("posts-lpencil"), Deriv3DVariant::posts_lpencil);
+  for (Deriv3DVariant v : kPostsDeriv3DVariants) {
+    EXPECT_EQ(parse_deriv3d_variant(to_string(v)), v);
+    EXPECT_TRUE(is_gpu(v)) << to_string(v);
+    EXPECT_TRUE(is_posts_kernel(v)) << to_string(v);
+    EXPECT_FALSE(uses_deriv_point(v)) << to_string(v);  // their own summation order
+  }
+  for (Deriv3DVariant v : kGpuDeriv3DVariants) EXPECT_TRUE(uses_deriv_point(v)) << to_string(v);
+  EXPECT_TRUE(uses_deriv_point(Deriv3DVariant::cpu));
+  EXPECT_FALSE(uses_deriv_point(Deriv3DVariant::reference));
+
+  // The sides they are compiled for, order 8, float: they run.
+  EXPECT_EQ(posts_kernels_unsupported<float>(setup_of(64, 64, 64, 8)), "");
+  EXPECT_EQ(posts_kernels_unsupported<float>(setup_of(256, 256, 256, 8)), "");
+  // Anything else: the reason, naming what was asked.
+  const std::string reason = "the posts' kernels are compiled for 64^3 and 256^3, order 8, float";
+  struct Case {
+    std::string why;
+    std::string names;
+  };
+  for (const Case& c : {Case{posts_kernels_unsupported<float>(setup_of(128, 128, 128, 8)), "128x128x128, order 8, float"},
+                        Case{posts_kernels_unsupported<float>(setup_of(512, 512, 512, 8)), "512x512x512"},
+                        Case{posts_kernels_unsupported<float>(setup_of(64, 64, 32, 8)), "64x64x32"},
+                        Case{posts_kernels_unsupported<float>(setup_of(64, 64, 64, 6)), "order 6, float"},
+                        Case{posts_kernels_unsupported<double>(setup_of(64, 64, 64, 8)), "order 8, double"}}) {
+    EXPECT_EQ(c.why.rfind(reason, 0), 0u) << c.why;
+    EXPECT_NE(c.why.find(c.names), std::string::npos) << c.why;
+  }
+}
+
 TEST(Deriv3DCpu, BadInputIsAnError) {
   EXPECT_THROW(setup_of(64, 64, 64, 5), Error);
   EXPECT_THROW(setup_of(4, 64, 64, 8), Error);

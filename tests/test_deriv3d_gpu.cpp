@@ -1,8 +1,11 @@
 // deriv3d GPU variants against the double reference and bit for bit against the
 // `cpu` variant, per axis and order, on sizes that are not multiples of any tile,
-// with the output poisoned before each run. Skips without a device.
+// with the output poisoned before each run; the posts' own kernels at the sizes
+// they are compiled for, within a bound of our ports. Skips without a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -114,6 +117,89 @@ TEST(Deriv3DGpuLarge, PencilsSayWhyTheyCannotRun512) {
   EXPECT_NE(gpu.unsupported(Deriv3DVariant::spencil, Axis::x), "");
   EXPECT_THROW(gpu.run(Deriv3DVariant::spencil, Axis::x), Error);
   EXPECT_EQ(gpu.unsupported(Deriv3DVariant::stream, Axis::x), "");
+}
+
+// ---- the posts' kernels as published (posts-spencil, posts-lpencil) ----------
+
+// The posts' kernels at a side they are compiled for, order 8, float, along every
+// axis: output poisoned first, then within the posts' published error lines
+// against the exact derivative (RMS 7.3e-6, MAX 2.9e-5 at 64^3), close to the
+// double reference, and next to our port of the same tile.
+//
+// They are not bitwise equal to our ports: theirs sum the stencil as written,
+// c_ax d1 + c_bx d2 + c_cx d3 + c_dx d4, which nvcc 13 contracts (PTX for sm_90)
+// into fma(c_dx, d4, fma(c_cx, d3, fma(c_ax, d1, c_bx * d2))); ours go through
+// deriv_point, outermost pair first. Both round the same differences
+// d_m = f(+m) - f(-m) and use the same float coefficients; the largest term,
+// c_ax d1, reaches 16 pi / 5 ~ 10 at both sides, so each rounding of a partial
+// sum is at most half an ulp of [8, 16), 4.8e-7. A host emulation of both orders
+// found them at most 4.8e-7 apart at 64^3 and 256^3 (1 ulp of |df| <= 2 pi; 9.5e-7
+// without contraction). The bound below is 8 ulps of [4, 8), 3.8e-6 (6e-7 of the
+// largest |df|), whatever the contraction, and 8 times tighter than the posts'
+// MAX error line.
+void check_posts(int n) {
+  const Deriv3DSetup s = setup_of(n, n, n, 8);
+  DeviceDeriv3D<float> gpu(s);
+  const double max_apart = 8 * (4 * static_cast<double>(std::numeric_limits<float>::epsilon()));
+  for (Axis a : kAllAxes) {
+    const std::vector<double> exact = deriv3d_exact_interior(s, a);
+    const std::vector<double> ref = deriv3d_reference(s, a);
+    for (Deriv3DVariant v : kPostsDeriv3DVariants) {
+      const std::string what = std::string(to_string(v)) + " along " + std::string(to_string(a)) + " at " +
+                               std::to_string(n) + "^3";
+      ASSERT_EQ(gpu.unsupported(v, a), "") << what;
+      const Deriv3DVariant port = v == Deriv3DVariant::posts_spencil ? Deriv3DVariant::spencil : Deriv3DVariant::lpencil;
+      gpu.poison_output();
+      gpu.run(port, a);
+      const std::vector<float> ours = gpu.output_interior();
+
+      gpu.poison_output();
+      gpu.run(v, a);
+      const std::vector<float> out = gpu.output_interior();
+      const DerivErrors e = deriv_errors(out, exact);
+      ASSERT_TRUE(e.finite) << what << ": a point was not written";
+      EXPECT_LE(e.rms, 7.3e-6) << what;
+      EXPECT_LE(e.max, 2.9e-5) << what;
+      const ErrorNorms r = compare_to_reference(out, ref);
+      EXPECT_LT(r.rel_l2, 1e-5) << what;
+
+      double apart = 0;
+      for (std::size_t p = 0; p < out.size(); ++p)
+        apart = std::max(apart, std::abs(static_cast<double>(out[p]) - static_cast<double>(ours[p])));
+      EXPECT_LE(apart, max_apart) << what << " against " << to_string(port);
+
+      // The timed path leaves the same result in the output (the GUI shows it).
+      gpu.poison_output();
+      gpu.timed(v, a, 2);
+      const std::vector<float> timed = gpu.output_interior();
+      EXPECT_EQ(std::memcmp(timed.data(), out.data(), out.size() * sizeof(float)), 0) << what << ", timed";
+    }
+  }
+}
+
+TEST(Deriv3DGpuPosts, Cube64WithinThePostsErrorLinesAndNextToOurPorts) {
+  SKIP_WITHOUT_DEVICE();
+  check_posts(64);
+}
+
+TEST(Deriv3DGpuPosts, Cube256WithinThePostsErrorLinesAndNextToOurPorts) {
+  SKIP_WITHOUT_DEVICE();
+  check_posts(256);
+}
+
+TEST(Deriv3DGpuPosts, OtherSetupsSayWhyAndDoNotRun) {
+  SKIP_WITHOUT_DEVICE();
+  const std::string reason = "the posts' kernels are compiled for 64^3 and 256^3, order 8, float";
+  DeviceDeriv3D<float> small(setup_of(32, 32, 32, 8));
+  DeviceDeriv3D<float> order6(setup_of(64, 64, 64, 6));
+  DeviceDeriv3D<double> in_double(setup_of(64, 64, 64, 8));
+  for (Deriv3DVariant v : kPostsDeriv3DVariants) {
+    EXPECT_EQ(small.unsupported(v, Axis::x).rfind(reason, 0), 0u) << small.unsupported(v, Axis::x);
+    EXPECT_EQ(order6.unsupported(v, Axis::y).rfind(reason, 0), 0u) << order6.unsupported(v, Axis::y);
+    EXPECT_EQ(in_double.unsupported(v, Axis::z).rfind(reason, 0), 0u) << in_double.unsupported(v, Axis::z);
+    EXPECT_THROW(small.run(v, Axis::x), Error);
+    EXPECT_THROW(in_double.timed(v, Axis::z, 1), Error);
+  }
 }
 
 TEST(Deriv3DGpuLarge, DeviceBoundaryStepMatchesTheHost) {

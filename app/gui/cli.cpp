@@ -47,7 +47,8 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps) {
   cmd->add_option("--order", a.order, "Stencil order: 2, 4, 6 or 8")->capture_default_str();
   cmd->add_option("--variant", a.variant,
                   "heat2d: global, block, shared, stream, cpu; heat3d: global, shared3d, stream25d, cpu; deriv3d: "
-                  "global, spencil, lpencil, stream, cpu; or auto (the fastest for the device)")
+                  "global, spencil, lpencil, stream, posts-spencil, posts-lpencil (64^3 and 256^3 only), cpu; or auto "
+                  "(the fastest for the device)")
       ->capture_default_str();
   cmd->add_option("--device", a.device, "auto, gpu or cpu")->capture_default_str();
   cmd->add_option("--boundary,--bc", a.boundary, "analytic, periodic, fixed or insulated")->capture_default_str();

@@ -32,6 +32,8 @@ std::string_view to_string(Deriv3DVariant v) {
     case Deriv3DVariant::spencil: return "spencil";
     case Deriv3DVariant::lpencil: return "lpencil";
     case Deriv3DVariant::stream: return "stream";
+    case Deriv3DVariant::posts_spencil: return "posts-spencil";
+    case Deriv3DVariant::posts_lpencil: return "posts-lpencil";
     case Deriv3DVariant::cpu: return "cpu";
     case Deriv3DVariant::reference: return "reference";
   }
@@ -40,6 +42,10 @@ std::string_view to_string(Deriv3DVariant v) {
 Axis parse_axis(std::string_view s) { return parse_word(s, kAllAxes, "axis"); }
 Deriv3DVariant parse_deriv3d_variant(std::string_view s) { return parse_word(s, kAllDeriv3DVariants, "variant"); }
 bool is_gpu(Deriv3DVariant v) { return v != Deriv3DVariant::cpu && v != Deriv3DVariant::reference; }
+bool is_posts_kernel(Deriv3DVariant v) {
+  return v == Deriv3DVariant::posts_spencil || v == Deriv3DVariant::posts_lpencil;
+}
+bool uses_deriv_point(Deriv3DVariant v) { return v != Deriv3DVariant::reference && !is_posts_kernel(v); }
 
 Deriv3DSetup make_deriv3d_setup(const Deriv3DConfig& c) {
   check_order(c.order);
@@ -48,6 +54,17 @@ Deriv3DSetup make_deriv3d_setup(const Deriv3DConfig& c) {
   s.grid = Grid3D::make(c.nx, c.ny, c.nz);
   s.h = {1.0 / c.nx, 1.0 / c.ny, 1.0 / c.nz};
   return s;
+}
+
+template <typename T>
+std::string posts_kernels_unsupported(const Deriv3DSetup& s) {
+  const Grid3D& g = s.grid;
+  const bool cube = g.nx == g.ny && g.ny == g.nz;
+  // sim/src/deriv3d_posts.cu instantiates the posts' kernels for these sides only:
+  // their mx, my, mz are compile-time constants.
+  if (cube && (g.nx == 64 || g.nx == 256) && s.config.order == 8 && sizeof(T) == sizeof(float)) return {};
+  return fmt::format("the posts' kernels are compiled for 64^3 and 256^3, order 8, float (this run: {}x{}x{}, order {}, {})",
+                     g.nx, g.ny, g.nz, s.config.order, sizeof(T) == sizeof(float) ? "float" : "double");
 }
 
 double deriv3d_function(const Deriv3DSetup& s, int i, int j, int k) { return std::cos(phase(s, i, j, k)); }
@@ -151,6 +168,7 @@ DerivErrors deriv_errors(const std::vector<T>& interior, const std::vector<doubl
 }
 
 #define SS_INSTANTIATE(T)                                                                          \
+  template std::string posts_kernels_unsupported<T>(const Deriv3DSetup&);                          \
   template DerivCoeffs<T> deriv_coeffs<T>(int, double);                                            \
   template std::vector<T> deriv3d_input<T>(const Deriv3DSetup&);                                   \
   template void deriv3d_cpu<T>(const Deriv3DSetup&, Axis, const T*, T*);                           \

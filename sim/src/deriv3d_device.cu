@@ -1,5 +1,6 @@
 // GPU backend of deriv3d: input and output buffers, the boundary step on the
-// input, and one launch per derivative whatever the variant.
+// input, and one launch per derivative whatever the variant. The posts' own
+// kernels (deriv3d_posts.cu) also get dense copies of the interior, their layout.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,6 +9,7 @@
 #include "cuda_check.cuh"
 #include "slice3d_kernels.cuh"
 #include "deriv3d_kernels.cuh"
+#include "deriv3d_posts.cuh"
 #include "ghost3d_kernels.cuh"
 #include "stencilscope/deriv3d.hpp"
 #include "stencilscope/device.hpp"
@@ -60,6 +62,10 @@ struct DeviceDeriv3D<T>::Impl {
   DeviceBuffer<T> in, out;
   DeviceBuffer<T> slice;  // gather target of copy_output_slice_to_host
   DeviceBuffer<GhostRule3D<T>> rule{1};
+  // The posts' kernels index a dense n^3 array (k*n*n + j*n + i): the interior of
+  // `in` is copied into posts_f before they run and posts_df back into `out` after,
+  // outside any timed span. Allocated on their first run.
+  DeviceBuffer<T> posts_f, posts_df;
   int sm_count = 0;
   int max_smem_optin = 0;
   DerivCoeffs<T> coeffs[3];
@@ -85,6 +91,7 @@ struct DeviceDeriv3D<T>::Impl {
   }
 
   std::string unsupported(Deriv3DVariant v, Axis a) const {
+    if (is_posts_kernel(v)) return posts_kernels_unsupported<T>(setup);
     if (v != Deriv3DVariant::spencil && v != Deriv3DVariant::lpencil) return {};
     const PencilShape s = pencil_shape(setup.grid, v, a, radius_of_order(setup.config.order), sizeof(T));
     const long long threads = static_cast<long long>(s.block.x) * s.block.y;
@@ -163,7 +170,58 @@ struct DeviceDeriv3D<T>::Impl {
     }
   }
 
+  // The interior of a padded field to a dense n^3 array, or back, on the stream.
+  void copy_interior_to_dense(const T* padded_src, T* dense_dst) { copy_dense_interior(padded_src, true, dense_dst); }
+  void copy_dense_to_interior(const T* dense_src, T* padded_dst) { copy_dense_interior(dense_src, false, padded_dst); }
+  void copy_dense_interior(const T* src, bool src_padded, T* dst) {
+    const Grid3D& g = setup.grid;
+    const std::size_t row_bytes = static_cast<std::size_t>(g.nx) * sizeof(T);
+    const cudaPitchedPtr padded = make_cudaPitchedPtr(nullptr, g.pitch * sizeof(T), g.pitch * sizeof(T), g.rows_per_plane());
+    const cudaPitchedPtr dense = make_cudaPitchedPtr(nullptr, row_bytes, row_bytes, g.ny);
+    const cudaPos interior = make_cudaPos(g.x0 * sizeof(T), kGhost, kGhost);
+    cudaMemcpy3DParms p{};
+    p.srcPtr = src_padded ? padded : dense;
+    p.srcPtr.ptr = const_cast<T*>(src);
+    p.dstPtr = src_padded ? dense : padded;
+    p.dstPtr.ptr = dst;
+    if (src_padded) p.srcPos = interior;
+    else p.dstPos = interior;
+    p.extent = make_cudaExtent(row_bytes, g.ny, g.nz);
+    p.kind = cudaMemcpyDeviceToDevice;
+    SS_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream.get()));
+  }
+
+  // Before the posts' kernels run: their dense buffers (allocated once, the output
+  // NaN so that a point they miss shows), the current input and their coefficients.
+  void posts_prepare(Deriv3DVariant v, Axis a) {
+    const std::string why = unsupported(v, a);
+    if (!why.empty()) throw Error(why);
+    if (!posts_f.get()) {
+      check_device_memory(2 * setup.grid.points() * sizeof(T), "the posts' dense copies of this grid");
+      posts_f = DeviceBuffer<T>(setup.grid.points());
+      posts_df = DeviceBuffer<T>(setup.grid.points());
+      launch_fill_value3d(posts_df.get(), posts_df.size(), std::numeric_limits<T>::quiet_NaN(), stream.get());
+    }
+    copy_interior_to_dense(in.get(), posts_f.get());
+    posts::set_derivative_parameters(setup.grid.nx, stream.get());
+  }
+
+  // One launch of the posts' kernel; posts_prepare first.
+  void posts_launch(Deriv3DVariant v, Axis a) {
+    if constexpr (sizeof(T) == sizeof(float))
+      posts::launch(setup.grid.nx, a, v == Deriv3DVariant::posts_lpencil, posts_f.get(), posts_df.get(), stream.get());
+    else
+      throw Error(posts_kernels_unsupported<T>(setup));
+  }
+
+  // After the posts' kernels: their result into the interior of `out`.
+  void posts_finish() { copy_dense_to_interior(posts_df.get(), out.get()); }
+
   void launch(Deriv3DVariant v, Axis a) {
+    if (is_posts_kernel(v)) {
+      posts_launch(v, a);
+      return;
+    }
     dispatch_radius(setup.config.order, [&]<int R>() {
       switch (a) {
         case Axis::x: launch_axis<R, 0>(v); break;
@@ -218,6 +276,12 @@ std::string DeviceDeriv3D<T>::unsupported(Deriv3DVariant v, Axis a) const {
 
 template <typename T>
 void DeviceDeriv3D<T>::run(Deriv3DVariant v, Axis a) {
+  if (is_posts_kernel(v)) {
+    impl_->posts_prepare(v, a);
+    impl_->launch(v, a);
+    impl_->posts_finish();
+    return;
+  }
   if (v == Deriv3DVariant::spencil || v == Deriv3DVariant::lpencil) impl_->upload_constants();
   impl_->launch(v, a);
 }
@@ -227,16 +291,21 @@ double DeviceDeriv3D<T>::timed(Deriv3DVariant v, Axis a, int launches) {
   Impl& m = *impl_;
   if (launches < 1) throw Error("timed: at least one launch");
   if (v == Deriv3DVariant::spencil || v == Deriv3DVariant::lpencil) m.upload_constants();
+  if (is_posts_kernel(v)) m.posts_prepare(v, a);  // the dense copy of the input, before the timed span
   m.launch(v, a);  // warm-up (and cudaFuncSetAttribute) outside the timed span
   SS_CUDA_CHECK(cudaEventRecord(m.t0.get(), m.stream.get()));
   for (int r = 0; r < launches; ++r) m.launch(v, a);
   SS_CUDA_CHECK(cudaEventRecord(m.t1.get(), m.stream.get()));
+  if (is_posts_kernel(v)) m.posts_finish();  // the result into the output, after it
   return elapsed_ms(m.t0, m.t1) / launches;
 }
 
 template <typename T>
 void DeviceDeriv3D<T>::poison_output() {
-  launch_fill_value3d(impl_->out.get(), impl_->out.size(), std::numeric_limits<T>::quiet_NaN(), impl_->stream.get());
+  Impl& m = *impl_;
+  launch_fill_value3d(m.out.get(), m.out.size(), std::numeric_limits<T>::quiet_NaN(), m.stream.get());
+  if (m.posts_df.get())
+    launch_fill_value3d(m.posts_df.get(), m.posts_df.size(), std::numeric_limits<T>::quiet_NaN(), m.stream.get());
 }
 
 template <typename T>

@@ -15,6 +15,8 @@
 //             along the axis chosen at launch to fill the GPU. Any size.
 // The pencils hold a whole axis in one block, so they stop at 256 points per
 // axis (1024 threads); the launcher says so instead of launching.
+// The posts' own kernels (posts-spencil, posts-lpencil), which keep their own
+// stencil sum instead of deriv_point, are in deriv3d_posts_kernels.inc.
 #include <cuda_pipeline.h>
 
 #include "cuda_check.cuh"

@@ -20,6 +20,7 @@ struct BenchRow3D : BenchRow {
   std::string axis;                  ///< deriv3d: x, y or z; empty for heat3d
   std::optional<double> rms_error;   ///< deriv3d: RMS of |result - exact derivative|
   std::optional<double> max_error;   ///< deriv3d: max of |result - exact derivative|
+  bool own_summation = false;        ///< deriv3d: the posts' kernels sum the stencil their own way: not compared bit for bit
 };
 
 struct Bench3DReport {

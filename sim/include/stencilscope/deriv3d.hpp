@@ -24,15 +24,20 @@ enum class Axis { x = 0, y = 1, z = 2 };
 inline constexpr std::array kAllAxes = {Axis::x, Axis::y, Axis::z};
 
 /// Kernel variants of deriv3d. GPU: global (one point per thread), spencil and
-/// lpencil (the posts' 64x4 and 64x32 pencil tiles, whole axis per tile,
-/// coefficients in constant memory), stream (ours: 16-byte packs, any size).
-/// CPU: cpu (shared point function) and reference (double, plain loops).
-enum class Deriv3DVariant { global, spencil, lpencil, stream, cpu, reference };
-inline constexpr std::array kAllDeriv3DVariants = {Deriv3DVariant::global, Deriv3DVariant::spencil,
-                                                   Deriv3DVariant::lpencil, Deriv3DVariant::stream,
-                                                   Deriv3DVariant::cpu,    Deriv3DVariant::reference};
+/// lpencil (our ports of the posts' 64x4 and 64x32 pencil tiles, whole axis per
+/// tile, coefficients in constant memory), stream (ours: 16-byte packs, any size),
+/// posts_spencil and posts_lpencil (the posts' own six kernels, compiled for 64^3
+/// and 256^3, order 8, float: the baseline "as published"). CPU: cpu (shared
+/// point function) and reference (double, plain loops).
+enum class Deriv3DVariant { global, spencil, lpencil, stream, posts_spencil, posts_lpencil, cpu, reference };
+inline constexpr std::array kAllDeriv3DVariants = {
+    Deriv3DVariant::global,        Deriv3DVariant::spencil,       Deriv3DVariant::lpencil, Deriv3DVariant::stream,
+    Deriv3DVariant::posts_spencil, Deriv3DVariant::posts_lpencil, Deriv3DVariant::cpu,     Deriv3DVariant::reference};
+/// The GPU variants that compute through deriv_point: bitwise equal to `cpu`.
 inline constexpr std::array kGpuDeriv3DVariants = {Deriv3DVariant::global, Deriv3DVariant::spencil,
                                                    Deriv3DVariant::lpencil, Deriv3DVariant::stream};
+/// The posts' kernels as published: they sum the stencil their own way.
+inline constexpr std::array kPostsDeriv3DVariants = {Deriv3DVariant::posts_spencil, Deriv3DVariant::posts_lpencil};
 
 std::string_view to_string(Axis a);
 std::string_view to_string(Deriv3DVariant v);
@@ -41,6 +46,11 @@ Axis parse_axis(std::string_view s);
 Deriv3DVariant parse_deriv3d_variant(std::string_view s);
 /// True for the variants that run on a CUDA device.
 bool is_gpu(Deriv3DVariant v);
+/// True for the variants that compute through deriv_point, which makes them bitwise
+/// equal to each other; false for the reference and the posts' kernels as published.
+bool uses_deriv_point(Deriv3DVariant v);
+/// True for posts_spencil and posts_lpencil.
+bool is_posts_kernel(Deriv3DVariant v);
 
 struct Deriv3DConfig {
   int nx = 64, ny = 64, nz = 64;  ///< grid points per axis (periodic, no duplicated end point)
@@ -58,6 +68,12 @@ struct Deriv3DSetup {
 
 /// Validates the order and sizes; throws ss::Error naming the bad value.
 Deriv3DSetup make_deriv3d_setup(const Deriv3DConfig& config);
+
+/// Empty when the posts' kernels (posts_spencil, posts_lpencil) are built for this
+/// setup in precision T: a 64^3 or 256^3 cube, order 8, float. Otherwise why not,
+/// naming the setup. Needs no device.
+template <typename T>
+std::string posts_kernels_unsupported(const Deriv3DSetup& s);
 
 /// f at grid point (i, j, k), in double.
 double deriv3d_function(const Deriv3DSetup& s, int i, int j, int k);
@@ -130,13 +146,17 @@ class DeviceDeriv3D {
   /// The padded input field as it is on the device (ghosts included).
   std::vector<T> download_input() const;
   /// Empty string when `variant` can run this grid along a; otherwise why not
-  /// (the posts' pencils hold a whole axis in one thread block).
+  /// (the posts' pencils hold a whole axis in one thread block; the posts' own
+  /// kernels exist for 64^3 and 256^3, order 8, float only).
   std::string unsupported(Deriv3DVariant variant, Axis a) const;
-  /// Enqueues one derivative along a; throws ss::Error when unsupported().
+  /// Enqueues one derivative along a; throws ss::Error when unsupported(). The posts'
+  /// kernels run on dense copies of the interior (their own layout): the input is
+  /// copied there before the launch and the result back into the output after it.
   void run(Deriv3DVariant variant, Axis a);
   /// Runs `launches` derivatives and returns the mean time of one, in ms (CUDA events).
+  /// The time covers the launches only (not the posts' dense copies).
   double timed(Deriv3DVariant variant, Axis a, int launches);
-  /// Fills the whole padded output buffer with NaN.
+  /// Fills the whole padded output buffer with NaN (and the posts' dense output, if any).
   void poison_output();
   /// Device pointer to the padded output field; work on it must be ordered on native_stream().
   const T* device_output() const;

@@ -1,9 +1,9 @@
 // GPU backend of heat 3D: two device buffers, the analytic tables and a stream.
 // A global or shared3d step is one interior launch plus the boundary step; a
-// stream25d step under the periodic, insulated or fixed rule is one launch that
-// applies the boundary while it stages planes, and leaves the ghost frame of its
-// output stale until something else reads it.
+// stream25d step is one launch that applies the boundary while it stages planes,
+// and leaves the ghost frame of its output stale until something else reads it.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -32,14 +32,19 @@ int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_bloc
   return static_cast<int>(std::clamp<long long>(len, std::min(g.nz, 16), g.nz));
 }
 
-// Resident blocks of the stream25d kernel on this device (its shared ring sets it).
-template <typename T, int R, int BY, int RING>
-long long stream25d_resident(int sm_count) {
-  static long long resident = [&] {
-    const auto kernel = heat3d_step_stream25d<T, R, BY, RING>;
-    constexpr std::size_t smem = Stream25Shape<T, R, BY, RING>::smem_bytes;
-    SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+// Resident blocks of a stream25d kernel on this device: its shared ring sets it.
+// The analytic kernel's tables after the ring (a few KB) only ever leave room for
+// fewer blocks where the ring alone would fit several, which no shape does.
+template <typename T, int R, int BY, int RING, bool kSine>
+long long stream25d_resident(int sm_count, int smem_optin) {
+  static const long long resident = [&] {
+    const auto kernel = heat3d_step_stream25d<T, R, BY, RING, kSine>;
+    cudaFuncAttributes attributes{};
+    SS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));  // its static shared memory counts too
+    const int dynamic = smem_optin - static_cast<int>(attributes.sharedSizeBytes);
+    SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic));
     int per_sm = 0;
+    constexpr std::size_t smem = Stream25Shape<T, R, BY, RING>::smem_bytes;
     SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStream25BX * BY, smem));
     if (per_sm < 1) throw Error("stream25d: the kernel does not fit on this device");
     return static_cast<long long>(per_sm) * sm_count;
@@ -48,10 +53,11 @@ long long stream25d_resident(int sm_count) {
 }
 
 // One time step from a.in to a.out. `in_rule` is the boundary rule at the time
-// of a.in, `out_rule` the one at the time of a.out. Returns whether the ghost
-// frame of a.out was written (stream25d leaves it, except under the analytic rule).
+// of a.in, `out_rule` the one at the time of a.out; `sine_modes` the number of
+// modes of the analytic rule, if that is the rule. Returns whether the ghost
+// frame of a.out was written (stream25d leaves it).
 template <typename T, int R>
-bool launch_step(Heat3DVariant v, Boundary b, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
+bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
                  const GhostRule3D<T>* in_rule, const GhostRule3D<T>* out_rule) {
   const Grid3D& g = a.g;
   switch (v) {
@@ -79,33 +85,49 @@ bool launch_step(Heat3DVariant v, Boundary b, const Heat3DStepArgs<T>& a, cudaSt
         const std::string v = e ? e : "";
         return v == "8x8" ? 0 : v == "16x16" ? 2 : 1;
       }();
-      auto go = [&]<int BY, int RING>() {
-        using S = Stream25Shape<T, R, BY, RING>;
-        const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
-        const int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R, BY, RING>(sm_count));
-        const dim3 grid(bx, by, blocks_for(g.nz, slab));
-        if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
-        heat3d_step_stream25d<T, R, BY, RING><<<grid, dim3(kStream25BX, BY), S::smem_bytes, s>>>(a, slab, in_rule);
-        SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
-      };
-      // The 16-plane ring (204 KB in float, 216 KB in double) needs a Hopper-class
-      // shared memory, 16 rows with 8 planes (102 / 108 KB) an Ampere-class one.
+      // The 16-plane ring (204 KB in float, 216 KB in double, too much with the
+      // boundary duties' 14 KB) needs a Hopper-class shared memory, 16 rows with 8
+      // planes (102 / 108 KB) an Ampere-class one; the analytic rule adds 24 KB per
+      // sine mode (2 in the default scene).
       static const int smem_optin = [] {
         int dev = 0, v = 0;
         SS_CUDA_CHECK(cudaGetDevice(&dev));
         SS_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         return v;
       }();
-      const bool big_ring_fits = Stream25Shape<T, R, 16, 16>::smem_bytes <= static_cast<std::size_t>(smem_optin);
-      const bool small_ring_fits = Stream25Shape<T, R, 16, 8>::smem_bytes <= static_cast<std::size_t>(smem_optin);
-      if (!small_ring_fits && Stream25Shape<T, R, 8, 8>::smem_bytes > static_cast<std::size_t>(smem_optin))
-        throw Error("stream25d needs " + std::to_string(Stream25Shape<T, R, 8, 8>::smem_bytes / 1024) +
+      // Slabs of at most this many planes under the analytic rule, whose z tables
+      // over the slab are staged in shared memory (8 KB for 1024 planes, 2 modes, float).
+      constexpr int kSineSlab = 1024;
+      auto go = [&]<int BY, int RING, bool kSine>() {
+        using S = Stream25Shape<T, R, BY, RING>;
+        const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
+        int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R, BY, RING, kSine>(sm_count, smem_optin));
+        if (kSine) slab = std::min(slab, kSineSlab);
+        const dim3 grid(bx, by, blocks_for(g.nz, slab));
+        if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
+        heat3d_step_stream25d<T, R, BY, RING, kSine>
+            <<<grid, dim3(kStream25BX, BY), S::smem_bytes_for(sine_modes, slab), s>>>(a, slab, in_rule);
+        SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
+      };
+      auto fits = [&]<int BY, int RING>() {
+        // The kernel's static shared memory holds its ghost rule.
+        return Stream25Shape<T, R, BY, RING>::smem_bytes_for(sine_modes, kSineSlab) + sizeof(GhostRule3D<T>) <=
+               static_cast<std::size_t>(smem_optin);
+      };
+      const bool small_ring_fits = fits.template operator()<16, 8>();
+      if (!small_ring_fits && !fits.template operator()<8, 8>())
+        throw Error("stream25d needs " + std::to_string(Stream25Shape<T, R, 8, 8>::smem_bytes_for(sine_modes, kSineSlab) / 1024) +
                     " KB of shared memory per block; this device offers " + std::to_string(smem_optin / 1024) + " KB");
-      if (shape == 0 || !small_ring_fits) go.template operator()<8, 8>();
-      else if (shape == 1 || !big_ring_fits) go.template operator()<16, 8>();
-      else go.template operator()<16, 16>();
-      if (b != Boundary::analytic) return false;  // the next stream25d step stages the ghosts itself
-      break;
+      if (sine_modes) {  // the 16x16 shape is for tuning the other rules only
+        if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, true>();
+        else go.template operator()<16, 8, true>();
+      } else {
+        const bool big_ring_fits = fits.template operator()<16, 16>();
+        if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, false>();
+        else if (shape == 1 || !big_ring_fits) go.template operator()<16, 8, false>();
+        else go.template operator()<16, 16, false>();
+      }
+      return false;  // the next stream25d step stages the ghosts itself
     }
     default:
       throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
@@ -213,7 +235,9 @@ void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
           m.ghosts_stale = false;
         }
         const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c};
-        m.ghosts_stale = !launch_step<T, R>(variant, m.setup.config.boundary, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1);
+        const std::optional<int> sine_modes =
+            m.setup.config.boundary == Boundary::analytic ? std::optional<int>(m.setup.analytic.modes) : std::nullopt;
+        m.ghosts_stale = !launch_step<T, R>(variant, sine_modes, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1);
         m.current = 1 - m.current;
         ++m.steps_done;
       }

@@ -3,13 +3,16 @@
 // variant gathers the three 2R+1 lines its own way and calls heat3d_point, so all
 // write bitwise-identical fields. Interior only: global and shared3d read the
 // ghost faces the separate boundary step (ghost3d_kernels.cuh) writes after each
-// launch; stream25d applies the boundary rule itself while it stages planes.
+// launch; stream25d applies the boundary rule itself while it stages planes, under
+// every rule.
 //   global    - one point per thread, neighbours straight from global memory
 //   shared3d  - a 32x4x4 tile plus its cross-shaped halo staged in shared memory
 //   stream25d - Micikevicius (2009): the z line in a register queue, the block
 //               marching along z over a slab chosen at launch, the xy tile plus
 //               halo of each plane staged in a shared ring with cp.async.
 #include <cuda_pipeline.h>
+
+#include <optional>
 
 #include "cuda_check.cuh"
 #include "pack.cuh"
@@ -96,22 +99,22 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // the plane the queue takes in. The copy duties of a plane (core rows, y-halo
 // rows, x-halo packs) are dealt to the threads once, at the start.
 //
-// Under the periodic, insulated and fixed rules the boundary is applied while
-// the ring is filled, so this variant needs no boundary step between its time
-// steps: ghost cells are staged from their images or set to the fixed value
-// instead of being read from the field's ghost frame, which the kernel leaves as
-// it was (the solver runs the explicit boundary step before anything else reads
-// it). The separate step cost 58 us of a 500 us step at 512^3 on an H100: its x
-// faces are 16-byte writes at both ends of every row, one DRAM page each. Under
-// the analytic rule the kernel reads the ghost frame, and the step stays.
+// The boundary is applied while the ring is filled, so this variant needs no
+// boundary step between its time steps: ghost cells are staged from their images,
+// set to the fixed value or computed from the analytic solution instead of being
+// read from the field's ghost frame, which the kernel leaves as it was (the
+// solver runs the explicit boundary step before anything else reads it). The
+// separate step cost 58 us of a 500 us step at 512^3 on an H100: its x faces are
+// 16-byte writes at both ends of every row, one DRAM page each.
 //
 // Measured on an H100 at 512^3, order 8, float (copy ratio, boundary included):
 // scalar loads and the halo a plane ahead in registers 0.23 (H200); this ring
 // with 8-row tiles 0.61 (ncu: DRAM traffic 1.3x the field's, the y-halo rows
 // read again); 16-row tiles 0.71 with the separate boundary step (the default:
 // 16 rows, 8 planes); the boundary staged here, no step between steps: 0.866
-// periodic, 0.853 insulated, 0.842 fixed (analytic, with the step: 0.731).
-// Fusing the step's stores into the kernel instead made it 4x slower.
+// periodic, 0.854 insulated, 0.882 fixed, 0.74-0.77 analytic (0.731 with the
+// explicit step). Fusing the step's stores into the kernel instead made it 4x
+// slower.
 inline constexpr int kStream25BX = 32;
 
 template <typename T, int R, int BY, int RING>
@@ -133,7 +136,22 @@ struct Stream25Shape {
   // that the edge blocks' extra work on them is spread over several warps.
   static constexpr int XSTRIDE = (PER_THREAD * kStream25Threads - TH * kStream25BX) / XH;
   static_assert(XSTRIDE >= 1);
-  static constexpr std::size_t smem_bytes = sizeof(T) * static_cast<std::size_t>(RING) * PLANE;
+  // Shared memory: the ring, then the threads' boundary duties (packs other than
+  // plain 16-byte copies: where each goes with its fill kind, for every duty and
+  // the own pack, and the source of each duty), then under the analytic rule,
+  // per sine mode, the products table_x * table_y of those packs (16 bytes
+  // each) and the z tables of the modes over the slab and R planes either side.
+  static constexpr std::size_t ring_bytes = sizeof(T) * static_cast<std::size_t>(RING) * PLANE;
+  static constexpr std::size_t where_bytes = (sizeof(int) * (PER_THREAD + 1) * kStream25Threads + 15) / 16 * 16;
+  static constexpr std::size_t from_bytes = sizeof(std::ptrdiff_t) * PER_THREAD * kStream25Threads;
+  static constexpr std::size_t smem_bytes = ring_bytes + where_bytes + from_bytes;
+  static constexpr std::size_t sine_bytes_per_mode = sizeof(Pack<T>) * (PER_THREAD + 1) * kStream25Threads;
+  static constexpr std::size_t smem_bytes_for(std::optional<int> sine_modes, int slab) {
+    if (!sine_modes) return smem_bytes;
+    const int modes = *sine_modes;
+    const std::size_t z_tables = (sizeof(T) * modes * (slab + 2 * R) + 15) / 16 * 16;
+    return smem_bytes + modes * sine_bytes_per_mode + z_tables;
+  }
   static_assert(AHEAD >= 1 && LW % W == 0 && H <= kGhost);
 };
 
@@ -141,12 +159,20 @@ struct Stream25Shape {
 enum : int {
   kFillNone = 0,   // nobody reads it
   kFillCopy = 1,   // one 16-byte copy: interior row, or a ghost row's image row
-  kFillFixed = 2,  // a ghost row under the fixed rule: the fixed value
+  kFillFixed = 2,  // ghosts only, under the fixed rule: the fixed value
   kFillMixed = 3,  // holds x-ghost columns: value by value
+  kFillSine = 4,   // ghosts only, under the analytic rule: computed from the staged products
 };
+// Copies and fixed packs are issued by the unrolled step; the other kinds are
+// boundary duties, done by one loop per step (fill_boundary) whose code is not
+// repeated per step and per duty: repeated, it overflowed the instruction cache
+// (ncu: 57% of the stall cycles waiting for instructions, 0.42 of copy at 512^3
+// for analytic).
 inline constexpr int kFillShift = 20;  // the fill kind rides above the ring offset
 
-template <typename T, int R, int BY, int RING>
+// kSine: the analytic rule (its code kept out of the other rules' kernel, where
+// even unused it cost 3% at 512^3).
+template <typename T, int R, int BY, int RING, bool kSine>
 __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab, const GhostRule3D<T>* rule_ptr) {
   using S = Stream25Shape<T, R, BY, RING>;
@@ -163,14 +189,57 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   if (tid == 0) rule = *rule_ptr;
   __syncthreads();
   // Periodic and insulated ghosts are copies of their images, fixed ones a
-  // constant: those are staged here. Analytic ghosts (sine tables per axis) are
-  // read from the ghost frame, which the solver's boundary step fills after each
-  // launch: computing them here put table loads on every edge block's path
-  // (0.39 of copy at 512^3 against 0.63 for periodic, in a first version).
+  // constant, analytic ones a sum over sine modes of A_m (X_m[i] Y_m[j]) Z_m[k]:
+  // every ghost is staged here, and the field's ghost frame is never read. For
+  // the analytic rule each thread keeps the products X_m Y_m of the packs it
+  // fills in shared memory (after the ring), so a ghost pack costs one table
+  // value and one 16-byte load per mode and plane. Reading the tables on each
+  // plane instead put their loads on the edge blocks' path (0.39 of copy at
+  // 512^3 against 0.63 for periodic, in a first version).
   const bool wrap = rule.boundary == Boundary::periodic;
   const bool copies = wrap || rule.boundary == Boundary::insulated;
-  const bool staged = copies || rule.boundary == Boundary::fixed;
-  const T fixed = rule.fixed_value;
+  constexpr bool sine = kSine;
+  // where[n * threads]: the ring offset of boundary duty n of this thread (n ==
+  // PER_THREAD: its own pack in a ghost plane) with the fill kind above
+  // kFillShift; from[n * threads]: the source of duty n within plane 0.
+  int* where = reinterpret_cast<int*>(stream25_smem + S::ring_bytes) + tid;
+  std::ptrdiff_t* from = reinterpret_cast<std::ptrdiff_t*>(stream25_smem + S::ring_bytes + S::where_bytes) + tid;
+  Pack<T>* products = reinterpret_cast<Pack<T>*>(stream25_smem + S::smem_bytes);
+  auto product = [&](int m, int n) -> Pack<T>& { return products[(m * (S::PER_THREAD + 1) + n) * kStream25Threads + tid]; };
+  // z_table[m * zn + z - (k0 - R)]: table_z of mode m at plane z of the slab or its ghost planes.
+  T* z_table = reinterpret_cast<T*>(products + rule.modes * (S::PER_THREAD + 1) * kStream25Threads);
+  const int zn = slab + 2 * R, zfirst = blockIdx.z * slab - R;
+  if constexpr (kSine) {
+    for (int e = tid; e < rule.modes * zn; e += kStream25Threads) {
+      const int m = e / zn, z = zfirst + e % zn;
+      if (z < g.nz + kGhost) z_table[e] = rule.table_z[m][z + kGhost];
+    }
+    __syncthreads();
+  }
+  auto stage_products = [&](int n, int x, int y) {  // pack x .. x + W - 1 of row y
+    for (int m = 0; m < rule.modes; ++m) {
+      Pack<T> p;
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        const int col = min(max(x + w, -kGhost), g.nx + kGhost - 1);  // others are never read
+        p.v[w] = rule.table_x[m][col + kGhost] * rule.table_y[m][y + kGhost];
+      }
+      product(m, n) = p;
+    }
+  };
+  // The exact solution on the pack of duty n in plane z (the rounding of analytic_ghost_value3d).
+  auto sine_pack = [&](int n, int z) {
+    Pack<T> v;
+#pragma unroll
+    for (int w = 0; w < W; ++w) v.v[w] = rule.offset;
+    for (int m = 0; m < rule.modes; ++m) {
+      const T zt = z_table[m * zn + z - zfirst], amp = rule.amplitude[m];
+      const Pack<T> p = product(m, n);
+#pragma unroll
+      for (int w = 0; w < W; ++w) v.v[w] = fma_t(amp, p.v[w] * zt, v.v[w]);
+    }
+    return v;
+  };
   // An insulated pack of x ghosts only is its image pack in reverse: when that is
   // aligned it is copied as it is (16 bytes) and read back reversed.
   auto mirrored_pack = [&](int x) {
@@ -187,7 +256,8 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   // packs each, a warp per row), then x-halo packs (spread out, see XSTRIDE).
   // Rows that are ghosts take their image row.
   std::ptrdiff_t src[S::PER_THREAD];
-  int dst_slot[S::PER_THREAD];
+  int dst_slot[S::PER_THREAD];  // ring offset, kFillCopy or kFillFixed above kFillShift; -1: neither
+  unsigned boundary_duties = 0;  // bit n: duty n is a boundary duty (bit PER_THREAD: the own pack)
 #pragma unroll
   for (int n = 0; n < S::PER_THREAD; ++n) {
     const int e = tid + n * kStream25Threads;
@@ -213,8 +283,10 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     // (the x neighbours), [0, nx) in the y-halo rows and in ghost rows.
     const bool read = item && y < g.ny + R && (core_row && !ghost_row ? x < g.nx + R : x < g.nx);
     const bool x_ghosts = x < 0 || x + W > g.nx;
+    const int computed = sine ? kFillSine : kFillFixed;
     int kind = kFillNone;
-    if (read) kind = !staged || (!ghost_row && !x_ghosts) ? kFillCopy : ghost_row ? (copies ? kFillCopy : kFillFixed) : kFillMixed;
+    if (read) kind = !ghost_row && !x_ghosts ? kFillCopy : ghost_row ? (copies ? kFillCopy : computed) : kFillMixed;
+    if (kind == kFillMixed && !copies && (x >= g.nx || x + W <= 0)) kind = computed;  // ghosts only
     const int ys = ghost_row && copies ? ghost_of(y, g.ny, wrap) : y;
     // A periodic pack of ghosts only, whose image pack is aligned: one 16-byte
     // copy of the image (value by value it cost 8% at 512^3).
@@ -227,8 +299,15 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       kind = kFillCopy;
       xs = x < 0 ? -x - W : 2 * g.nx - x - W;
     }
-    src[n] = kind != kFillNone ? static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) : 0;
-    dst_slot[n] = ry * LW + cx + (kind << kFillShift);
+    const bool inline_kind = kind == kFillCopy || kind == kFillFixed;
+    src[n] = kind == kFillCopy ? static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) : 0;
+    dst_slot[n] = inline_kind ? ry * LW + cx + (kind << kFillShift) : -1;
+    if (kind != kFillNone && !inline_kind) {
+      boundary_duties |= 1u << n;
+      where[n * kStream25Threads] = ry * LW + cx + (kind << kFillShift);
+      from[n * kStream25Threads] = static_cast<std::ptrdiff_t>(g.index(xs, ys, 0));
+      if (sine) stage_products(n, x, y);
+    }
   }
   // Starts the copy of plane k0 + d into the ring (one cp.async group, possibly
   // empty); values of computed ghosts are stored straight away. A plane past the
@@ -239,39 +318,64 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   for (int v = 0; v < (W + 2 * H) / W; ++v)
     if (mirrored_pack(c - H + v * W)) reversed |= 1u << v;
   const int own = (R + ty) * LW + H + tx * W;    // this thread's pack in a ring plane
+  if (!copies && inside) {  // the own pack in a ghost plane past the last: computed
+    boundary_duties |= 1u << S::PER_THREAD;
+    where[S::PER_THREAD * kStream25Threads] = own + ((sine ? kFillSine : kFillFixed) << kFillShift);
+    if (sine) stage_products(S::PER_THREAD, c, j);
+  }
+  auto fixed_pack = [&] {  // from shared memory when needed: a register is dear here
+    Pack<T> p;
+#pragma unroll
+    for (int w = 0; w < W; ++w) p.v[w] = rule.fixed_value;
+    return p;
+  };
+  // The boundary duties of plane z (zoff: the offset of its image plane) into ring
+  // slot `slot`: the duties' in an interior plane, the own pack's in a ghost plane.
+  auto fill_boundary = [&](T* slot, int z, std::ptrdiff_t zoff) {
+    unsigned todo = boundary_duties & (z < g.nz || copies ? (1u << S::PER_THREAD) - 1 : 1u << S::PER_THREAD);
+#pragma unroll 1
+    while (todo) {
+      const int n = __ffs(todo) - 1;
+      todo &= todo - 1;
+      const int here = where[n * kStream25Threads];
+      const int kind = here >> kFillShift, offset = here & ((1 << kFillShift) - 1);
+      T* to = slot + offset;
+      Pack<T> computed;
+      if constexpr (kSine) computed = sine_pack(n, z);
+      else computed = fixed_pack();
+      if (kind != kFillMixed) {  // ghosts only
+        *reinterpret_cast<Pack<T>*>(to) = computed;
+        continue;
+      }
+      const int x = i0 - H + offset % LW;
+      const T* source = a.in + from[n * kStream25Threads] + zoff;
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        const int col = x + w;
+        if (col >= -kGhost && col < g.nx + kGhost) {
+          if (col >= 0 && col < g.nx) __pipeline_memcpy_async(to + w, source + w, sizeof(T));
+          else if (copies) __pipeline_memcpy_async(to + w, source + (ghost_of(col, g.nx, wrap) - x), sizeof(T));
+          else to[w] = computed.v[w];
+        }
+      }
+    }
+  };
   auto fetch_plane = [&](int d) {
     const int z = k0 + d;
     if (z < k1 + R) {
       T* slot = ring + (d & (RING - 1)) * S::PLANE;
-      if (z >= g.nz && staged && !copies) {
-#pragma unroll
-        for (int w = 0; w < W; ++w) slot[own + w] = fixed;
-      } else {
-        const std::ptrdiff_t zoff = (z < g.nz || !staged ? z : ghost_of(z, g.nz, wrap)) * plane;
+      const std::ptrdiff_t zoff = (z < g.nz ? z : ghost_of(z, g.nz, wrap)) * plane;
+      if (z < g.nz || copies) {
 #pragma unroll
         for (int n = 0; n < S::PER_THREAD; ++n) {
-          const int kind = dst_slot[n] >> kFillShift;
-          if (kind == kFillNone) continue;
+          if (dst_slot[n] < 0) continue;
           T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
-          const T* from = a.in + src[n] + zoff;
-          if (kind == kFillCopy) {
-            __pipeline_memcpy_async(to, from, 16);
-            continue;
-          }
-          const int x = i0 - H + (dst_slot[n] & ((1 << kFillShift) - 1)) % LW;
-#pragma unroll
-          for (int w = 0; w < W; ++w) {
-            const int col = x + w;
-            if (kind == kFillFixed) {
-              to[w] = fixed;
-            } else if (col >= -kGhost && col < g.nx + kGhost) {  // kFillMixed
-              if (col >= 0 && col < g.nx) __pipeline_memcpy_async(to + w, from + w, sizeof(T));
-              else if (copies) __pipeline_memcpy_async(to + w, from + (ghost_of(col, g.nx, wrap) - x), sizeof(T));
-              else to[w] = fixed;
-            }
-          }
+          if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
+          else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
         }
       }
+      // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
+      if (boundary_duties) fill_boundary(slot, z, zoff);
     }
     __pipeline_commit();
   };
@@ -288,14 +392,9 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
 #pragma unroll
     for (int m = 0; m < R; ++m) {
       const int z = k0 - R + m;
-      if (z >= 0 || !staged) {
-        q[m] = *reinterpret_cast<const Pack<T>*>(own_col + z * plane);
-      } else if (copies) {
-        q[m] = *reinterpret_cast<const Pack<T>*>(own_col + ghost_of(z, g.nz, wrap) * plane);
-      } else {
-#pragma unroll
-        for (int w = 0; w < W; ++w) q[m].v[w] = fixed;
-      }
+      if (z >= 0) q[m] = *reinterpret_cast<const Pack<T>*>(own_col + z * plane);
+      else if (copies) q[m] = *reinterpret_cast<const Pack<T>*>(own_col + ghost_of(z, g.nz, wrap) * plane);
+      else q[m] = sine ? sine_pack(S::PER_THREAD, z) : fixed_pack();
     }
   }
   __pipeline_wait_prior(S::AHEAD);  // planes k0 .. k0 + R - 1 have landed (this thread's copies)

@@ -46,20 +46,19 @@ void launch_fill_ghosts(T* f, const Grid2D& g, const GhostRule<T>* rule, cudaStr
   SS_CUDA_LAUNCH_CHECK("heat2d_fill_ghosts");
 }
 
-// Rows each `stream` block walks. Every block is resident at once (one wave): a
-// second, partial wave left most SMs idle at its end. Within that, strips are as
-// long as the slots allow (each strip reads 2R rows twice). STENCILSCOPE_STREAM_ROWS
-// overrides the choice, for tuning (docs/perf.md).
-int stream_rows_per_block(const Grid2D& g, long long resident_blocks, int tile_width) {
+// Strips of rows the `stream` blocks walk, per tile column. Every block is
+// resident at once (one wave): a second, partial wave left most SMs idle at its
+// end. Within that, strips are as long as the slots allow (each strip reads 2R
+// rows twice), their heights within one row of each other. STENCILSCOPE_STREAM_ROWS
+// asks for strips of about that many rows instead, for tuning (docs/perf.md).
+int stream_strips(const Grid2D& g, long long resident_blocks, int tile_width) {
   static const int forced = [] {
     const char* e = std::getenv("STENCILSCOPE_STREAM_ROWS");
     return e ? std::max(0, std::atoi(e)) : 0;
   }();
-  if (forced > 0) return forced;
   const long long tiles_x = blocks_for(g.nx, tile_width);
-  const long long strips = std::max<long long>(1, resident_blocks / tiles_x);
-  const long long rows = (g.ny + strips - 1) / strips;
-  return static_cast<int>(std::clamp<long long>((rows + 15) / 16 * 16, 16, 1 << 20));
+  const long long strips = forced > 0 ? blocks_for(g.ny, forced) : std::max<long long>(1, resident_blocks / tiles_x);
+  return static_cast<int>(std::clamp<long long>(strips, 1, std::min<long long>(g.ny, kMaxGridY)));
 }
 
 // Resident blocks of the stream kernel on this device.
@@ -109,9 +108,9 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_co
       }();
       auto go = [&]<int kAhead>() {
         constexpr int tile = kStreamThreads * Pack<T>::n;
-        const int rows = stream_rows_per_block(g, stream_resident<T, R, kStreamThreads, kAhead>(sm_count), tile);
-        const dim3 grid = grid_of(tile, rows);
-        heat2d_step_stream<T, R, kStreamThreads, kAhead><<<grid, kStreamThreads, 0, s>>>(a, rows, rule);
+        a.block_rows_y = stream_strips(g, stream_resident<T, R, kStreamThreads, kAhead>(sm_count), tile);
+        const dim3 grid(blocks_for(g.nx, tile), a.block_rows_y);
+        heat2d_step_stream<T, R, kStreamThreads, kAhead><<<grid, kStreamThreads, 0, s>>>(a, rule);
         SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
       };
       if (ahead == 4) go.template operator()<4>();

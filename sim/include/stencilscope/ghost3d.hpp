@@ -1,7 +1,8 @@
 #pragma once
 // Ghost faces of a 3D field, written by an explicit boundary step after each
-// interior update (never inlined into the stencil kernels). Host and device run
-// the same SS_HD functions below, so both write the same bits.
+// interior update (never inlined into the stencil kernels; heat 3D's stream25d
+// computes the same values with the same rounding while it stages its planes).
+// Host and device run the same SS_HD functions below, so both write the same bits.
 //   periodic  - ghosts hold the interior wrapped around
 //   fixed     - ghosts hold a constant (Dirichlet)
 //   insulated - ghosts mirror the interior about the cell face (zero flux)

@@ -46,35 +46,20 @@ void launch_fill_ghosts(T* f, const Grid2D& g, const GhostRule<T>* rule, cudaStr
   SS_CUDA_LAUNCH_CHECK("heat2d_fill_ghosts");
 }
 
-// Strips of rows the `stream` blocks walk, per tile column. Every block is
-// resident at once (one wave): a second, partial wave left most SMs idle at its
-// end. Within that, strips are as long as the slots allow (each strip reads 2R
-// rows twice), their heights within one row of each other. STENCILSCOPE_STREAM_ROWS
-// asks for strips of about that many rows instead, for tuning (docs/perf.md).
-int stream_strips(const Grid2D& g, long long resident_blocks, int tile_width) {
+// Strips of rows the `stream` blocks walk: kStreamRows each, so that there are
+// many more blocks than fit at once (docs/perf.md, session 5). STENCILSCOPE_STREAM_ROWS
+// asks for strips of about that many rows instead, for tuning.
+int stream_strips(const Grid2D& g) {
   static const int forced = [] {
     const char* e = std::getenv("STENCILSCOPE_STREAM_ROWS");
     return e ? std::max(0, std::atoi(e)) : 0;
   }();
-  const long long tiles_x = blocks_for(g.nx, tile_width);
-  const long long strips = forced > 0 ? blocks_for(g.ny, forced) : std::max<long long>(1, resident_blocks / tiles_x);
-  return static_cast<int>(std::clamp<long long>(strips, 1, std::min<long long>(g.ny, kMaxGridY)));
-}
-
-// Resident blocks of the stream kernel on this device.
-template <typename T, int R, int kThreads, int kAhead>
-long long stream_resident(int sm_count) {
-  static const long long resident = [&] {
-    int per_sm = 0;
-    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, heat2d_step_stream<T, R, kThreads, kAhead>, kThreads, 0));
-    return static_cast<long long>(std::max(per_sm, 1)) * sm_count;
-  }();
-  return resident;
+  const long long strips = blocks_for(g.ny, forced > 0 ? forced : kStreamRows);
+  return static_cast<int>(std::clamp<long long>(strips, 1, g.ny));
 }
 
 template <typename T, int R>
-void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_count, const GhostRule<T>* rule) {
+void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, const GhostRule<T>* rule) {
   const Grid2D& g = a.g;
   auto grid_of = [&](int bx, long long rows_per_block) {
     a.block_rows_y = static_cast<int>(blocks_for(g.ny, rows_per_block));
@@ -100,22 +85,11 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, int sm_co
       break;
     }
     case Heat2DVariant::stream: {
-      // Rows fetched ahead: 8, or 4 or 11 through STENCILSCOPE_STREAM_AHEAD, for tuning.
-      static const int ahead = [] {
-        const char* e = std::getenv("STENCILSCOPE_STREAM_AHEAD");
-        const int v = e ? std::atoi(e) : kStreamAhead;
-        return v == 4 || v == 11 ? v : kStreamAhead;
-      }();
-      auto go = [&]<int kAhead>() {
-        constexpr int tile = kStreamThreads * Pack<T>::n;
-        a.block_rows_y = stream_strips(g, stream_resident<T, R, kStreamThreads, kAhead>(sm_count), tile);
-        const dim3 grid(blocks_for(g.nx, tile), a.block_rows_y);
-        heat2d_step_stream<T, R, kStreamThreads, kAhead><<<grid, kStreamThreads, 0, s>>>(a, rule);
-        SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
-      };
-      if (ahead == 4) go.template operator()<4>();
-      else if (ahead == 11) go.template operator()<11>();
-      else go.template operator()<kStreamAhead>();
+      constexpr int tile = kStreamThreads * Pack<T>::n;
+      a.block_rows_y = stream_strips(g);
+      const dim3 grid(blocks_for(g.nx, tile), std::min<unsigned>(a.block_rows_y, kMaxGridY));
+      heat2d_step_stream<T, R, kStreamThreads><<<grid, kStreamThreads, 0, s>>>(a, rule);
+      SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
       return;  // the boundary step is fused into its epilogue
     }
     default:
@@ -133,7 +107,6 @@ struct DeviceHeat2D<T>::Impl {
   CudaEvent t0, t1;
   CudaEvent batch0, batch1;
   bool batch_pending = false;
-  int sm_count = 0;
   DeviceBuffer<T> field[2];
   DeviceBuffer<int> flag{1};
   // Ghost rules (the analytic amplitudes change every step) live in device memory,
@@ -147,9 +120,6 @@ struct DeviceHeat2D<T>::Impl {
   long steps_done = 0;
 
   explicit Impl(const Heat2DSetup& s) : setup(s) {
-    int dev = 0;
-    SS_CUDA_CHECK(cudaGetDevice(&dev));
-    SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
     const std::vector<T> host_tables = analytic_tables<T>(s);
     check_device_memory(2 * s.grid.elements() * sizeof(T) + host_tables.size() * sizeof(T), "this grid");
     field[0] = DeviceBuffer<T>(s.grid.elements());
@@ -210,7 +180,7 @@ void DeviceHeat2D<T>::step(Heat2DVariant variant, int n) {
                                     cudaMemcpyHostToDevice, m.stream.get()));
       for (int k = 0; k < chunk; ++k) {
         Heat2DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c, 0};
-        launch_step<T, R>(variant, a, m.stream.get(), m.sm_count, m.rules.get() + k);
+        launch_step<T, R>(variant, a, m.stream.get(), m.rules.get() + k);
         m.current = 1 - m.current;
         ++m.steps_done;
       }

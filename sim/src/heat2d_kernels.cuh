@@ -154,47 +154,47 @@ __global__ void __launch_bounds__(kSharedBX* kSharedBY) heat2d_step_shared(Heat2
 
 // ---- stream --------------------------------------------------------------
 // 2D register streaming. Each thread owns one 16-byte pack of columns (4 floats or
-// 2 doubles) and walks them along y with the 2R+1 rows of its columns in a
-// register queue. Rows arrive through a ring of kStreamRing rows in shared
-// memory, fetched kStreamAhead rows ahead with cp.async: the bytes in flight per
-// SM then no longer depend on registers, which is what kept the first
-// register-prefetch version at 0.62 of copy (ncu: 22% occupancy at 96 registers,
-// DRAM 47% busy). The ring's centre row also gives the x neighbours. Every warp
-// has its own ring and fetches its own x halo, so warps never wait for each
-// other: a block-wide barrier per row left each SM idle 14% of the time (ncu on an
-// H100: 0.48 issued warps per scheduler). The grid spans the width in tiles of
-// kStreamThreads * kPack columns and the height in a.block_rows_y strips whose
-// heights differ by one row at most (as many as every block being resident at
-// once allows; strips rounded up to 16 rows left one short strip and 40 of 132
-// SMs with a block less, ncu: SMs active 84% of the kernel). Even strips walk up,
-// odd strips down: two neighbouring strips then reach the 2R rows they both read
-// at the same time (both at their start or both at their end), so that the second
-// reader may find them in L2 (ncu, walking all strips up: 7% of the field read
-// twice). On an H100 at 8192^2 this did not move the copy ratio beyond the
-// run-to-run spread (0.823-0.827, against 0.812-0.842 before); not profiled yet.
-// The queue then holds its column upside down, which the stencil's symmetric
-// pairs (col[R - k] + col[R + k]) do not see.
+// 2 doubles) and walks it along a strip of rows with the column's values in a
+// register queue, loaded straight from global memory kPF rows ahead. The x
+// neighbours come through shared memory: each warp has a ring of rows into which
+// its edge lanes copy the x halo packs with cp.async (as far ahead as the column
+// loads) and every lane stores its centre pack when its row comes up; the window
+// is then read back as 16-byte shared loads.
+//
+// Strips are short (kStreamRows rows), so the grid holds many more blocks than
+// fit at once and the block scheduler evens out the SMs. On an H100 at 8192^2,
+// order 8, float (scratch harness, periodic rule, against a float4 copy kernel
+// in the same run): strips of 10-12 rows 0.98-1.00 of copy, 16 rows 0.96-0.98,
+// 32 rows 0.92-0.94, one wave of 167-row strips 0.84, although each strip reads
+// 2R rows twice. Filling the column through the shared ring with cp.async
+// instead (the version before this one) stayed at 0.84-0.86 at every strip
+// height; a register queue with the x halo read from global memory missed L1
+// half the time (0.69); the bulk copy engine moved rows no faster than cp.async.
 inline constexpr int kStreamThreads = 128;
-inline constexpr int kStreamAhead = 8;
-inline constexpr int kStreamRing = 16;  // >= R + kStreamAhead + 1, a power of two
-static_assert(kStreamRing >= kMaxRadius + kStreamAhead + 1 && (kStreamRing & (kStreamRing - 1)) == 0);
+inline constexpr int kStreamRows = 12;  // rows per strip
 
-// Six 128-thread blocks per SM (80 registers): left to itself the compiler took 90
-// for the two walking directions, and one block per SM less.
-template <typename T, int R, int kThreads, int kAhead = kStreamAhead>
-__global__ void __launch_bounds__(kThreads, 768 / kThreads)
+// Rows loaded ahead and blocks per SM the register budget is cut for: radius 3-4
+// 8 rows ahead at four blocks of 128 threads (up to 128 registers: 0.995 at
+// 8192^2), radius 1-2 4 rows ahead at six blocks (0.98 at order 2).
+template <int R>
+inline constexpr int kStreamAhead = R >= 3 ? 8 : 4;
+template <int R>
+inline constexpr int kStreamMinBlocks = R >= 3 ? 4 : 6;
+
+template <typename T, int R, int kThreads, int kPF = kStreamAhead<R>>
+__global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R>)
     heat2d_step_stream(Heat2DStepArgs<T> a, const GhostRule<T>* rule) {
-  static_assert(kStreamRing >= R + kAhead + 1);
   constexpr int W = Pack<T>::n;
   constexpr int kWarps = kThreads / 32;
-  constexpr int TW = kThreads * W;         // block tile width in columns
-  constexpr int WW = 32 * W;               // warp segment width in columns
-  constexpr int HV = (R + W - 1) / W;      // halo vectors per side
-  constexpr int H = HV * W;                // halo columns per side
-  constexpr int LW = WW + 2 * H;           // ring row width
-  __shared__ alignas(16) T ring_all[kWarps][kStreamRing][LW];
+  constexpr int TW = kThreads * W;
+  constexpr int WW = 32 * W;
+  constexpr int HV = (R + W - 1) / W, H = HV * W;
+  constexpr int LW = WW + 2 * H;
+  constexpr int Q = 2 * R + 1 + kPF;  // queue length: positions t - R .. t + R + kPF
+  constexpr int AH = R + kPF;         // step t loads walk position t + AH
+  // Ring slot p % Q holds row p's x halo and, from step p on, its centre packs.
+  __shared__ alignas(16) T ring_all[kWarps][Q][LW];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  auto& ring = ring_all[warp];
   const int nx = a.g.nx, ny = a.g.ny;
   const int i0 = blockIdx.x * TW;
   const int s0 = i0 + warp * WW;           // first column of this warp's segment
@@ -204,90 +204,88 @@ __global__ void __launch_bounds__(kThreads, 768 / kThreads)
   if (lane < HV) halo_c = s0 - H + lane * W;
   if (lane >= 32 - HV) halo_c = s0 + WW + (lane - (32 - HV)) * W;
   const bool halo = halo_c >= -H && halo_c < nx + R;
-  const int halo_slot = lane < HV ? lane * W : H + WW + (lane - (32 - HV)) * W;
+  T* const own_slot = &ring_all[warp][0][H + lane * W];  // in slot 0; slot k is k * LW further
+  T* const halo_slot = &ring_all[warp][0][lane < HV ? lane * W : H + WW + (lane - (32 - HV)) * W];
+  const T* const window = &ring_all[warp][0][lane * W];  // columns c - H .. c + W + H - 1
+  const bool full = c + W <= nx;           // every column of this thread is interior
+  using P = Pack<T>;
 
-  auto global_pack = [&](int col, int j) { return reinterpret_cast<const Pack<T>*>(a.in + a.g.index(col, j)); };
-
-  constexpr int Q = 2 * R + 1;            // queue length
-  constexpr int WIN = W + 2 * H;           // x window of one thread: its columns plus halo
   const std::ptrdiff_t pitch = a.g.pitch;
   for (int by = blockIdx.y; by < a.block_rows_y; by += gridDim.y) {
     const int j0 = static_cast<int>(static_cast<long long>(by) * ny / a.block_rows_y);
     const int j1 = static_cast<int>(static_cast<long long>(by + 1) * ny / a.block_rows_y);
-    // Step t of the walk updates row first + dir t; the ring holds walk positions
-    // 0 .. rows + R - 1 (slot t % kStreamRing), the queue positions t - R .. t + R.
-    auto walk = [&]<int dir>() {
-      const int rows = j1 - j0, first = dir > 0 ? j0 : j1 - 1;
-      const std::ptrdiff_t step = dir * pitch;
-      const T* col_src = a.in + a.g.index(c, first);
-      const std::ptrdiff_t halo_off = halo_c - c;
-      // Starts the copy of walk position t into the ring (one cp.async group, possibly empty).
-      auto fetch_row = [&](int t) {
-        if (t < rows + R) {
-          T* slot = ring[t & (kStreamRing - 1)];
-          const T* from = col_src + t * step;
-          if (column) __pipeline_memcpy_async(slot + H + lane * W, from, 16);
-          if (halo) __pipeline_memcpy_async(slot + halo_slot, from + halo_off, 16);
-        }
+    // Step t of the walk updates row first + dir t. Odd strips walk down (from the
+    // long-strip version, where two neighbours then read their shared 2R rows at
+    // about the same time; the queue holds its column upside down, which the
+    // stencil's symmetric pairs do not see).
+    const int dir = by % 2 ? -1 : 1;
+    const int rows = j1 - j0, first = dir > 0 ? j0 : j1 - 1;
+    const std::ptrdiff_t step = dir * pitch;
+    const T* src = a.in + a.g.index(c, first);  // walk position 0
+    const T* hsrc = src + (halo_c - c);
+    __syncwarp();  // the previous strip is done with the ring
+#pragma unroll
+    for (int d = 0; d < AH; ++d) {
+      if (halo && d < rows) __pipeline_memcpy_async(halo_slot + d * LW, hsrc + d * step, 16);
+      __pipeline_commit();
+    }
+    P q[Q];  // q[(k + s) % Q]: position t + k - R at unrolled step s (the queue rotates by renaming)
+    if (column) {
+#pragma unroll
+      for (int k = 0; k < 2 * R + kPF; ++k)
+        if (k - R < rows + R) q[k] = *reinterpret_cast<const P*>(src + (k - R) * step);
+    }
+    const T* next = src + AH * step;  // position t + AH
+    const T* hnext = hsrc + AH * step;
+    T* dst = a.out + a.g.index(c, first);
+    for (int tb = 0; tb < rows; tb += Q) {  // tb % Q == 0: every slot and queue index below is a constant
+#pragma unroll
+      for (int s = 0; s < Q; ++s) {
+        const int t = tb + s;
+        if (t >= rows) break;
+        if (column && t + AH < rows + R) q[(2 * R + kPF + s) % Q] = *reinterpret_cast<const P*>(next);
+        if (halo && t + AH < rows) __pipeline_memcpy_async(halo_slot + ((s + AH) % Q) * LW, hnext, 16);
         __pipeline_commit();
-      };
-      __syncwarp();                          // the previous strip is done with the ring
-  #pragma unroll
-      for (int d = 0; d < R + kAhead; ++d) fetch_row(d);
-      // q[(k + s) % Q] holds walk position t + k - R at step s of an unrolled group
-      // of Q steps, so the queue rotates by renaming instead of by moves.
-      Pack<T> q[Q];
-      if (column) {
-  #pragma unroll
-        for (int k = 0; k < 2 * R; ++k) q[k] = *global_pack(c, first + dir * (k - R));
-      }
-      T* dst = a.out + a.g.index(c, first);
-      for (int tb = 0; tb < rows; tb += Q) {
-  #pragma unroll
-        for (int s = 0; s < Q; ++s) {
-          const int t = tb + s;
-          if (t >= rows) break;
-          __pipeline_wait_prior(kAhead - 1);  // position t + R has landed (this thread's part)
-          __syncwarp();                             // ... and the warp's; position t - 1 is read by all lanes
-          q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(&ring[(t + R) & (kStreamRing - 1)][H + lane * W]);
-          fetch_row(t + R + kAhead);          // into the slot of position t - 1 (or older)
-          if (c < nx) {
-            // Columns c - H .. c + W + H - 1 of this row: the halo packs as 16-byte shared
-            // loads, this thread's own pack from the queue (ncu: shared-memory
-            // instruction stalls lead, so a load saved counts).
-            T win[WIN];
-            const T* centre_row = ring[t & (kStreamRing - 1)] + lane * W;
-  #pragma unroll
-            for (int p = 0; p < WIN / W; ++p) {
-              const Pack<T> pk = p == HV ? q[(R + s) % Q] : *reinterpret_cast<const Pack<T>*>(centre_row + p * W);
-  #pragma unroll
-              for (int w = 0; w < W; ++w) win[p * W + w] = pk.v[w];
-            }
-            Pack<T> out;
-  #pragma unroll
-            for (int w = 0; w < W; ++w) {
-              T row[Q], col[Q];
-  #pragma unroll
-              for (int k = 0; k < Q; ++k) {
-                row[k] = win[H + w + k - R];
-                col[k] = q[(k + s) % Q].v[w];
-              }
-              out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
-            }
-            if (c + W <= nx) {
-              *reinterpret_cast<Pack<T>*>(dst) = out;
-            } else {
-  #pragma unroll
-              for (int w = 0; w < W; ++w)
-                if (c + w < nx) dst[w] = out.v[w];
-            }
+        next += step;
+        hnext += step;
+        const P centre = q[(R + s) % Q];
+        *reinterpret_cast<P*>(own_slot + s * LW) = centre;
+        __pipeline_wait_prior(AH);  // this lane's halo of position t
+        __syncwarp();               // ... and every lane's centre pack
+        T win[W + 2 * H];
+#pragma unroll
+        for (int v = 0; v < HV; ++v) {
+          const P l = *reinterpret_cast<const P*>(window + s * LW + v * W);
+          const P r = *reinterpret_cast<const P*>(window + s * LW + H + W + v * W);
+#pragma unroll
+          for (int w = 0; w < W; ++w) {
+            win[v * W + w] = l.v[w];
+            win[H + W + v * W + w] = r.v[w];
           }
-          dst += step;
         }
+#pragma unroll
+        for (int w = 0; w < W; ++w) win[H + w] = centre.v[w];
+        P out;
+#pragma unroll
+        for (int w = 0; w < W; ++w) {
+          T row[2 * R + 1], col[2 * R + 1];
+#pragma unroll
+          for (int k = 0; k <= 2 * R; ++k) {
+            row[k] = win[H + w + k - R];
+            col[k] = q[(k + s) % Q].v[w];
+          }
+          out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
+        }
+        if (full) {
+          *reinterpret_cast<P*>(dst) = out;
+        } else if (c < nx) {
+#pragma unroll
+          for (int w = 0; w < W; ++w)
+            if (c + w < nx) dst[w] = out.v[w];
+        }
+        dst += step;
       }
-    };
-    if (by % 2) walk.template operator()<-1>();
-    else walk.template operator()<1>();
+    }
     __pipeline_wait_prior(0);
     // The boundary step, fused: only blocks whose region has ghost images write them.
     const int ie = min(i0 + TW, nx);

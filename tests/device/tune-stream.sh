@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU machine: build build-gpu (GUI off), then the tuning experiments of the
-# streaming kernels (docs/perf.md): heat2d stream's rows fetched ahead, its warp
+# streaming kernels (docs/perf.md): heat2d stream's strip height, its warp
 # stall reasons and DRAM bytes under ncu, and heat3d stream25d's DRAM bytes.
 # Output to $OUT/tune.txt (and the terminal).
 set -uo pipefail
@@ -15,9 +15,9 @@ for r in long_scoreboard short_scoreboard barrier lg_throttle mio_throttle wait 
   stalls+="smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio,"
 done
 {
-  for a in 4 8 11; do
-    echo "== heat2d stream, $a rows ahead"
-    STENCILSCOPE_STREAM_AHEAD=$a $exe bench heat2d --size 8192 --order 8 --device gpu --variant stream --repeat 10 |
+  for rows in 8 12 16 24 48; do
+    echo "== heat2d stream, strips of $rows rows"
+    STENCILSCOPE_STREAM_ROWS=$rows $exe bench heat2d --size 8192 --order 8 --device gpu --variant stream --repeat 10 |
       grep -E "gpu |copy kernel"
   done
   echo "== ncu heat2d stream (stall reasons per issued instruction, DRAM bytes of one step)"

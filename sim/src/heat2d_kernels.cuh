@@ -163,13 +163,14 @@ __global__ void __launch_bounds__(kSharedBX* kSharedBY) heat2d_step_shared(Heat2
 //
 // Strips are short (kStreamRows rows), so the grid holds many more blocks than
 // fit at once and the block scheduler evens out the SMs. On an H100 at 8192^2,
-// order 8, float (scratch harness, periodic rule, against a float4 copy kernel
-// in the same run): strips of 10-12 rows 0.98-1.00 of copy, 16 rows 0.96-0.98,
-// 32 rows 0.92-0.94, one wave of 167-row strips 0.84, although each strip reads
-// 2R rows twice. Filling the column through the shared ring with cp.async
-// instead (the version before this one) stayed at 0.84-0.86 at every strip
-// height; a register queue with the x halo read from global memory missed L1
-// half the time (0.69); the bulk copy engine moved rows no faster than cp.async.
+// order 8, float, the same kernel gave 0.98-1.00 of copy with strips of 10-12
+// rows, 0.96-0.98 with 16, 0.92-0.94 with 32, and 0.84 in one wave of 167-row
+// strips, although each strip reads 2R rows twice (docs/perf.md, session 5;
+// STENCILSCOPE_STREAM_ROWS sets the height for tests/device/tune-stream.sh).
+// The version before filled the column through the shared ring with cp.async;
+// it stayed at 0.84-0.86 at every strip height, and tests/device/strip-copy.cu
+// shows why: a strip-walking copy moves 0.91 of a flat copy through cp.async,
+// 0.92 through the bulk copy engine, 0.94-0.97 through plain loads.
 inline constexpr int kStreamThreads = 128;
 inline constexpr int kStreamRows = 12;  // rows per strip
 

@@ -111,6 +111,11 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         if (kSine) slab = std::min(slab, kSineSlab);
         const dim3 grid(bx, by, blocks_for(g.nz, slab));
         if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
+        if constexpr (kSine) {  // the face ghosts of a.in's time, which the kernel copies
+          const dim3 face_grid(blocks_for(FaceGhosts<T, R>::plane(g), 256), std::min<unsigned>(g.nz, kMaxGridYZ));
+          heat3d_face_ghosts<T, R><<<face_grid, 256, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
+          SS_CUDA_LAUNCH_CHECK("heat3d_face_ghosts");
+        }
         heat3d_step_stream25d<T, R, BY, RING, kSine>
             <<<grid, dim3(kStream25BX, BY), S::smem_bytes_for(sine_modes, slab), s>>>(a, slab, in_rule);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
@@ -170,6 +175,7 @@ struct DeviceHeat3D<T>::Impl {
   std::vector<GhostRule3D<T>> rules_host;
   std::vector<T> initial;
   DeviceBuffer<T> tables;
+  DeviceBuffer<T> faces;  // stream25d's analytic face ghosts (FaceGhosts), under the analytic rule
   int current = 0;
   long steps_done = 0;
   CudaEvent batch0, batch1;
@@ -181,9 +187,12 @@ struct DeviceHeat3D<T>::Impl {
     SS_CUDA_CHECK(cudaGetDevice(&dev));
     SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
     const std::vector<T> host_tables = analytic_tables3d<T>(s);
-    check_device_memory(2 * s.grid.elements() * sizeof(T) + host_tables.size() * sizeof(T), "this grid");
+    const bool analytic = s.config.boundary == Boundary::analytic;
+    const std::size_t face_elements = analytic ? FaceGhosts<T, 1>::elements_max(s.grid) : 0;
+    check_device_memory((2 * s.grid.elements() + host_tables.size() + face_elements) * sizeof(T), "this grid");
     field[0] = DeviceBuffer<T>(s.grid.elements());
     field[1] = DeviceBuffer<T>(s.grid.elements());
+    if (analytic) faces = DeviceBuffer<T>(face_elements);
     tables = DeviceBuffer<T>(std::max<std::size_t>(host_tables.size(), 1));
     if (!host_tables.empty())
       SS_CUDA_CHECK(cudaMemcpy(tables.get(), host_tables.data(), host_tables.size() * sizeof(T), cudaMemcpyHostToDevice));
@@ -240,7 +249,7 @@ void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
           launch_fill_ghosts3d(m.field[m.current].get(), m.setup.grid, in_rule, m.stream.get());
           m.ghosts_stale = false;
         }
-        const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c};
+        const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c, m.faces.get()};
         const std::optional<int> sine_modes =
             m.setup.config.boundary == Boundary::analytic ? std::optional<int>(m.setup.analytic.modes) : std::nullopt;
         m.ghosts_stale = !launch_step<T, R>(variant, sine_modes, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1);

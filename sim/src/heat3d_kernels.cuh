@@ -27,7 +27,60 @@ struct Heat3DStepArgs {
   T* __restrict__ out;
   Grid3D g;
   T c;  // alpha dt / h^2
+  const T* faces = nullptr;  // stream25d, analytic rule: the x- and y-face ghosts of a.in's time (FaceGhosts)
 };
+
+// The analytic ghosts of the x and y faces, per interior plane z, in one compact
+// array that stream25d copies into its ring like image packs, so that no warp
+// computes sines between two of its block barriers (computed there, they held
+// the face blocks' warps back). On an H100 at 512^3, order 8, float, ncu on one
+// step: stream25d 515 us under the analytic rule, 503-507 us periodic (before:
+// 639 against 500); this array's kernel 33 us more, most of it starting its 16K
+// blocks. Copy ratio 0.768-0.772 (was 0.733-0.746), double 0.841-0.844.
+// Plane z: the x ghosts of rows 0..ny-1, left then right (H columns each:
+// -H..-1 and nx..nx+H-1), then the y ghost rows, below then above (R rows each:
+// -R..-1 and ny..ny+R-1, columns 0..nxp-1). heat3d_face_ghosts writes it with
+// analytic_ghost_value3d, the rounding stream25d's computed packs have.
+template <typename T, int R>
+struct FaceGhosts {
+  static constexpr int W = Pack<T>::n;
+  static constexpr int H = (R + W - 1) / W * W;  // x-halo columns per side, as Stream25Shape
+  SS_HD static int nxp(const Grid3D& g) { return (g.nx + W - 1) / W * W; }
+  SS_HD static std::ptrdiff_t plane(const Grid3D& g) { return 2LL * g.ny * H + 2LL * R * nxp(g); }
+  SS_HD static std::ptrdiff_t x_ghost(const Grid3D& g, int x, int y) {  // x in [-H, 0) or [nx, nx + H)
+    return (x < 0 ? static_cast<std::ptrdiff_t>(y) * H + (x + H) : (static_cast<std::ptrdiff_t>(g.ny) + y) * H + (x - g.nx));
+  }
+  SS_HD static std::ptrdiff_t y_ghost(const Grid3D& g, int x, int y) {  // y in [-R, 0) or [ny, ny + R)
+    const int r = y < 0 ? y + R : R + y - g.ny;
+    return 2LL * g.ny * H + static_cast<std::ptrdiff_t>(r) * nxp(g) + x;
+  }
+  static std::size_t elements_max(const Grid3D& g) {  // any T and R: H, R <= kGhost
+    return static_cast<std::size_t>(g.nz) * (2ULL * g.ny * kGhost + 2ULL * kGhost * (g.nx + kGhost));
+  }
+};
+
+// One thread per value of a plane (blockIdx.x), planes along blockIdx.y.
+template <typename T, int R>
+__global__ void heat3d_face_ghosts(T* faces, Grid3D g, const GhostRule3D<T>* rule_ptr) {
+  using F = FaceGhosts<T, R>;
+  const GhostRule3D<T>& rule = *rule_ptr;
+  const int per_plane = static_cast<int>(F::plane(g)), xs = 2 * g.ny * F::H, nxp = F::nxp(g);
+  for (int z = blockIdx.y; z < g.nz; z += gridDim.y)
+    for (int o = blockIdx.x * blockDim.x + threadIdx.x; o < per_plane; o += gridDim.x * blockDim.x) {
+      int x, y;
+      if (o < xs) {
+        const bool right = o >= g.ny * F::H;
+        const int r = right ? o - g.ny * F::H : o;
+        y = r / F::H;
+        x = right ? g.nx + r % F::H : r % F::H - F::H;
+      } else {
+        const int row = (o - xs) / nxp;
+        x = o - xs - row * nxp;
+        y = row < R ? row - R : g.ny + row - R;
+      }
+      faces[static_cast<std::ptrdiff_t>(z) * per_plane + o] = analytic_ghost_value3d(rule, x, y, z);
+    }
+}
 
 // ---- global --------------------------------------------------------------
 inline constexpr int kHeatGlobalBX = 32, kHeatGlobalBY = 8;
@@ -113,7 +166,7 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // read again); 16-row tiles 0.71 with the separate boundary step (the default:
 // 16 rows, 8 planes); the boundary staged here, no step between steps: 0.866
 // periodic, 0.854 insulated, 0.882 fixed, 0.74-0.77 analytic (0.731 with the
-// explicit step). Fusing the step's stores into the kernel instead made it 4x
+// explicit step; 0.768-0.772 with the face ghosts precomputed, FaceGhosts). Fusing the step's stores into the kernel instead made it 4x
 // slower.
 inline constexpr int kStream25BX = 32;
 
@@ -162,6 +215,7 @@ enum : int {
   kFillFixed = 2,  // ghosts only, under the fixed rule: the fixed value
   kFillMixed = 3,  // holds x-ghost columns: value by value
   kFillSine = 4,   // ghosts only, under the analytic rule: computed from the staged products
+  kFillFace = 5,   // ghosts only, under the analytic rule: one 16-byte copy from a.faces
 };
 // Copies and fixed packs are issued by the unrolled step; the other kinds are
 // boundary duties, done by one loop per step (fill_boundary) whose code is not
@@ -299,8 +353,18 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       kind = kFillCopy;
       xs = x < 0 ? -x - W : 2 * g.nx - x - W;
     }
-    const bool inline_kind = kind == kFillCopy || kind == kFillFixed;
-    src[n] = kind == kFillCopy ? static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) : 0;
+    if constexpr (kSine) {  // whole ghost packs the face array holds: copied from there
+      using F = FaceGhosts<T, R>;
+      if (kind == kFillSine && ghost_row && y >= -R && y < g.ny + R && x >= 0 && x + W <= F::nxp(g)) {
+        kind = kFillFace;
+        xs = static_cast<int>(F::y_ghost(g, x, y));
+      } else if (kind == kFillSine && !ghost_row && (x < 0 ? x >= -F::H : g.nx % W == 0 && x + W <= g.nx + F::H)) {
+        kind = kFillFace;
+        xs = static_cast<int>(F::x_ghost(g, x, y));
+      }
+    }
+    const bool inline_kind = kind == kFillCopy || kind == kFillFixed || kind == kFillFace;
+    src[n] = kind == kFillCopy ? static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) : kind == kFillFace ? xs : 0;
     dst_slot[n] = inline_kind ? ry * LW + cx + (kind << kFillShift) : -1;
     if (kind != kFillNone && !inline_kind) {
       boundary_duties |= 1u << n;
@@ -360,6 +424,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       }
     }
   };
+  const std::ptrdiff_t face_plane = FaceGhosts<T, R>::plane(g);
   auto fetch_plane = [&](int d) {
     const int z = k0 + d;
     if (z < k1 + R) {
@@ -371,6 +436,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
           if (dst_slot[n] < 0) continue;
           T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
           if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
+          else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
           else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
         }
       }

@@ -99,8 +99,8 @@ INSTANTIATE_TEST_SUITE_P(All, GpuBoundaries,
 
 TEST(GpuHeat2D, TallGridLoopsOverBlockRows) {
   SKIP_WITHOUT_DEVICE();
-  // 600000 rows need more than 65535 blocks along y for every variant.
-  check_case<float>(setup_of(8, 600000, 8, Boundary::periodic, InitialCondition::hot_spots), 2, 1e-6);
+  // 800000 rows need more than 65535 blocks along y for every variant (stream: 66667 strips of 12 rows).
+  check_case<float>(setup_of(8, 800000, 8, Boundary::periodic, InitialCondition::hot_spots), 2, 1e-6);
 }
 
 TEST(GpuHeat2D, PaintAndFiniteCheckMatchTheHost) {

@@ -58,14 +58,34 @@ long long stream25d_resident(int sm_count, int smem_optin) {
   return resident;
 }
 
+// stream25d's face ghosts under the analytic rule (FaceGhosts): `ready` when
+// a.faces holds those of a.in's time (else the step computes them first);
+// `produced` is set when the step's producer blocks wrote those of a.out's time
+// into a.faces_next.
+struct FaceState {
+  bool ready = false;
+  bool produced = false;
+};
+// At most this many producer blocks; STENCILSCOPE_FACE_PRODUCERS=N asks for at
+// most N (0: the face kernel before every step), for tuning and for the tests.
+int max_face_producers() {
+  static const int n = [] {
+    const char* e = std::getenv("STENCILSCOPE_FACE_PRODUCERS");
+    return e ? std::max(0, std::atoi(e)) : 8;
+  }();
+  return n;
+}
+
 // One time step from a.in to a.out. `in_rule` is the boundary rule at the time
 // of a.in, `out_rule` the one at the time of a.out; `sine_modes` the number of
-// modes of the analytic rule, if that is the rule. Returns whether the ghost
-// frame of a.out was written (stream25d leaves it).
+// modes of the analytic rule, if that is the rule; `faces` stream25d's face
+// ghosts under that rule (null: it computes its ghosts itself). Returns whether
+// the ghost frame of a.out was written (stream25d leaves it).
 template <typename T, int R>
 bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
-                 const GhostRule3D<T>* in_rule, const GhostRule3D<T>* out_rule) {
+                 const GhostRule3D<T>* in_rule, const GhostRule3D<T>* out_rule, FaceState* faces) {
   const Grid3D& g = a.g;
+  if (!a.faces) faces = nullptr;
   switch (v) {
     case Heat3DVariant::global: {
       const dim3 grid(blocks_for(g.nx, kHeatGlobalBX), blocks_for(g.ny, kHeatGlobalBY), std::min<unsigned>(g.nz, kMaxGridYZ));
@@ -107,17 +127,36 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       auto go = [&]<int BY, int RING, bool kSine>() {
         using S = Stream25Shape<T, R, BY, RING>;
         const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
-        int slab = stream25d_slab(g, bx * by, stream25d_resident<T, R, BY, RING, kSine>(sm_count, smem_optin));
+        const long long resident = stream25d_resident<T, R, BY, RING, kSine>(sm_count, smem_optin);
+        int slab = stream25d_slab(g, bx * by, resident);
         if (kSine) slab = std::min(slab, kSineSlab);
-        const dim3 grid(bx, by, blocks_for(g.nz, slab));
-        if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ) throw Error("stream25d: grid too large for this launch");
-        if constexpr (kSine) {  // the face ghosts of a.in's time, which the kernel copies
-          const dim3 face_grid(blocks_for(FaceGhosts<T, R>::plane(g), 256), std::min<unsigned>(g.nz, kMaxGridYZ));
-          heat3d_face_ghosts<T, R><<<face_grid, 256, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
+        const long long tile_blocks = bx * by * blocks_for(g.nz, slab);
+        // Under the analytic rule, producer blocks on the SMs the tiles leave idle
+        // (4 of 132 at 512^3 on an H100) write the face ghosts of the next step.
+        const int producers =
+            kSine && faces && a.faces_next ? static_cast<int>(std::clamp<long long>(resident - tile_blocks, 0, max_face_producers())) : 0;
+        if (tile_blocks + producers > std::numeric_limits<int>::max()) throw Error("stream25d: grid too large for this launch");
+        if (kSine && faces && !faces->ready) {  // the face ghosts of a.in's time, which the kernel copies
+          // A few waves of blocks, each thread walking the planes (one block per
+          // plane, 16K tiny blocks at 512^3, took 33 us), asking for the shared
+          // memory carveout stream25d runs with so that no SM reconfigures between them.
+          static const bool carveout = [] {
+            SS_CUDA_CHECK(cudaFuncSetAttribute(heat3d_face_ghosts<T, R>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                               cudaSharedmemCarveoutMaxShared));
+            return true;
+          }();
+          (void)carveout;
+          const unsigned face_bx = blocks_for(FaceGhosts<T, R>::plane(g), 256);
+          const unsigned face_by = std::clamp<unsigned>(8U * sm_count / face_bx, 1U, std::min<unsigned>(g.nz, kMaxGridYZ));
+          heat3d_face_ghosts<T, R><<<dim3(face_bx, face_by), 256, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
           SS_CUDA_LAUNCH_CHECK("heat3d_face_ghosts");
         }
+        if (faces) faces->produced = producers > 0;
+        Heat3DStepArgs<T> args = a;
+        if (!faces) args.faces = args.faces_next = nullptr;  // the kernel computes every ghost
         heat3d_step_stream25d<T, R, BY, RING, kSine>
-            <<<grid, dim3(kStream25BX, BY), S::smem_bytes_for(sine_modes, slab), s>>>(a, slab, in_rule);
+            <<<static_cast<unsigned>(tile_blocks + producers), dim3(kStream25BX, BY), S::smem_bytes_for(sine_modes, slab), s>>>(
+                args, slab, in_rule, out_rule);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
       };
       auto fits = [&]<int BY, int RING>() {
@@ -175,7 +214,11 @@ struct DeviceHeat3D<T>::Impl {
   std::vector<GhostRule3D<T>> rules_host;
   std::vector<T> initial;
   DeviceBuffer<T> tables;
-  DeviceBuffer<T> faces;  // stream25d's analytic face ghosts (FaceGhosts), under the analytic rule
+  // stream25d's face ghosts (FaceGhosts) under the analytic rule, double
+  // buffered: faces[face_cur] holds those of step faces_step's input.
+  DeviceBuffer<T> faces[2];
+  int face_cur = 0;
+  long faces_step = -1;
   int current = 0;
   long steps_done = 0;
   CudaEvent batch0, batch1;
@@ -189,10 +232,10 @@ struct DeviceHeat3D<T>::Impl {
     const std::vector<T> host_tables = analytic_tables3d<T>(s);
     const bool analytic = s.config.boundary == Boundary::analytic;
     const std::size_t face_elements = analytic ? FaceGhosts<T, 1>::elements_max(s.grid) : 0;
-    check_device_memory((2 * s.grid.elements() + host_tables.size() + face_elements) * sizeof(T), "this grid");
+    check_device_memory((2 * s.grid.elements() + host_tables.size() + 2 * face_elements) * sizeof(T), "this grid");
     field[0] = DeviceBuffer<T>(s.grid.elements());
     field[1] = DeviceBuffer<T>(s.grid.elements());
-    if (analytic) faces = DeviceBuffer<T>(face_elements);
+    if (analytic) faces[0] = DeviceBuffer<T>(face_elements), faces[1] = DeviceBuffer<T>(face_elements);
     tables = DeviceBuffer<T>(std::max<std::size_t>(host_tables.size(), 1));
     if (!host_tables.empty())
       SS_CUDA_CHECK(cudaMemcpy(tables.get(), host_tables.data(), host_tables.size() * sizeof(T), cudaMemcpyHostToDevice));
@@ -249,10 +292,17 @@ void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
           launch_fill_ghosts3d(m.field[m.current].get(), m.setup.grid, in_rule, m.stream.get());
           m.ghosts_stale = false;
         }
-        const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c, m.faces.get()};
-        const std::optional<int> sine_modes =
-            m.setup.config.boundary == Boundary::analytic ? std::optional<int>(m.setup.analytic.modes) : std::nullopt;
-        m.ghosts_stale = !launch_step<T, R>(variant, sine_modes, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1);
+        const bool analytic = m.setup.config.boundary == Boundary::analytic;
+        const std::optional<int> sine_modes = analytic ? std::optional<int>(m.setup.analytic.modes) : std::nullopt;
+        const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c,
+                                  m.faces[m.face_cur].get(), m.faces[1 - m.face_cur].get()};
+        FaceState faces{m.faces_step == m.steps_done, false};
+        m.ghosts_stale = !launch_step<T, R>(variant, sine_modes, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1,
+                                            analytic ? &faces : nullptr);
+        if (variant == Heat3DVariant::stream25d && analytic) {  // what the faces buffers hold now
+          if (faces.produced) m.face_cur = 1 - m.face_cur;
+          m.faces_step = faces.produced ? m.steps_done + 1 : m.steps_done;
+        }
         m.current = 1 - m.current;
         ++m.steps_done;
       }

@@ -12,6 +12,7 @@
 //               halo of each plane staged in a shared ring with cp.async.
 #include <cuda_pipeline.h>
 
+#include <cstdint>
 #include <optional>
 
 #include "cuda_check.cuh"
@@ -28,19 +29,22 @@ struct Heat3DStepArgs {
   Grid3D g;
   T c;  // alpha dt / h^2
   const T* faces = nullptr;  // stream25d, analytic rule: the x- and y-face ghosts of a.in's time (FaceGhosts)
+  T* faces_next = nullptr;   // ... and where its producer blocks write those of a.out's time
 };
 
 // The analytic ghosts of the x and y faces, per interior plane z, in one compact
 // array that stream25d copies into its ring like image packs, so that no warp
 // computes sines between two of its block barriers (computed there, they held
-// the face blocks' warps back). On an H100 at 512^3, order 8, float, ncu on one
-// step: stream25d 515 us under the analytic rule, 503-507 us periodic (before:
-// 639 against 500); this array's kernel 33 us more, most of it starting its 16K
-// blocks. Copy ratio 0.768-0.772 (was 0.733-0.746), double 0.841-0.844.
+// the face blocks' warps back). The array of a step's input is written either
+// by heat3d_face_ghosts (first step of a run) or by the previous step's producer
+// blocks, on the SMs its tiles leave idle. On an H100 at 512^3, order 8, float:
+// copy ratio 0.822-0.828 with producers, 0.818 with the face kernel before
+// every step (11 us), 0.811 computing every ghost in the step (no array);
+// periodic 0.860-0.868 in the same runs. Double 0.855.
 // Plane z: the x ghosts of rows 0..ny-1, left then right (H columns each:
 // -H..-1 and nx..nx+H-1), then the y ghost rows, below then above (R rows each:
-// -R..-1 and ny..ny+R-1, columns 0..nxp-1). heat3d_face_ghosts writes it with
-// analytic_ghost_value3d, the rounding stream25d's computed packs have.
+// -R..-1 and ny..ny+R-1, columns 0..nxp-1), with the rounding of
+// analytic_ghost_value3d, which stream25d's computed packs have too.
 template <typename T, int R>
 struct FaceGhosts {
   static constexpr int W = Pack<T>::n;
@@ -59,27 +63,83 @@ struct FaceGhosts {
   }
 };
 
-// One thread per value of a plane (blockIdx.x), planes along blockIdx.y.
+// L2 eviction priorities (PTX createpolicy): the face ghosts are written with
+// evict_last and read once with evict_first. A hint only: at 512^3 the 16 MB of
+// them still come mostly from DRAM (1 GB of field streams through the 50 MB L2
+// between write and read); with the hints the step was 1% faster. A persisting
+// L2 set-aside for them (cudaLimitPersistingL2CacheSize) halved the speed.
+__device__ SS_FORCEINLINE std::uint64_t l2_evict_last_policy() {
+  std::uint64_t p;
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ SS_FORCEINLINE std::uint64_t l2_evict_first_policy() {
+  std::uint64_t p;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ SS_FORCEINLINE void store_l2_hint(float* p, float v, std::uint64_t policy) {
+  asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(__float_as_uint(v)), "l"(policy) : "memory");
+}
+__device__ SS_FORCEINLINE void store_l2_hint(double* p, double v, std::uint64_t policy) {
+  asm volatile("st.global.L2::cache_hint.b64 [%0], %1, %2;" ::"l"(p), "l"(__double_as_longlong(v)), "l"(policy) : "memory");
+}
+// A 16-byte cp.async (global to shared) with an L2 eviction policy.
+__device__ SS_FORCEINLINE void copy16_async_l2_hint(void* smem, const void* global, std::uint64_t policy) {
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(to), "l"(global), "l"(policy) : "memory");
+}
+
+// Writes face cells o = o_begin, o_begin + o_step, ... of planes z = z_begin,
+// z_begin + z_step, ...: each thread walks the planes of its cells with the x-y
+// product of each mode kept in a register (the (tx ty) tz rounding of
+// analytic_ghost_value3d).
 template <typename T, int R>
-__global__ void heat3d_face_ghosts(T* faces, Grid3D g, const GhostRule3D<T>* rule_ptr) {
+__device__ void write_face_ghosts(T* __restrict__ faces, const Grid3D& g, const GhostRule3D<T>& rule, int o_begin, int o_step,
+                                  int z_begin, int z_step) {
   using F = FaceGhosts<T, R>;
-  const GhostRule3D<T>& rule = *rule_ptr;
   const int per_plane = static_cast<int>(F::plane(g)), xs = 2 * g.ny * F::H, nxp = F::nxp(g);
-  for (int z = blockIdx.y; z < g.nz; z += gridDim.y)
-    for (int o = blockIdx.x * blockDim.x + threadIdx.x; o < per_plane; o += gridDim.x * blockDim.x) {
-      int x, y;
-      if (o < xs) {
-        const bool right = o >= g.ny * F::H;
-        const int r = right ? o - g.ny * F::H : o;
-        y = r / F::H;
-        x = right ? g.nx + r % F::H : r % F::H - F::H;
-      } else {
-        const int row = (o - xs) / nxp;
-        x = o - xs - row * nxp;
-        y = row < R ? row - R : g.ny + row - R;
-      }
-      faces[static_cast<std::ptrdiff_t>(z) * per_plane + o] = analytic_ghost_value3d(rule, x, y, z);
+  const std::uint64_t keep = l2_evict_last_policy();
+  const int modes = rule.modes;
+  const T offset = rule.offset;
+  for (int o = o_begin; o < per_plane; o += o_step) {
+    int x, y;
+    if (o < xs) {
+      const bool right = o >= g.ny * F::H;
+      const int r = right ? o - g.ny * F::H : o;
+      y = r / F::H;
+      x = right ? g.nx + r % F::H : r % F::H - F::H;
+    } else {
+      const int row = (o - xs) / nxp;
+      x = o - xs - row * nxp;
+      y = row < R ? row - R : g.ny + row - R;
     }
+    T amp[kMaxModes], xy[kMaxModes];
+    const T* tz[kMaxModes];
+#pragma unroll
+    for (int m = 0; m < kMaxModes; ++m)
+      if (m < modes) {
+        amp[m] = rule.amplitude[m];
+        xy[m] = rule.table_x[m][x + kGhost] * rule.table_y[m][y + kGhost];
+        tz[m] = rule.table_z[m] + kGhost;
+      }
+    for (int z = z_begin; z < g.nz; z += z_step) {
+      T v = offset;
+#pragma unroll
+      for (int m = 0; m < kMaxModes; ++m)
+        if (m < modes) v = fma_t(amp[m], xy[m] * tz[m][z], v);
+      store_l2_hint(faces + static_cast<std::ptrdiff_t>(z) * per_plane + o, v, keep);
+    }
+  }
+}
+
+// The face ghosts of one time in a kernel of their own: cells along x of the
+// grid, planes along y. Runs before a stream of stream25d steps whose first
+// input has no face ghosts yet; the steps' producer blocks write the later ones.
+template <typename T, int R>
+__global__ void heat3d_face_ghosts(T* __restrict__ faces, Grid3D g, const GhostRule3D<T>* __restrict__ rule) {
+  write_face_ghosts<T, R>(faces, g, *rule, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x, blockIdx.y,
+                          gridDim.y);
 }
 
 // ---- global --------------------------------------------------------------
@@ -166,7 +226,9 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // read again); 16-row tiles 0.71 with the separate boundary step (the default:
 // 16 rows, 8 planes); the boundary staged here, no step between steps: 0.866
 // periodic, 0.854 insulated, 0.882 fixed, 0.74-0.77 analytic (0.731 with the
-// explicit step; 0.768-0.772 with the face ghosts precomputed, FaceGhosts). Fusing the step's stores into the kernel instead made it 4x
+// explicit step; 0.768-0.772 with the face ghosts precomputed, FaceGhosts; 0.82
+// with the boundary code out of line and the face ghosts written by producer
+// blocks, session 6). Fusing the step's stores into the kernel instead made it 4x
 // slower.
 inline constexpr int kStream25BX = 32;
 
@@ -224,21 +286,103 @@ enum : int {
 // for analytic).
 inline constexpr int kFillShift = 20;  // the fill kind rides above the ring offset
 
+// The exact solution on a pack whose x-y products are staged at `product` (one per
+// mode, `stride` packs apart), at a plane whose z table values are at `zt` (`zn`
+// apart): the rounding of analytic_ghost_value3d. Out of line, as the function
+// below: only ghost planes and the rare computed duties need it.
+template <typename T>
+__device__ __noinline__ Pack<T> stream25d_sine_pack(const GhostRule3D<T>& rule, const Pack<T>* product, int stride,
+                                                      const T* zt, int zn) {
+  Pack<T> v;
+#pragma unroll
+  for (int w = 0; w < Pack<T>::n; ++w) v.v[w] = rule.offset;
+  for (int m = 0; m < rule.modes; ++m) {
+    const T z = zt[m * zn], amp = rule.amplitude[m];
+    const Pack<T> p = product[m * stride];
+#pragma unroll
+    for (int w = 0; w < Pack<T>::n; ++w) v.v[w] = fma_t(amp, p.v[w] * z, v.v[w]);
+  }
+  return v;
+}
+
+// The boundary duties `todo` of a stream25d thread in one plane z (zoff: the
+// offset of its image plane) into ring slot `slot`: computed packs and packs of
+// x ghosts and interior values mixed. Out of line: inlined into each of the
+// kernel's unrolled steps it made the analytic kernel's code 268 KB (110 KB for
+// the other rules), more than the instruction caches hold, and cost 6% at 512^3.
+// `where`, `from` and `product` point at the thread's first entry (see the kernel).
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine>
+__device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdiff_t zoff, unsigned todo, const int* where,
+                                                     const std::ptrdiff_t* from, const Pack<T>* product, const T* zt, int zn,
+                                                     const GhostRule3D<T>& rule, const T* in, int nx, int x_first) {
+  constexpr int W = Pack<T>::n;
+  const bool wrap = rule.boundary == Boundary::periodic;
+  const bool copies = wrap || rule.boundary == Boundary::insulated;
+#pragma unroll 1
+  while (todo) {
+    const int n = __ffs(todo) - 1;
+    todo &= todo - 1;
+    const int here = where[n * THREADS];
+    const int kind = here >> kFillShift, offset = here & ((1 << kFillShift) - 1);
+    T* to = slot + offset;
+    Pack<T> computed;
+    if constexpr (kSine) {
+      computed = stream25d_sine_pack(rule, product + n * THREADS, (PER_THREAD + 1) * THREADS, zt, zn);
+    } else {
+#pragma unroll
+      for (int w = 0; w < W; ++w) computed.v[w] = rule.fixed_value;
+    }
+    if (kind != kFillMixed) {  // ghosts only
+      *reinterpret_cast<Pack<T>*>(to) = computed;
+      continue;
+    }
+    const int x = x_first + offset % LW;
+    const T* source = in + from[n * THREADS] + zoff;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      const int col = x + w;
+      if (col >= -kGhost && col < nx + kGhost) {
+        if (col >= 0 && col < nx) __pipeline_memcpy_async(to + w, source + w, sizeof(T));
+        else if (copies) __pipeline_memcpy_async(to + w, source + (ghost_of(col, nx, wrap) - x), sizeof(T));
+        else to[w] = computed.v[w];
+      }
+    }
+  }
+}
+
 // kSine: the analytic rule (its code kept out of the other rules' kernel, where
 // even unused it cost 3% at 512^3).
 template <typename T, int R, int BY, int RING, bool kSine>
 __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
-    heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab, const GhostRule3D<T>* rule_ptr) {
+    heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab, const GhostRule3D<T>* rule_ptr, const GhostRule3D<T>* next_rule) {
   using S = Stream25Shape<T, R, BY, RING>;
   constexpr int kStream25BY = BY, kStream25Threads = S::kStream25Threads;
   constexpr int W = S::W, H = S::H, LW = S::LW, Q = 2 * R + 1;
+  // Blocks in the order of an (x tiles, y tiles, slabs) grid; under the analytic
+  // rule the blocks past those are producers: they write the face ghosts of the
+  // next step (a.faces_next, from next_rule) on SMs the tiles leave idle.
+  const Grid3D& g = a.g;
+  const int tiles_x = (g.nx + S::TW - 1) / S::TW, tiles_y = (g.ny + kStream25BY - 1) / kStream25BY;
+  const long long tiles_xy = static_cast<long long>(tiles_x) * tiles_y;
+  const long long tile_blocks = tiles_xy * ((g.nz + slab - 1) / slab);
+  const long long block = blockIdx.x;
+  if constexpr (kSine) {
+    if (block >= tile_blocks) {
+      const int producers = static_cast<int>(gridDim.x - tile_blocks);
+      write_face_ghosts<T, R>(a.faces_next, g, *next_rule,
+                              static_cast<int>(block - tile_blocks) * kStream25Threads + threadIdx.y * kStream25BX + threadIdx.x,
+                              producers * kStream25Threads, 0, 1);
+      return;
+    }
+  }
+  const int block_x = static_cast<int>(block % tiles_x), block_y = static_cast<int>(block / tiles_x % tiles_y);
+  const int block_z = static_cast<int>(block / tiles_xy);
   extern __shared__ __align__(16) unsigned char stream25_smem[];
   // The rule of the input's time, for computed ghosts (raw storage: a __shared__
   // variable may not have a constructor).
   __shared__ alignas(GhostRule3D<T>) unsigned char rule_bytes[sizeof(GhostRule3D<T>)];
   GhostRule3D<T>& rule = *reinterpret_cast<GhostRule3D<T>*>(rule_bytes);
   T* ring = reinterpret_cast<T*>(stream25_smem);
-  const Grid3D& g = a.g;
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kStream25BX + tx;
   if (tid == 0) rule = *rule_ptr;
   __syncthreads();
@@ -262,7 +406,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   auto product = [&](int m, int n) -> Pack<T>& { return products[(m * (S::PER_THREAD + 1) + n) * kStream25Threads + tid]; };
   // z_table[m * zn + z - (k0 - R)]: table_z of mode m at plane z of the slab or its ghost planes.
   T* z_table = reinterpret_cast<T*>(products + rule.modes * (S::PER_THREAD + 1) * kStream25Threads);
-  const int zn = slab + 2 * R, zfirst = blockIdx.z * slab - R;
+  const int zn = slab + 2 * R, zfirst = block_z * slab - R;
   if constexpr (kSine) {
     for (int e = tid; e < rule.modes * zn; e += kStream25Threads) {
       const int m = e / zn, z = zfirst + e % zn;
@@ -281,18 +425,9 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       product(m, n) = p;
     }
   };
-  // The exact solution on the pack of duty n in plane z (the rounding of analytic_ghost_value3d).
+  // The exact solution on the pack of duty n in plane z.
   auto sine_pack = [&](int n, int z) {
-    Pack<T> v;
-#pragma unroll
-    for (int w = 0; w < W; ++w) v.v[w] = rule.offset;
-    for (int m = 0; m < rule.modes; ++m) {
-      const T zt = z_table[m * zn + z - zfirst], amp = rule.amplitude[m];
-      const Pack<T> p = product(m, n);
-#pragma unroll
-      for (int w = 0; w < W; ++w) v.v[w] = fma_t(amp, p.v[w] * zt, v.v[w]);
-    }
-    return v;
+    return stream25d_sine_pack(rule, &product(0, n), (S::PER_THREAD + 1) * kStream25Threads, z_table + (z - zfirst), zn);
   };
   // An insulated pack of x ghosts only is its image pack in reverse: when that is
   // aligned it is copied as it is (16 bytes) and read back reversed.
@@ -300,8 +435,8 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     const int image = x < 0 ? -x - W : 2 * g.nx - x - W;
     return copies && !wrap && (x >= g.nx || x + W <= 0) && image % W == 0;
   };
-  const int i0 = blockIdx.x * S::TW, j0 = blockIdx.y * kStream25BY;
-  const int k0 = blockIdx.z * slab, k1 = min(k0 + slab, g.nz);
+  const int i0 = block_x * S::TW, j0 = block_y * kStream25BY;
+  const int k0 = block_z * slab, k1 = min(k0 + slab, g.nz);
   const int c = i0 + tx * W, j = j0 + ty;  // this thread's first column and its row
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.plane());
 
@@ -353,7 +488,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       kind = kFillCopy;
       xs = x < 0 ? -x - W : 2 * g.nx - x - W;
     }
-    if constexpr (kSine) {  // whole ghost packs the face array holds: copied from there
+    if (kSine && a.faces) {  // whole ghost packs the face array holds: copied from there
       using F = FaceGhosts<T, R>;
       if (kind == kFillSine && ghost_row && y >= -R && y < g.ny + R && x >= 0 && x + W <= F::nxp(g)) {
         kind = kFillFace;
@@ -396,35 +531,13 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   // The boundary duties of plane z (zoff: the offset of its image plane) into ring
   // slot `slot`: the duties' in an interior plane, the own pack's in a ghost plane.
   auto fill_boundary = [&](T* slot, int z, std::ptrdiff_t zoff) {
-    unsigned todo = boundary_duties & (z < g.nz || copies ? (1u << S::PER_THREAD) - 1 : 1u << S::PER_THREAD);
-#pragma unroll 1
-    while (todo) {
-      const int n = __ffs(todo) - 1;
-      todo &= todo - 1;
-      const int here = where[n * kStream25Threads];
-      const int kind = here >> kFillShift, offset = here & ((1 << kFillShift) - 1);
-      T* to = slot + offset;
-      Pack<T> computed;
-      if constexpr (kSine) computed = sine_pack(n, z);
-      else computed = fixed_pack();
-      if (kind != kFillMixed) {  // ghosts only
-        *reinterpret_cast<Pack<T>*>(to) = computed;
-        continue;
-      }
-      const int x = i0 - H + offset % LW;
-      const T* source = a.in + from[n * kStream25Threads] + zoff;
-#pragma unroll
-      for (int w = 0; w < W; ++w) {
-        const int col = x + w;
-        if (col >= -kGhost && col < g.nx + kGhost) {
-          if (col >= 0 && col < g.nx) __pipeline_memcpy_async(to + w, source + w, sizeof(T));
-          else if (copies) __pipeline_memcpy_async(to + w, source + (ghost_of(col, g.nx, wrap) - x), sizeof(T));
-          else to[w] = computed.v[w];
-        }
-      }
-    }
+    const unsigned todo = boundary_duties & (z < g.nz || copies ? (1u << S::PER_THREAD) - 1 : 1u << S::PER_THREAD);
+    if (todo)
+      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine>(
+          slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H);
   };
   const std::ptrdiff_t face_plane = FaceGhosts<T, R>::plane(g);
+  const std::uint64_t used_once = kSine ? l2_evict_first_policy() : 0;  // the face ghosts, read by one block
   auto fetch_plane = [&](int d) {
     const int z = k0 + d;
     if (z < k1 + R) {
@@ -436,7 +549,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
           if (dst_slot[n] < 0) continue;
           T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
           if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
-          else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
+          else if (kSine) copy16_async_l2_hint(to, a.faces + src[n] + z * face_plane, used_once);  // kFillFace
           else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
         }
       }

@@ -2,6 +2,7 @@
 // for every boundary and order, and the reference against the exact solution.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "stencilscope/error.hpp"
@@ -128,6 +129,31 @@ TEST(Heat3DCpu, DtAboveTheLimitIsAnError) {
   c.dt = 1.0;
   EXPECT_THROW(make_heat3d_setup(c), Error);
   EXPECT_THROW(parse_heat3d_variant("stream"), Error);
+}
+
+// stream25d's slab plan (host only): one slab while the tiles fill the device,
+// more where they leave SMs idle, never below 16 planes.
+TEST(Stream25dSlabs, OneSlabWhenTheTilesFillTheDevice) {
+  EXPECT_EQ(stream25d_slab_planes(128, 512, 132), 512);  // 512^3 on an H100: 128 tiles
+  EXPECT_EQ(stream25d_slab_planes(500, 512, 132), 512);  // more tiles than blocks: waves anyway
+  EXPECT_EQ(stream25d_slab_planes(4, 10, 132), 10);       // fewer planes than the shortest slab
+}
+
+TEST(Stream25dSlabs, SplitsWhenTheTilesLeaveTheDeviceIdle) {
+  EXPECT_EQ(stream25d_slab_planes(32, 256, 132), 64);  // 256^3: 4 slabs, 128 blocks in one wave
+  // 384 x 384 x 512: 72 tiles; one slab would leave 60 of 132 SMs idle.
+  const int len = stream25d_slab_planes(72, 512, 132);
+  EXPECT_LT(len, 128);
+  EXPECT_GE(len, 16);
+  const long long blocks = 72LL * ((512 + len - 1) / len);
+  const long long waves = (blocks + 131) / 132;
+  EXPECT_LT(waves * (len + kStream25SlabStart), 512 + kStream25SlabStart);  // cheaper than one slab
+  for (int nz : {1, 15, 16, 17, 100, 1000, 4097})
+    for (long long columns : {1LL, 7LL, 132LL, 1000LL}) {
+      const int l = stream25d_slab_planes(columns, nz, 132);
+      EXPECT_GE(l, std::min(nz, 16)) << nz << " " << columns;
+      EXPECT_LE(l, nz) << nz << " " << columns;
+    }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <random>
 
@@ -53,6 +54,23 @@ AnalyticHeat3D default_analytic_heat3d(double lx, double ly, double lz) {
 double heat3d_dt_limit(int order, double alpha, double h) {
   const double rho = second_derivative_spectral_radius(order);
   return 2.0 * h * h / (alpha * rho * 3.0);
+}
+
+int stream25d_slab_planes(long long columns, int nz, long long resident) {
+  columns = std::max<long long>(columns, 1);
+  resident = std::max<long long>(resident, 1);
+  const int shortest = std::min(nz, 16);
+  int best = nz;
+  long long best_cost = std::numeric_limits<long long>::max();
+  for (long long slabs = 1; slabs <= nz; ++slabs) {
+    const long long len = (nz + slabs - 1) / slabs;
+    if (len < shortest) break;
+    const long long blocks = columns * ((nz + len - 1) / len);
+    const long long waves = (blocks + resident - 1) / resident;
+    const long long cost = waves * (len + kStream25SlabStart);
+    if (cost < best_cost) best_cost = cost, best = static_cast<int>(len);
+  }
+  return best;
 }
 
 Heat3DSetup make_heat3d_setup(const Heat3DConfig& c) {

@@ -24,8 +24,7 @@ namespace {
 
 constexpr unsigned kMaxGridYZ = 65535;
 
-// Planes each stream25d block marches: slabs as long as possible (each reads 2R
-// planes twice), but enough of them that the blocks fill the resident slots.
+// Planes each stream25d block marches (stream25d_slab_planes);
 // STENCILSCOPE_STREAM25_SLAB asks for slabs of about that many planes, for tuning.
 int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_blocks) {
   static const int forced = [] {
@@ -33,9 +32,7 @@ int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_bloc
     return e ? std::max(0, std::atoi(e)) : 0;
   }();
   if (forced > 0) return std::min(forced, g.nz);
-  const long long slabs = std::clamp<long long>(resident_blocks / std::max<long long>(blocks_xy, 1), 1, g.nz);
-  const long long len = (g.nz + slabs - 1) / slabs;
-  return static_cast<int>(std::clamp<long long>(len, std::min(g.nz, 16), g.nz));
+  return stream25d_slab_planes(blocks_xy, g.nz, resident_blocks);
 }
 
 // Resident blocks of a stream25d kernel on this device: its shared ring sets it.

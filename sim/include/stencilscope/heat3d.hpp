@@ -80,6 +80,17 @@ struct Heat3DSetup {
 /// spectral radius of the 1D second-derivative stencil of this order.
 double heat3d_dt_limit(int order, double alpha, double h);
 
+/// How many planes each block of stream25d marches (a slab): `columns` xy tiles,
+/// `resident` blocks at once on the device. Picks the slab count with the least
+/// waves x (slab planes + kStream25SlabStart), as few slabs as that allows and
+/// slabs of at least 16 planes (or nz): one slab when the tiles fill the device;
+/// at 384 x 384 x 512 on an H100 (72 tiles, 132 SMs) 9 slabs instead of one wave
+/// with 60 SMs idle.
+int stream25d_slab_planes(long long columns, int nz, long long resident);
+/// The cost of starting a slab, in planes: it reads 2R planes around it again and
+/// waits for its first planes (session 5's slab measurements at 512^3 give 4-10).
+inline constexpr int kStream25SlabStart = 8;
+
 /// Validates (order, sizes, alpha, dt against the limit) and derives the rest;
 /// throws ss::Error with the offending value in the message.
 Heat3DSetup make_heat3d_setup(const Heat3DConfig& config);

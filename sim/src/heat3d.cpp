@@ -64,7 +64,7 @@ int stream25d_slab_planes(long long columns, int nz, long long resident) {
   long long best_cost = std::numeric_limits<long long>::max();
   for (long long slabs = 1; slabs <= nz; ++slabs) {
     const long long len = (nz + slabs - 1) / slabs;
-    if (len < shortest) break;
+    if (len < shortest || (slabs > 1 && columns * slabs > 64 * resident)) break;  // past 64 waves: no gain
     const long long blocks = columns * ((nz + len - 1) / len);
     const long long waves = (blocks + resident - 1) / resident;
     const long long cost = waves * (len + kStream25SlabStart);

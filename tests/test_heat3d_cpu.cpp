@@ -82,6 +82,29 @@ TEST(Heat3DCpu, ResetFillsTheGhostFrameFromTheBoundary) {
   }
 }
 
+// The default dt changes with the order, and with it the time (steps x dt) of
+// the field: after set_order the analytic ghosts are those of the new time, the
+// same as a solver of the new order loaded with the field at that step.
+TEST(Heat3DCpu, SetOrderMovesTheGhostsToTheNewTime) {
+  const Heat3DSetup s = setup_of(12, 10, 9, 8, Boundary::analytic, InitialCondition::analytic);
+  HostHeat3D<double> h(s);
+  h.step(3);
+  h.set_order(4);
+  ASSERT_NE(h.setup().dt, s.dt);
+  HostHeat3D<double> fresh(h.setup());
+  const std::vector<double> interior = h.interior();
+  fresh.load_interior(interior.data(), 3);
+  const Grid3D& g = s.grid;
+  for (int m = 1; m <= kGhost; ++m) {
+    EXPECT_EQ(h.field()[g.index(-m, 3, 4)], fresh.field()[g.index(-m, 3, 4)]) << "x ghost " << m;
+    EXPECT_EQ(h.field()[g.index(5, g.ny - 1 + m, 4)], fresh.field()[g.index(5, g.ny - 1 + m, 4)]) << "y ghost " << m;
+    EXPECT_EQ(h.field()[g.index(5, 3, -m)], fresh.field()[g.index(5, 3, -m)]) << "z ghost " << m;
+  }
+  h.step(2);
+  fresh.step(2);
+  EXPECT_EQ(h.interior(), fresh.interior());
+}
+
 // Against the exact solution at a fixed time: explicit Euler dominates at this
 // resolution, so the error is small and halves with dt.
 TEST(Heat3DCpu, ReferenceFollowsTheExactSolutionAtFirstOrderInTime) {

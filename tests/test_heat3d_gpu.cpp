@@ -116,6 +116,26 @@ TEST(Heat3DGpuAnalytic, FaceGhostsFollowSplitRunsSwitchesAndResets) {
   expect_cpu("after a reset, stream25d 1 at a time");
 }
 
+// stream25d's face ghosts are laid out for one radius (in double, 2 packs per row
+// and side at orders 6 and 8, 1 below) and computed for the times of one dt, and
+// both change with the order: after a change the step must write them again, and
+// every solver's ghosts must follow the new dt's time.
+TEST(Heat3DGpuAnalytic, FaceGhostsFollowOrderChanges) {
+  SKIP_WITHOUT_DEVICE();
+  const Heat3DSetup s = setup_of(67, 45, 38, 8, Boundary::analytic, InitialCondition::analytic);
+  HostHeat3D<double> host(s);
+  DeviceHeat3D<double> gpu(s);
+  for (int order : {8, 4, 2, 6}) {
+    host.set_order(order);
+    gpu.set_order(order);
+    host.step(3);
+    gpu.step(Heat3DVariant::stream25d, 3);
+    const std::vector<double> cpu = extract_interior3d(host.field(), s.grid);
+    const std::vector<double> out = extract_interior3d(gpu.download(), s.grid);
+    EXPECT_EQ(std::memcmp(out.data(), cpu.data(), out.size() * sizeof(double)), 0) << "after 3 steps at order " << order;
+  }
+}
+
 TEST(Heat3DGpuLarge, Cube256Order8Float) {
   SKIP_WITHOUT_DEVICE();
   // Bitwise against cpu only: the double reference at 256^3 would dominate the runtime.

@@ -352,6 +352,10 @@ void DeviceHeat3D<T>::set_order(int order) {
   Heat3DConfig c = impl_->setup.config;
   c.order = order;
   impl_->setup = make_heat3d_setup(c);
+  // The time of the field (steps x dt) moves with dt: its ghosts follow, and
+  // stream25d's face ghosts (laid out for one radius, too) are written again.
+  impl_->faces_step = -1;
+  refresh_ghosts();
 }
 
 template <typename T>

@@ -77,6 +77,7 @@ void HostHeat3D<T>::set_order(int order) {
   Heat3DConfig c = setup_.config;
   c.order = order;
   setup_ = make_heat3d_setup(c);  // throws for a bad order; the old setup stays
+  refresh_ghosts();                // the time of the field (steps x dt) moves with dt
 }
 
 template <typename T>

@@ -30,7 +30,8 @@ class HostHeat3D {
   void refresh_ghosts();
   /// False when the interior holds NaN or Inf.
   bool all_finite() const;
-  /// Changes the stencil order on the live field (the field is kept).
+  /// Changes the stencil order on the live field (the field is kept; its ghosts
+  /// follow the time steps x dt of the new order's dt).
   void set_order(int order);
   /// Paints a sphere into the current field and refreshes the ghosts.
   void paint(const Sphere& sphere);
@@ -79,7 +80,8 @@ class DeviceHeat3D {
   void synchronize();
   /// Copies the whole padded current field to the host (synchronous).
   std::vector<T> download() const;
-  /// Changes the stencil order on the live field.
+  /// Changes the stencil order on the live field (its ghosts follow the time
+  /// steps x dt of the new order's dt).
   void set_order(int order);
   /// Device pointer to the current field (padded layout of setup().grid). Valid until
   /// the next step; work on it must be ordered on native_stream().

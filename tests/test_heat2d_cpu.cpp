@@ -232,6 +232,40 @@ TEST(Heat2DHost, LoadedInteriorContinuesBitForBit) {
   EXPECT_EQ(a.field()[s.grid.index(-2, 10)], b.field()[s.grid.index(-2, 10)]);
 }
 
+// set_order changes the default dt, so the field's time (steps x dt) moves: the
+// analytic ghosts must be those of the new time, as in a solver started there.
+TEST(Heat2DHost, SetOrderMovesTheGhostsToTheNewTime) {
+  const Heat2DSetup s = setup_of(23, 17, 8, Boundary::analytic, InitialCondition::hot_spots);
+  HostHeat2D<double> h(s);
+  h.step(3);
+  h.set_order(4);
+  ASSERT_NE(h.setup().dt, s.dt);
+  HostHeat2D<double> fresh(h.setup());
+  fresh.load_interior(extract_interior(h.field(), s.grid).data(), 3);
+  const Grid2D& g = s.grid;
+  for (int m = 1; m <= kGhost; ++m) {
+    EXPECT_EQ(h.field()[g.index(-m, 5)], fresh.field()[g.index(-m, 5)]) << "x ghost " << m;
+    EXPECT_EQ(h.field()[g.index(7, g.ny - 1 + m)], fresh.field()[g.index(7, g.ny - 1 + m)]) << "y ghost " << m;
+  }
+  h.step(2);
+  fresh.step(2);
+  EXPECT_EQ(extract_interior(h.field(), g), extract_interior(fresh.field(), g));
+}
+
+TEST(Heat2DReference, SetOrderMovesTheGhostsToTheNewTime) {
+  const Heat2DSetup s = setup_of(23, 17, 8, Boundary::analytic, InitialCondition::hot_spots);
+  ReferenceHeat2D r(s);
+  r.step(3);
+  r.set_order(2);
+  ASSERT_NE(r.setup().dt, s.dt);
+  ReferenceHeat2D fresh(r.setup());
+  const std::vector<double> mid = r.interior();
+  fresh.load_interior(mid.data(), 3);
+  r.step(2);
+  fresh.step(2);
+  EXPECT_EQ(r.interior(), fresh.interior());
+}
+
 TEST(Heat2DReference, SteppingInPiecesAndCarryingTheFieldChangeNothing) {
   const Heat2DSetup s = setup_of(37, 29, 6, Boundary::analytic, InitialCondition::hot_spots);
   const std::vector<double> whole = heat2d_reference(s, 12);

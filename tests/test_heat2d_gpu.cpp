@@ -152,6 +152,24 @@ TEST(GpuHeat2D, OrderChangesOnTheLiveField) {
   EXPECT_EQ(extract_interior(gpu.download(), s8.grid), extract_interior(host.field(), s8.grid));
 }
 
+// The default dt moves with the order, and the field's time (steps x dt) with
+// it: after set_order the analytic ghosts must be those of the new time.
+TEST(GpuHeat2D, OrderChangeUnderTheAnalyticRuleMatchesAFreshStart) {
+  SKIP_WITHOUT_DEVICE();
+  const Heat2DSetup s8 = setup_of(133, 70, 8, Boundary::analytic, InitialCondition::hot_spots);
+  for (const Heat2DVariant v : {Heat2DVariant::global, Heat2DVariant::block, Heat2DVariant::shared, Heat2DVariant::stream}) {
+    DeviceHeat2D<float> gpu(s8);
+    gpu.step(v, 3);
+    gpu.set_order(4);
+    ASSERT_NE(gpu.setup().dt, s8.dt);
+    HostHeat2D<float> fresh(gpu.setup());
+    fresh.load_interior(extract_interior(gpu.download(), s8.grid).data(), gpu.steps_done());
+    gpu.step(v, 2);
+    fresh.step(2);
+    EXPECT_EQ(extract_interior(gpu.download(), s8.grid), extract_interior(fresh.field(), s8.grid)) << to_string(v);
+  }
+}
+
 TEST(GpuHeat2D, FieldCarriesOverBetweenBackends) {
   SKIP_WITHOUT_DEVICE();
   const Heat2DSetup s = setup_of(301, 77, 8, Boundary::analytic, InitialCondition::hot_spots);

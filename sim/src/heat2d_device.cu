@@ -203,6 +203,7 @@ void DeviceHeat2D<T>::set_order(int order) {
   Heat2DConfig c = impl_->setup.config;
   c.order = order;
   impl_->setup = make_heat2d_setup(c);
+  refresh_ghosts();  // the time of the field (steps x dt) moves with dt
 }
 
 template <typename T>

@@ -25,7 +25,8 @@ template <typename T>
 void HostHeat2D<T>::set_order(int order) {
   Heat2DConfig c = setup_.config;
   c.order = order;
-  setup_ = make_heat2d_setup(c);
+  setup_ = make_heat2d_setup(c);  // throws for a bad order; the old setup stays
+  refresh_ghosts();                // the time of the field (steps x dt) moves with dt
 }
 
 template <typename T>
@@ -120,6 +121,7 @@ void ReferenceHeat2D::set_order(int order) {
   Heat2DConfig c = setup_.config;
   c.order = order;
   setup_ = make_heat2d_setup(c);
+  fill_ghosts(u_, steps_done_ * setup_.dt);  // the field's time moves with dt
 }
 
 void ReferenceHeat2D::fill_ghosts(std::vector<double>& u, double t) const {

@@ -96,26 +96,23 @@ inline constexpr int kStream25SlabStart = 8;
 Heat3DSetup make_heat3d_setup(const Heat3DConfig& config);
 
 /// The heat 3D point update every variant computes:
-///   T' = T + c (D2x(T) + D2y(T) + D2z(T))
-///      = (1 + 3 c w0) T + sum over k of (c wk) (x-k + x+k + y-k + y+k + z-k + z+k),
-/// the three axes' pairs added first, so that the 25 points of order 8 cost 25
-/// operations, not 28 (stream25d is bound by instruction issue at 512^3);
+///   T' = T + c (D2x(T) + D2y(T) + D2z(T)), each second difference accumulated on its own
 /// row[m] = T(i + m - R, j, k), col[m] = T(i, j + m - R, k), dep[m] = T(i, j, k + m - R);
-/// col[R] and dep[R] are not read. Fixed summation order, explicit FMAs; the
-/// coefficients depend on c alone, so kernels compute them once per thread.
+/// col[R] and dep[R] are not read. Fixed summation order, explicit FMAs.
 template <typename T, int R>
 SS_HD SS_FORCEINLINE T heat3d_point(const T (&row)[2 * R + 1], const T (&col)[2 * R + 1], const T (&dep)[2 * R + 1],
                                     T c) {
   constexpr auto w = second_derivative_weights<R>();
   const T centre = row[R];
-  T acc{};
+  T sx = static_cast<T>(w[0]) * centre;
+  T sy = sx, sz = sx;
 SS_UNROLL
   for (int k = 1; k <= R; ++k) {
-    const T pairs = ((row[R - k] + row[R + k]) + (col[R - k] + col[R + k])) + (dep[R - k] + dep[R + k]);
-    const T ck = c * static_cast<T>(w[k]);
-    acc = k == 1 ? ck * pairs : fma_t(ck, pairs, acc);
+    sx = fma_t(static_cast<T>(w[k]), row[R - k] + row[R + k], sx);
+    sy = fma_t(static_cast<T>(w[k]), col[R - k] + col[R + k], sy);
+    sz = fma_t(static_cast<T>(w[k]), dep[R - k] + dep[R + k], sz);
   }
-  return fma_t(fma_t(c, static_cast<T>(3 * w[0]), T(1)), centre, acc);
+  return fma_t(c, sz, fma_t(c, sy, fma_t(c, sx, centre)));
 }
 
 /// Per-mode sine tables for the analytic ghosts, rounded to T: x tables, then y, then z.

@@ -100,9 +100,10 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       break;
     }
     case Heat3DVariant::stream25d: {
-      // Tile rows and ring planes: 16 and 8 (0.69 of copy at 512^3 on an H100, against
-      // 0.65 for 16 and 16 and 0.61 for 8 and 8); STENCILSCOPE_STREAM25=16x16 or 8x8
-      // chooses another, for tuning (docs/perf.md).
+      // Tile rows and ring planes: 16 and 9 in float from order 6 (kRing16 below), 16
+      // and 8 else (0.69 of copy at 512^3 on an H100 in session 4, against 0.65 for 16
+      // and 16 and 0.61 for 8 and 8); STENCILSCOPE_STREAM25=16x16 or 8x8 chooses
+      // another, for tuning (docs/perf.md).
       static const int shape = [] {
         const char* e = std::getenv("STENCILSCOPE_STREAM25");
         const std::string v = e ? e : "";
@@ -121,6 +122,11 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       // Slabs of at most this many planes under the analytic rule, whose z tables
       // over the slab are staged in shared memory (8 KB for 1024 planes, 2 modes, float).
       constexpr int kSineSlab = 1024;
+      // The 16-row shape's ring in float: 2R + 1 planes (its slots then constants
+      // of the kernel's unrolled steps) where that leaves a fetch distance of 2 or
+      // more. In double the ring of 9 was slower than that of 8 (0.81 of copy at
+      // 512^3, order 8, on an H100, against 0.84; session 11).
+      constexpr int kRing16 = R >= 3 && sizeof(T) == 4 ? 2 * R + 1 : 8;
       auto go = [&]<int BY, int RING, bool kSine>() {
         using S = Stream25Shape<T, R, BY, RING>;
         const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
@@ -157,21 +163,22 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
       };
       auto fits = [&]<int BY, int RING>() {
-        // The kernel's static shared memory holds its ghost rule.
-        return Stream25Shape<T, R, BY, RING>::smem_bytes_for(sine_modes, kSineSlab) + sizeof(GhostRule3D<T>) <=
+        // The kernel's static shared memory holds its ghost rule and the ring's barriers.
+        return Stream25Shape<T, R, BY, RING>::smem_bytes_for(sine_modes, kSineSlab) + sizeof(GhostRule3D<T>) +
+                   2 * RING * sizeof(std::uint64_t) <=
                static_cast<std::size_t>(smem_optin);
       };
-      const bool small_ring_fits = fits.template operator()<16, 8>();
+      const bool small_ring_fits = fits.template operator()<16, kRing16>();
       if (!small_ring_fits && !fits.template operator()<8, 8>())
         throw Error("stream25d needs " + std::to_string(Stream25Shape<T, R, 8, 8>::smem_bytes_for(sine_modes, kSineSlab) / 1024) +
                     " KB of shared memory per block; this device offers " + std::to_string(smem_optin / 1024) + " KB");
       if (sine_modes) {  // the 16x16 shape is for tuning the other rules only
         if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, true>();
-        else go.template operator()<16, 8, true>();
+        else go.template operator()<16, kRing16, true>();
       } else {
         const bool big_ring_fits = fits.template operator()<16, 16>();
         if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, false>();
-        else if (shape == 1 || !big_ring_fits) go.template operator()<16, 8, false>();
+        else if (shape == 1 || !big_ring_fits) go.template operator()<16, kRing16, false>();
         else go.template operator()<16, 16, false>();
       }
       return false;  // the next stream25d step stages the ghosts itself

@@ -67,18 +67,15 @@ struct FaceGhosts {
 };
 
 // L2 eviction priorities (PTX createpolicy): the face ghosts are written with
-// evict_last and read once with evict_first. A hint only: at 512^3 the 16 MB of
-// them still come mostly from DRAM (1 GB of field streams through the 50 MB L2
-// between write and read); with the hints the step was 1% faster. A persisting
-// L2 set-aside for them (cudaLimitPersistingL2CacheSize) halved the speed.
+// evict_last. A hint only: at 512^3 the 16 MB of them still come mostly from DRAM
+// (1 GB of field streams through the 50 MB L2 between write and read). They were
+// read with evict_first too (1% faster) until the ring's copies went under
+// mbarriers: ptxas then made code that faults (illegal instruction) of the
+// hinted cp.async in the ring of 9 planes. A persisting L2 set-aside for them
+// (cudaLimitPersistingL2CacheSize) halved the speed.
 __device__ SS_FORCEINLINE std::uint64_t l2_evict_last_policy() {
   std::uint64_t p;
   asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-  return p;
-}
-__device__ SS_FORCEINLINE std::uint64_t l2_evict_first_policy() {
-  std::uint64_t p;
-  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
   return p;
 }
 __device__ SS_FORCEINLINE void store_l2_hint(float* p, float v, std::uint64_t policy) {
@@ -87,10 +84,58 @@ __device__ SS_FORCEINLINE void store_l2_hint(float* p, float v, std::uint64_t po
 __device__ SS_FORCEINLINE void store_l2_hint(double* p, double v, std::uint64_t policy) {
   asm volatile("st.global.L2::cache_hint.b64 [%0], %1, %2;" ::"l"(p), "l"(__double_as_longlong(v)), "l"(policy) : "memory");
 }
-// A 16-byte cp.async (global to shared) with an L2 eviction policy.
-__device__ SS_FORCEINLINE void copy16_async_l2_hint(void* smem, const void* global, std::uint64_t policy) {
-  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(to), "l"(global), "l"(policy) : "memory");
+
+// Shared-memory barriers (PTX mbarrier, sm_80 on) for stream25d's ring: per
+// slot, one that completes when a plane has landed, one when it has been read.
+// Before sm_80 (no mbarrier; cp.async there is a plain copy) the kernel syncs
+// the block instead (stream25d_sync).
+__device__ SS_FORCEINLINE unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ SS_FORCEINLINE void mbarrier_init([[maybe_unused]] std::uint64_t* bar, [[maybe_unused]] unsigned count) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+#endif
+}
+__device__ SS_FORCEINLINE void mbarrier_arrive([[maybe_unused]] std::uint64_t* bar) {  // release: this thread's writes so far
+#if __CUDA_ARCH__ >= 800
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+#endif
+}
+// Holds the phase open until this thread's cp.async issued so far have landed
+// (the pending count goes up now and down then).
+__device__ SS_FORCEINLINE void mbarrier_arrive_copies([[maybe_unused]] std::uint64_t* bar) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(shared_address(bar)) : "memory");
+#endif
+}
+__device__ SS_FORCEINLINE void mbarrier_wait([[maybe_unused]] std::uint64_t* bar, [[maybe_unused]] unsigned parity) {  // acquire
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "waiting:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra waiting;\n"
+      "}\n" ::"r"(shared_address(bar)),
+      "r"(parity)
+      : "memory");
+#elif __CUDA_ARCH__ >= 800
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "waiting:\n"
+      "mbarrier.test_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra waiting;\n"
+      "}\n" ::"r"(shared_address(bar)),
+      "r"(parity)
+      : "memory");
+#endif
+}
+// Where a step waits for its planes: without mbarriers, a block barrier (every
+// warp then has fetched plane d + R and read plane d - 1).
+__device__ SS_FORCEINLINE void stream25d_sync() {
+#if __CUDA_ARCH__ < 800
+  __syncthreads();
+#endif
 }
 
 // Writes face cells o = o_begin, o_begin + o_step, ... of planes z = z_begin,
@@ -213,7 +258,10 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // and y neighbours come from the current plane of a ring of RING xy planes (tile
 // plus halo) in shared memory, filled with cp.async RING - R - 1 planes ahead of
 // the plane the queue takes in. The copy duties of a plane (core rows, y-halo
-// rows, x-halo packs) are dealt to the threads once, at the start.
+// rows, x-halo packs) are dealt to the threads once, at the start. Two mbarriers
+// per ring slot order the block instead of a __syncthreads per plane: a warp
+// waits for the plane it takes in to have landed, and before fetching into a
+// slot, for every warp to have read the plane there.
 //
 // The boundary is applied while the ring is filled, so this variant needs no
 // boundary step between its time steps: ghost cells are staged from their images,
@@ -232,7 +280,11 @@ __global__ void __launch_bounds__(kShared3BX* kShared3BY* kShared3BZ) heat3d_ste
 // explicit step; 0.768-0.772 with the face ghosts precomputed, FaceGhosts; 0.82
 // with the boundary code out of line and the face ghosts written by producer
 // blocks, session 6). Fusing the step's stores into the kernel instead made it 4x
-// slower.
+// slower. Session 11, the ring's barriers: a __syncthreads per plane, ring of 8
+// planes fetched 3 ahead: 0.82 analytic, 0.86 periodic, 0.87 fixed, 0.85
+// insulated; mbarriers per slot, ring of 9 fetched 4 ahead: 0.90, 0.98, 0.96,
+// 0.93 (ring of 8 fetched 2 ahead: 0.78-0.83; of 10 fetched 4 ahead, whose slots
+// are no constants of the unrolled steps: 0.75-0.77).
 inline constexpr int kStream25BX = 32;
 
 template <typename T, int R, int BY, int RING>
@@ -246,6 +298,10 @@ struct Stream25Shape {
   static constexpr int LW = TW + 2 * H;           // ring row width
   static constexpr int TH = kStream25BY + 2 * R;  // ring rows per plane
   static constexpr int PLANE = TH * LW;           // values per ring plane
+  // Planes are fetched AHEAD planes before the queue takes them in, into the slot
+  // of the plane the block read last. A plane of slack, so that a warp could
+  // fetch before the slowest had read that plane, cost more (a fetch distance of
+  // 3 in the ring of 9: 0.87 of copy at 512^3 against 0.91-0.97, session 11).
   static constexpr int AHEAD = RING - R - 1;
   static constexpr int XH = 2 * HV * kStream25BY;              // x-halo packs per plane
   static constexpr int ITEMS = TH * kStream25BX + XH;           // packs copied per plane
@@ -387,7 +443,16 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   GhostRule3D<T>& rule = *reinterpret_cast<GhostRule3D<T>*>(rule_bytes);
   T* ring = reinterpret_cast<T*>(stream25_smem);
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kStream25BX + tx;
-  if (tid == 0) rule = *rule_ptr;
+  // full[i]: slot i's plane has landed (every warp's copies and stores); empty[i]:
+  // every warp has read it. Phase n of a slot's barriers is the slot's n-th plane.
+  __shared__ std::uint64_t full[RING], empty[RING];
+  if (tid == 0) {
+    rule = *rule_ptr;
+    for (int i = 0; i < RING; ++i) {
+      mbarrier_init(&full[i], BY);  // one arrival per warp
+      mbarrier_init(&empty[i], BY);
+    }
+  }
   __syncthreads();
   // Periodic and insulated ghosts are copies of their images, fixed ones a
   // constant, analytic ones a sum over sine modes of A_m (X_m[i] Y_m[j]) Z_m[k]:
@@ -540,11 +605,21 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
           slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H);
   };
   const std::ptrdiff_t face_plane = FaceGhosts<T, R>::plane(g);
-  const std::uint64_t used_once = kSine ? l2_evict_first_policy() : 0;  // the face ghosts, read by one block
-  auto fetch_plane = [&](int d) {
-    const int z = k0 + d;
+  // The ring slot of plane k0 + gi Q + off and the parity of its phase in that
+  // slot's barriers. In the unrolled steps `off` is a constant, and with a ring of
+  // Q planes so are the slot and (but for gi's parity) the phase.
+  auto slot_of = [&](int gi, int off) -> int {
+    if constexpr (RING == Q) return (off % Q + Q) % Q;
+    else return static_cast<int>(static_cast<unsigned>(gi * Q + off) % RING);
+  };
+  auto parity_of = [&](int gi, int off) -> unsigned {
+    if constexpr (RING == Q) return static_cast<unsigned>(gi + (off >= 0 ? off / Q : -((Q - 1 - off) / Q))) & 1U;
+    else return static_cast<unsigned>(gi * Q + off) / RING & 1U;
+  };
+  auto fetch_plane = [&](int gi, int off) {
+    const int z = k0 + gi * Q + off, si = slot_of(gi, off);
     if (z < k1 + R) {
-      T* slot = ring + (d & (RING - 1)) * S::PLANE;
+      T* slot = ring + si * S::PLANE;
       const std::ptrdiff_t zoff = (z < g.nz ? z : ghost_of(z, g.nz, wrap)) * plane;
       if (z < g.nz || copies) {
 #pragma unroll
@@ -552,17 +627,19 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
           if (dst_slot[n] < 0) continue;
           T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
           if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
-          else if (kSine) copy16_async_l2_hint(to, a.faces + src[n] + z * face_plane, used_once);  // kFillFace
+          else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
           else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
         }
       }
       // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
       if (boundary_duties) fill_boundary(slot, z, zoff);
     }
-    __pipeline_commit();
+    mbarrier_arrive_copies(&full[si]);
+    __syncwarp();
+    if (tx == 0) mbarrier_arrive(&full[si]);  // after the warp's stores and copy arrivals
   };
 #pragma unroll
-  for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(d);
+  for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(0, d);
   // q[(m + s) % Q] holds plane k + m - R at step s of an unrolled group of Q planes.
   // Planes k0 - R .. k0 - 1 come straight from global memory (only the thread's
   // own columns of them are used: ghost planes take their image or the fixed
@@ -579,24 +656,27 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       else q[m] = sine ? sine_pack(S::PER_THREAD, z) : fixed_pack();
     }
   }
-  __pipeline_wait_prior(S::AHEAD);  // planes k0 .. k0 + R - 1 have landed (this thread's copies)
-  __syncthreads();                  // ... and everyone's
-  if (inside) {
+  stream25d_sync();
 #pragma unroll
-    for (int m = R; m < 2 * R; ++m) q[m] = *reinterpret_cast<const Pack<T>*>(ring + (m - R) * S::PLANE + own);
+  for (int m = R; m < 2 * R; ++m) {  // planes k0 .. k0 + R - 1, in slots 0 .. R - 1
+    mbarrier_wait(&full[m - R], 0);
+    if (inside) q[m] = *reinterpret_cast<const Pack<T>*>(ring + (m - R) * S::PLANE + own);
   }
   T* dst = a.out + g.index(c, j, k0);
-  for (int s0 = 0; k0 + s0 < k1; s0 += Q) {
+  for (int s0 = 0, gi = 0; k0 + s0 < k1; s0 += Q, ++gi) {
 #pragma unroll
     for (int s = 0; s < Q; ++s) {
       const int d = s0 + s;  // this step's plane is k0 + d
       if (k0 + d >= k1) break;
-      __pipeline_wait_prior(S::AHEAD - 1);  // plane k0 + d + R has landed (this thread's copies)
-      __syncthreads();                      // ... and everyone's; plane d - 1 is read by all
-      q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + ((d + R) & (RING - 1)) * S::PLANE + own);
-      fetch_plane(d + R + S::AHEAD);        // into the slot of plane d - 1
+      stream25d_sync();
+      mbarrier_wait(&full[slot_of(gi, s + R)], parity_of(gi, s + R));  // plane k0 + d + R has landed
+      q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + slot_of(gi, s + R) * S::PLANE + own);
+      // The fetch below reuses the slot of plane d - 1: every warp has read it.
+      constexpr int reused = R + S::AHEAD - RING;
+      if (d + reused >= 0) mbarrier_wait(&empty[slot_of(gi, s + reused)], parity_of(gi, s + reused));
+      fetch_plane(gi, s + R + S::AHEAD);
       if (inside) {
-        const T* p = ring + (d & (RING - 1)) * S::PLANE + own;
+        const T* p = ring + slot_of(gi, s) * S::PLANE + own;
         T win[W + 2 * H];  // x: columns c - H .. c + W + H - 1 of row j (its own pack from the queue)
 #pragma unroll
         for (int v = 0; v < (W + 2 * H) / W; ++v) {
@@ -641,9 +721,11 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
             if (c + w < g.nx) o[w] = out.v[w];
         }
       }
+      __syncwarp();
+      if (tx == 0) mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by the warp
     }
   }
-  __pipeline_wait_prior(0);
+  asm volatile("cp.async.wait_all;" ::: "memory");  // the planes fetched past the slab's end
 }
 
 }  // namespace ss

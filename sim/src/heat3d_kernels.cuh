@@ -73,16 +73,27 @@ struct FaceGhosts {
 // mbarriers: ptxas then made code that faults (illegal instruction) of the
 // hinted cp.async in the ring of 9 planes. A persisting L2 set-aside for them
 // (cudaLimitPersistingL2CacheSize) halved the speed.
+// Before sm_80 (no L2 policies) plain stores.
 __device__ SS_FORCEINLINE std::uint64_t l2_evict_last_policy() {
-  std::uint64_t p;
+  std::uint64_t p = 0;
+#if __CUDA_ARCH__ >= 800
   asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+#endif
   return p;
 }
-__device__ SS_FORCEINLINE void store_l2_hint(float* p, float v, std::uint64_t policy) {
+__device__ SS_FORCEINLINE void store_l2_hint(float* p, float v, [[maybe_unused]] std::uint64_t policy) {
+#if __CUDA_ARCH__ >= 800
   asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(p), "r"(__float_as_uint(v)), "l"(policy) : "memory");
+#else
+  *p = v;
+#endif
 }
-__device__ SS_FORCEINLINE void store_l2_hint(double* p, double v, std::uint64_t policy) {
+__device__ SS_FORCEINLINE void store_l2_hint(double* p, double v, [[maybe_unused]] std::uint64_t policy) {
+#if __CUDA_ARCH__ >= 800
   asm volatile("st.global.L2::cache_hint.b64 [%0], %1, %2;" ::"l"(p), "l"(__double_as_longlong(v)), "l"(policy) : "memory");
+#else
+  *p = v;
+#endif
 }
 
 // Shared-memory barriers (PTX mbarrier, sm_80 on) for stream25d's ring: per
@@ -725,7 +736,9 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       if (tx == 0) mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by the warp
     }
   }
+#if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;" ::: "memory");  // the planes fetched past the slab's end
+#endif
 }
 
 }  // namespace ss

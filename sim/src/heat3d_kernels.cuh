@@ -70,8 +70,9 @@ struct FaceGhosts {
 // evict_last. A hint only: at 512^3 the 16 MB of them still come mostly from DRAM
 // (1 GB of field streams through the 50 MB L2 between write and read). They were
 // read with evict_first too (1% faster) until the ring's copies went under
-// mbarriers: ptxas then made code that faults (illegal instruction) of the
-// hinted cp.async in the ring of 9 planes. A persisting L2 set-aside for them
+// mbarriers: in the ring of 9 planes the kernel with those hinted cp.async then
+// stopped with an illegal instruction (cause not found; the same kernel without
+// the hint passes every test). A persisting L2 set-aside for them
 // (cudaLimitPersistingL2CacheSize) halved the speed.
 // Before sm_80 (no L2 policies) plain stores.
 __device__ SS_FORCEINLINE std::uint64_t l2_evict_last_policy() {

@@ -6,7 +6,8 @@
 
 namespace ss::app {
 
-/// Registers `bench heat2d ...` on the parser; the returned callback runs it and returns the exit code.
+/// Registers `bench MODEL ...` (any registered model; its flags and defaults come from the
+/// registry) on the parser; the returned callback runs it and returns the exit code.
 std::function<int()> add_bench_command(CLI::App& app);
 
 /// Registers `info`; the returned callback prints devices, copy bandwidth and build options.

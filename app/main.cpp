@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 #ifdef STENCILSCOPE_WITH_GUI
 #include "gui.hpp"
 #endif

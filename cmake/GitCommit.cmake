@@ -21,4 +21,4 @@ add_custom_target(stencilscope_build_info_gen
   VERBATIM)
 add_library(stencilscope_build_info STATIC ${_gen})
 add_dependencies(stencilscope_build_info stencilscope_build_info_gen)
-target_include_directories(stencilscope_build_info PUBLIC ${CMAKE_SOURCE_DIR}/sim/include)
+target_include_directories(stencilscope_build_info PUBLIC ${CMAKE_SOURCE_DIR})

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.hpp"
-#include "stencilscope/device.hpp"
+#include "sim/core/device.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "stencilscope/deriv3d.hpp"
-#include "stencilscope/error.hpp"
+#include "sim/models/deriv3d/deriv3d.hpp"
+#include "sim/core/error.hpp"
 
 namespace ss {
 namespace {

@@ -10,10 +10,10 @@
 #include <limits>
 #include <random>
 
-#include "stencilscope/deriv3d.hpp"
-#include "stencilscope/device.hpp"
-#include "stencilscope/error.hpp"
-#include "stencilscope/heat2d_solver.hpp"  // ErrorNorms, compare_to_reference
+#include "sim/models/deriv3d/deriv3d.hpp"
+#include "sim/core/device.hpp"
+#include "sim/core/error.hpp"
+#include "sim/models/heat2d/heat2d_solver.hpp"  // ErrorNorms, compare_to_reference
 
 namespace ss {
 namespace {

@@ -5,9 +5,9 @@
 #include <limits>
 #include <vector>
 
-#include "stencilscope/error.hpp"
-#include "stencilscope/ghost3d.hpp"
-#include "stencilscope/heat3d.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/ghost3d.hpp"
+#include "sim/models/heat3d/heat3d.hpp"
 
 namespace ss {
 namespace {

@@ -6,8 +6,8 @@
 #include <limits>
 #include <numeric>
 
-#include "stencilscope/error.hpp"
-#include "stencilscope/heat2d_solver.hpp"
+#include "sim/core/error.hpp"
+#include "sim/models/heat2d/heat2d_solver.hpp"
 
 namespace ss {
 namespace {

@@ -5,9 +5,9 @@
 
 #include <cstring>
 
-#include "stencilscope/device.hpp"
-#include "stencilscope/error.hpp"
-#include "stencilscope/heat2d_solver.hpp"
+#include "sim/core/device.hpp"
+#include "sim/core/error.hpp"
+#include "sim/models/heat2d/heat2d_solver.hpp"
 
 namespace ss {
 namespace {

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "stencilscope/error.hpp"
-#include "stencilscope/heat3d_solver.hpp"
+#include "sim/core/error.hpp"
+#include "sim/models/heat3d/heat3d_solver.hpp"
 
 namespace ss {
 namespace {

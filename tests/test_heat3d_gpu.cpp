@@ -5,8 +5,8 @@
 
 #include <cstring>
 
-#include "stencilscope/device.hpp"
-#include "stencilscope/heat3d_solver.hpp"
+#include "sim/core/device.hpp"
+#include "sim/models/heat3d/heat3d_solver.hpp"
 
 namespace ss {
 namespace {

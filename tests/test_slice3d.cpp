@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "stencilscope/error.hpp"
-#include "stencilscope/heat3d_solver.hpp"
-#include "stencilscope/slice3d.hpp"
+#include "sim/core/error.hpp"
+#include "sim/models/heat3d/heat3d_solver.hpp"
+#include "sim/core/slice3d.hpp"
 
 namespace ss {
 namespace {

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <limits>
 
-#include "stencilscope/deriv3d.hpp"
-#include "stencilscope/device.hpp"
-#include "stencilscope/error.hpp"
-#include "stencilscope/heat3d_solver.hpp"
-#include "stencilscope/slice3d.hpp"
+#include "sim/models/deriv3d/deriv3d.hpp"
+#include "sim/core/device.hpp"
+#include "sim/core/error.hpp"
+#include "sim/models/heat3d/heat3d_solver.hpp"
+#include "sim/core/slice3d.hpp"
 
 namespace ss {
 namespace {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "stencilscope/error.hpp"
-#include "stencilscope/heat2d.hpp"
-#include "stencilscope/stencil.hpp"
+#include "sim/core/error.hpp"
+#include "sim/models/heat2d/heat2d.hpp"
+#include "sim/core/stencil.hpp"
 
 namespace ss {
 namespace {

@@ -3,8 +3,9 @@
 // or variant change), advances in batches whose size follows a frame budget without ever
 // waiting for a batch (unless asked to, for reproducible recordings), keeps the texture
 // up to date, measures, validates against the analytic solution, and turns failures
-// (NaN, CUDA errors) into a paused state with a message. Heat 2D has one texture (the
-// field); heat 3D three (the XY, XZ and YZ slices at the settings' positions).
+// (NaN, CUDA errors) into a paused state with a message. It drives any registered
+// model through the model interface (sim/core/model.hpp): a 2D model has one texture
+// (the field), a 3D model three (the XY, XZ and YZ slices at the settings' positions).
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include "settings.hpp"
-#include "sim_backend.hpp"
+#include "view_upload.hpp"
 
 namespace ss::app {
 
@@ -27,18 +28,10 @@ struct PerfSample {
   double copy_ratio = 0;   ///< gbps / the backend's copy bandwidth
 };
 
-/// Live error of the field against the exact solution.
-struct Validation {
-  bool available = false;
-  std::string why_not;  ///< when not available
-  double rel_l2 = 0, rel_linf = 0;
-  long steps = 0;
-  double time = 0;
-};
-
 /// What the panels show (read-only for them).
 struct SimStatus {
   std::string backend;               ///< "GPU: NVIDIA H100 ..." or "CPU"
+  std::string headline;              ///< the model's status line ("heat 2D, 1024 x 1024, step 10, t = ...")
   std::string gpu_unavailable;       ///< why GPU variants cannot run (empty when they can)
   std::optional<UploadPath> upload_path;
   std::string interop_failure;       ///< why interop is not used on the GPU backend
@@ -74,10 +67,10 @@ class LiveSimulation {
   void step_once(const SimSettings& settings);
   /// Back to the initial condition; clears the error.
   void reset();
-  /// Paints a disc of the brush's value at cell coordinates (x, y) (heat 2D; heat 3D:
-  /// a sphere on the XY slice).
+  /// Paints the brush's value at cell coordinates (x, y) of the first view (2D: a disc
+  /// in the field; 3D: a sphere on the XY slice).
   void paint(double x, double y, double radius_cells, double value) { paint_view(0, x, y, radius_cells, value); }
-  /// Paints at cell coordinates (u, v) of view `view` (heat 3D: a sphere in the volume
+  /// Paints at cell coordinates (u, v) of view `view` (3D: a sphere in the volume
   /// centred in that slice's cell layer).
   void paint_view(int view, double u, double v, double radius_cells, double value);
   /// Clears the error (stepping resumes unless the settings pause it).
@@ -91,20 +84,19 @@ class LiveSimulation {
 
   /// The texture of view `view` (0 .. views() - 1).
   const render::FieldTexture& texture(int view = 0) const { return *textures_.at(static_cast<std::size_t>(view)); }
-  /// 1 for heat 2D, 3 for the 3D models (XY, XZ, YZ).
+  /// 1 for 2D models, 3 for the 3D models (XY, XZ, YZ).
   int views() const { return static_cast<int>(textures_.size()); }
-  Model model() const { return backend_->model(); }
-  /// The slice positions in use (heat 3D), clamped into the grid.
+  /// The running model's description.
+  const ModelInfo& model() const { return sim_->info(); }
+  /// The configuration running (its order follows live changes).
+  const ModelConfig& config() const { return sim_->config(); }
+  /// The simulation itself (tests, and the panels' read-only figures).
+  const Simulation& simulation() const { return *sim_; }
+  /// The slice positions in use (3D models), clamped into the grid.
   const std::array<int, 3>& slices() const { return applied_.slice; }
   /// Stats of the field in the texture (empty until known).
-  std::optional<render::FieldStats> field_stats() { return backend_->upload_stats(); }
+  std::optional<render::FieldStats> field_stats() { return uploader_.stats(*sim_); }
   const SimStatus& status() const { return status_; }
-  /// The heat 2D setup; throws ss::Error when the model is heat 3D.
-  const Heat2DSetup& setup() const;
-  /// The heat 3D setup, or nullptr for the other models.
-  const Heat3DSetup* setup3d() const { return backend_->setup3d(); }
-  /// The 3D grid (heat 3D, deriv3d), or nullptr for heat 2D.
-  const Grid3D* grid3d() const { return backend_->grid3d(); }
   /// True when a GPU device can run the GPU variants.
   bool gpu_available() const { return status_.gpu_unavailable.empty(); }
 
@@ -116,8 +108,11 @@ class LiveSimulation {
   void validate();
   void update_status();
 
-  std::vector<std::unique_ptr<render::FieldTexture>> textures_;  // declared before backend_: destroyed after it
-  std::unique_ptr<SimBackend> backend_;
+  ViewPlacement placement() const;
+
+  std::vector<std::unique_ptr<render::FieldTexture>> textures_;  // declared before sim_: destroyed after it
+  ViewUploader uploader_;
+  std::unique_ptr<Simulation> sim_;
   SimSettings applied_;
   SimStatus status_;
   bool in_flight_ = false;

@@ -15,7 +15,6 @@ namespace ss::app {
 namespace {
 
 constexpr float kPanelWidth = 360;
-constexpr const char* kOrders[] = {"2", "4", "6", "8"};
 
 template <typename Enum, std::size_t N>
 bool enum_combo(const char* label, Enum& value, const std::array<Enum, N>& all) {
@@ -40,6 +39,61 @@ void help_marker(const char* text) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
+/// The tooltip of a parameter: its help, unit and range.
+std::string param_tooltip(const ParamSpec& p) {
+  std::string t = p.help;
+  if (!p.unit.empty()) t += fmt::format(" [{}]", p.unit);
+  if (p.kind != ParamKind::choice) {
+    const bool lo = p.min > -1e299, hi = p.max < 1e299;
+    if (lo && hi) t += fmt::format(" (range {:g} to {:g})", p.min, p.max);
+    else if (lo) t += fmt::format(" (at least {:g})", p.min);
+  }
+  if (p.rebuilds) t += ". Changing it restarts the field.";
+  return t;
+}
+
+/// True unless the parameter is only meaningful under another's word ("boundary=fixed").
+bool param_shown(const ParamSpec& p, const ParamValues& values) {
+  if (p.shown_when.empty()) return true;
+  const auto eq = p.shown_when.find('=');
+  const auto it = values.find(p.shown_when.substr(0, eq));
+  return it != values.end() && ss::to_string(it->second) == p.shown_when.substr(eq + 1);
+}
+
+/// One widget per parameter, drawn from its spec; edits go into s.params.
+void param_widget(const ParamSpec& p, ParamValues& values) {
+  ImGui::PushID(p.name.c_str());
+  const std::string label = p.unit.empty() ? p.label : p.label;
+  auto it = values.find(p.name);
+  if (p.kind == ParamKind::choice) {
+    const std::string current = it != values.end() ? ss::to_string(it->second) : p.default_choice;
+    if (ImGui::BeginCombo(label.c_str(), current.c_str())) {
+      for (const std::string& c : p.choices)
+        if (ImGui::Selectable(c.c_str(), c == current)) values[p.name] = c;
+      ImGui::EndCombo();
+    }
+  } else {
+    double x = it != values.end() && std::holds_alternative<double>(it->second) ? std::get<double>(it->second)
+                                                                                 : p.default_number;
+    bool changed = false;
+    if (p.kind == ParamKind::integer) {
+      changed = ImGui::InputScalar(label.c_str(), ImGuiDataType_Double, &x, nullptr, nullptr, "%.0f",
+                                   ImGuiInputTextFlags_EnterReturnsTrue);
+    } else {
+      changed = ImGui::InputDouble(label.c_str(), &x, 0, 0, p.zero_means_auto && x == 0 ? "auto" : "%.4g",
+                                   ImGuiInputTextFlags_EnterReturnsTrue);
+    }
+    if (changed) values[p.name] = x;
+    if (p.zero_means_auto) {
+      ImGui::SameLine();
+      if (ImGui::SmallButton("auto")) values[p.name] = 0.0;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("0: the model's default");
+    }
+  }
+  help_marker(param_tooltip(p).c_str());
+  ImGui::PopID();
+}
+
 void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_available, PanelActions& a) {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0), ImGuiCond_FirstUseEver);
@@ -47,28 +101,21 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     ImGui::End();
     return;
   }
-  const bool heat3d = s.model == Model::heat3d;
-  const bool deriv3d = s.model == Model::deriv3d;
-  const bool volume = heat3d || deriv3d;  // three slices
-  if (heat3d)
-    ImGui::Text("heat 3D, %d x %d x %d, step %ld, t = %.6g", s.nx, s.ny, s.nz, status.steps_done, status.time);
-  else if (deriv3d)
-    ImGui::Text("deriv3d: d/d%s of cos(2 pi (x + y + z)), %d x %d x %d, %ld evaluations",
-                std::string(to_string(s.deriv_axis)).c_str(), s.nx, s.ny, s.nz, status.steps_done);
-  else
-    ImGui::Text("heat 2D, %d x %d, step %ld, t = %.6g", s.nx, s.ny, status.steps_done, status.time);
+  const ModelInfo& info = model_of(s).info();
+  ImGui::TextUnformatted(status.headline.c_str());
 
-  Model model = s.model;
-  if (enum_combo("model", model, kAllModels)) {
-    s.model = model;
-    const int side = model == Model::heat3d ? 128 : model == Model::deriv3d ? 64 : 1024;  // each model's default scene
-    s.nx = s.ny = s.nz = side;
-    s.slice = {-1, -1, -1};
+  if (ImGui::BeginCombo("model", info.name.c_str())) {
+    for (const Model* m : models()) {
+      const ModelInfo& mi = m->info();
+      if (ImGui::Selectable(mi.name.c_str(), mi.name == info.name) && mi.name != info.name)
+        switch_model(s, *m, status.backend.rfind("GPU", 0) == 0);  // each model's default scene
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", mi.description.c_str());
+    }
+    ImGui::EndCombo();
   }
-  help_marker("heat2d: the field. heat3d: three slices through the volume. deriv3d: slices of a static field, the "
-              "derivative of a known function (NVIDIA's posts). Changing it starts the model's default scene.");
+  help_marker((info.description + ". Changing the model starts its default scene.").c_str());
 
-  if (volume) {
+  if (info.dims == 3) {
     int size[3] = {s.nx, s.ny, s.nz};
     if (ImGui::InputInt3("grid nx, ny, nz", size, ImGuiInputTextFlags_EnterReturnsTrue)) {
       s.nx = std::max(1, size[0]);
@@ -76,7 +123,7 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
       s.nz = std::max(1, size[2]);
     }
     help_marker("Press Enter to apply. Resizing restarts the field.");
-    for (int n : {64, 128, 256, 512}) {
+    for (int n : info.quick_sides) {
       if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = s.nz = n;
       ImGui::SameLine();
     }
@@ -84,9 +131,9 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     // Slice positions: the XY slice moves along z, XZ along y, YZ along x.
     static constexpr const char* kSliceNames[] = {"XY slice z", "XZ slice y", "YZ slice x"};
     const int depth[3] = {s.nz, s.ny, s.nx};
-    for (int a = 0; a < 3; ++a) {
-      int pos = s.slice[a] < 0 ? depth[a] / 2 : s.slice[a];
-      if (ImGui::SliderInt(kSliceNames[a], &pos, 0, std::max(0, depth[a] - 1))) s.slice[a] = pos;
+    for (int k = 0; k < 3; ++k) {
+      int pos = s.slice[k] < 0 ? depth[k] / 2 : s.slice[k];
+      if (ImGui::SliderInt(kSliceNames[k], &pos, 0, std::max(0, depth[k] - 1))) s.slice[k] = pos;
     }
     help_marker("Drag to move a slice; painting on a slice paints a sphere in the volume.");
   } else {
@@ -96,70 +143,52 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
       s.ny = std::max(1, size[1]);
     }
     help_marker("Press Enter to apply. Resizing restarts the field.");
-    for (int n : {256, 512, 1024, 2048, 4096}) {
+    for (int n : info.quick_sides) {
       if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = n;
       ImGui::SameLine();
     }
     ImGui::NewLine();
   }
 
-  int order_index = s.order / 2 - 1;
-  if (ImGui::Combo("order", &order_index, kOrders, 4)) s.order = 2 * (order_index + 1);
+  const std::string order_name = std::to_string(s.order);
+  if (ImGui::BeginCombo("order", order_name.c_str())) {
+    for (int o : info.orders)
+      if (ImGui::Selectable(std::to_string(o).c_str(), o == s.order)) s.order = o;
+    ImGui::EndCombo();
+  }
   help_marker("Changes the stencil on the live field.");
 
-  if (deriv3d) {
-    enum_combo("axis", s.deriv_axis, kAllAxes);
-    const std::string named(to_string(s.deriv_variant));
-    if (ImGui::BeginCombo("variant", named.c_str())) {
-      for (Deriv3DVariant v : kAllDeriv3DVariants) {
-        const bool unavailable = (is_gpu(v) && !gpu_available) || v == Deriv3DVariant::reference;
-        const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");
-        ImGui::BeginDisabled(unavailable);
-        if (ImGui::Selectable(name.c_str(), v == s.deriv_variant)) s.deriv_variant = v;
-        ImGui::EndDisabled();
-      }
-      ImGui::EndCombo();
-    }
-  }
-  if (heat3d) {
-    const std::string name3d(to_string(s.variant3d));
-    if (ImGui::BeginCombo("variant", name3d.c_str())) {
-      for (Heat3DVariant v : kAllHeat3DVariants) {
-        const bool unavailable = (is_gpu(v) && !gpu_available) || v == Heat3DVariant::reference;
-        const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");
-        ImGui::BeginDisabled(unavailable);
-        if (ImGui::Selectable(name.c_str(), v == s.variant3d)) s.variant3d = v;
-        ImGui::EndDisabled();
-      }
-      ImGui::EndCombo();
-    }
-  }
-  const std::string variant_name(to_string(s.variant));
-  if (!volume && ImGui::BeginCombo("variant", variant_name.c_str())) {
-    for (Heat2DVariant v : kAllHeat2DVariants) {
-      const bool unavailable = is_gpu(v) && !gpu_available;
-      const std::string name = std::string(to_string(v)) + (is_gpu(v) ? "  (GPU)" : "  (CPU)");
+  if (ImGui::BeginCombo("variant", s.variant.c_str())) {
+    for (const VariantSpec& v : info.variants) {
+      const bool unavailable = (v.gpu && !gpu_available) || !v.live;
+      const std::string name = v.name + (v.gpu ? "  (GPU)" : "  (CPU)");
       ImGui::BeginDisabled(unavailable);
-      if (ImGui::Selectable(name.c_str(), v == s.variant)) s.variant = v;
+      if (ImGui::Selectable(name.c_str(), v.name == s.variant)) s.variant = v.name;
       ImGui::EndDisabled();
-      if (unavailable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("needs a CUDA device: %s", status.gpu_unavailable.c_str());
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+        if (v.gpu && !gpu_available) ImGui::SetTooltip("needs a CUDA device: %s", status.gpu_unavailable.c_str());
+        else ImGui::SetTooltip("%s", v.help.c_str());
+      }
     }
     ImGui::EndCombo();
   }
-  help_marker("Same device: changes on the live field. Between CPU and GPU: the field restarts.");
+  help_marker("Same device: changes on the live field. Between CPU and GPU: the field carries over.");
 
-  if (!deriv3d) {  // deriv3d is periodic, its f is fixed and it does not step in time
-    enum_combo("boundary", s.boundary, std::array{Boundary::analytic, Boundary::periodic, Boundary::fixed, Boundary::insulated});
-    if (s.boundary == Boundary::fixed) ImGui::InputDouble("fixed value", &s.fixed_value, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
-    enum_combo("initial", s.initial,
-               std::array{InitialCondition::analytic, InitialCondition::hot_disc, InitialCondition::hot_spots,
-                          InitialCondition::checkerboard});
-    ImGui::InputDouble("alpha", &s.alpha, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
-    double dt = s.dt == 0 ? status.dt : s.dt;
-    if (ImGui::InputDouble("dt", &dt, 0, 0, "%.4e", ImGuiInputTextFlags_EnterReturnsTrue)) s.dt = dt;
-    ImGui::SameLine();
-    if (ImGui::SmallButton("auto")) s.dt = 0;
+  for (const ParamSpec& p : info.params)
+    if (param_shown(p, s.params)) param_widget(p, s.params);
+  if (!info.presets.empty()) {
+    if (ImGui::BeginCombo("preset", "choose...")) {
+      for (const Preset& pr : info.presets) {
+        if (ImGui::Selectable(pr.name.c_str()))
+          for (const auto& [name, value] : pr.values) s.params[name] = value;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", pr.help.c_str());
+      }
+      ImGui::EndCombo();
+    }
+    help_marker("Sets several parameters at once; the field restarts.");
+  }
+  if (info.steps_in_time) {
+    ImGui::Text("dt in use %.4e", status.dt);
     ImGui::Text("stability limit %.4e (dt = %.2f x limit)", status.dt_limit,
                 status.dt_limit > 0 ? status.dt / status.dt_limit : 0.0);
   }

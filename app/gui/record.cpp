@@ -12,7 +12,7 @@
 
 #include "gui.hpp"
 #include "recorder.hpp"
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 #include "stencilscope/render/gl.hpp"
 #include "stencilscope/render/headless_context.hpp"
 #include "stencilscope/render/ui_renderer.hpp"
@@ -112,9 +112,9 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   std::vector<double> sorted = frame_ms;
   std::sort(sorted.begin(), sorted.end());
   const double p95 = sorted[std::min(sorted.size() - 1, sorted.size() * 95 / 100)];
-  const std::string grid = settings.model == Model::heat3d
-                               ? fmt::format("heat3d {}x{}x{}", settings.nx, settings.ny, settings.nz)
-                               : fmt::format("{}x{}", settings.nx, settings.ny);
+  const bool volume = model_of(settings).info().dims == 3;
+  const std::string grid = volume ? fmt::format("{} {}x{}x{}", settings.model, settings.nx, settings.ny, settings.nz)
+                                  : fmt::format("{} {}x{}", settings.model, settings.nx, settings.ny);
   std::printf("measure: %s; %s; %s grid, %dx%d frames%s\n", context.description().c_str(), st.backend.c_str(),
               grid.c_str(), o.width, o.height, o.ui ? ", panels on" : "");
   std::printf("measure: %zu frames: %.1f fps (mean %.2f ms, 95th percentile %.2f ms per frame), %ld steps done\n",

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 
 namespace ss::app {
 

@@ -1,13 +1,11 @@
 #pragma once
 // Plain structs the app owns and the ImGui panels edit (the UI owns no simulation state).
+// The simulation settings name a registered model (sim/core/model.hpp) and hold its
+// parameters by name: nothing here knows a particular model.
 #include <array>
-#include <cstdint>
 #include <string>
-#include <string_view>
 
-#include "stencilscope/deriv3d.hpp"
-#include "stencilscope/heat2d.hpp"
-#include "stencilscope/heat3d.hpp"
+#include "sim/core/model.hpp"
 #include "stencilscope/render/field_renderer.hpp"
 
 namespace ss::app {
@@ -19,35 +17,19 @@ enum class UploadChoice {
   interop,    ///< interop or an error (tests)
 };
 
-/// The model the app runs: heat 2D shows the field; heat 3D and deriv3d (a static field:
-/// the derivative of f = cos(2 pi (x + y + z)) along one axis) three axis-aligned slices.
-enum class Model { heat2d, heat3d, deriv3d };
-inline constexpr std::array kAllModels = {Model::heat2d, Model::heat3d, Model::deriv3d};
-/// "heat2d" / "heat3d" / "deriv3d".
-std::string_view to_string(Model m);
-/// Throws ss::Error naming the bad word and the accepted ones.
-Model parse_model(std::string_view s);
-
-/// What to simulate and how to advance it. Changing nx, ny, boundary, initial, alpha, dt,
-/// fixed_value or seed rebuilds the field; order and variant change on the live field.
+/// What to simulate and how to advance it. Changing the model, the size or a parameter
+/// that rebuilds restarts the field; order and variant change on the live field.
 struct SimSettings {
-  Model model = Model::heat2d;
+  std::string model = "heat2d";  ///< a registered model's name
   int nx = 1024, ny = 1024;
-  int nz = 128;  ///< heat 3D only
+  int nz = 1;                    ///< 3D models only
   int order = 8;
-  Heat2DVariant variant = Heat2DVariant::stream;      ///< heat 2D
-  Heat3DVariant variant3d = Heat3DVariant::stream25d;  ///< heat 3D
-  Deriv3DVariant deriv_variant = Deriv3DVariant::stream;  ///< deriv3d
-  Axis deriv_axis = Axis::x;                              ///< deriv3d: the derivative shown
-  /// heat 3D: position of the XY (z = k), XZ (y = j) and YZ (x = i) slices; -1 is the
+  std::string variant = "stream";  ///< one of the model's variants; empty: the fastest on the running device
+  ParamValues params;              ///< the model's parameters; missing ones take their defaults
+  /// 3D models: position of the XY (z = k), XZ (y = j) and YZ (x = i) slices; -1 is the
   /// middle. LiveSimulation clamps them into the grid and writes them back.
   std::array<int, 3> slice{-1, -1, -1};
-  Boundary boundary = Boundary::analytic;
-  InitialCondition initial = InitialCondition::analytic;
-  double alpha = 1.0;
-  double dt = 0.0;  ///< 0: half the stability limit
-  double fixed_value = 0.0;
-  std::uint32_t seed = 1;
+  std::string quantity;           ///< what the views show; empty: the model's default
   bool paused = false;
   bool adaptive_steps = true;     ///< steps per frame follow frame_budget_ms
   int steps_per_frame = 10;       ///< when not adaptive (and while recording)
@@ -70,55 +52,20 @@ struct ViewSettings {
   bool show_ui = true;
 };
 
-/// True when the settings' variant (of their model) runs on the GPU.
-inline bool runs_on_gpu(const SimSettings& s) {
-  switch (s.model) {
-    case Model::heat2d: return is_gpu(s.variant);
-    case Model::heat3d: return is_gpu(s.variant3d);
-    case Model::deriv3d: return is_gpu(s.deriv_variant);
-  }
-  return false;
-}
-
-/// The heat 3D configuration of the settings (nx, ny, nz and the shared fields).
-inline Heat3DConfig to_config3d(const SimSettings& s) {
-  Heat3DConfig c;
-  c.nx = s.nx;
-  c.ny = s.ny;
-  c.nz = s.nz;
-  c.order = s.order;
-  c.alpha = s.alpha;
-  c.dt = s.dt;
-  c.boundary = s.boundary;
-  c.fixed_value = s.fixed_value;
-  c.initial = s.initial;
-  c.seed = s.seed;
-  return c;
-}
-
-/// The deriv3d configuration of the settings.
-inline Deriv3DConfig to_deriv_config(const SimSettings& s) {
-  Deriv3DConfig c;
-  c.nx = s.nx;
-  c.ny = s.ny;
-  c.nz = s.nz;
-  c.order = s.order;
-  return c;
-}
-
-/// The configuration the simulation library validates.
-inline Heat2DConfig to_config(const SimSettings& s) {
-  Heat2DConfig c;
-  c.nx = s.nx;
-  c.ny = s.ny;
-  c.order = s.order;
-  c.alpha = s.alpha;
-  c.dt = s.dt;
-  c.boundary = s.boundary;
-  c.fixed_value = s.fixed_value;
-  c.initial = s.initial;
-  c.seed = s.seed;
-  return c;
-}
+/// The registered model the settings name; throws ss::Error for an unknown name.
+const Model& model_of(const SimSettings& s);
+/// The variant spec the settings name, or nullptr (empty or unknown variant).
+const VariantSpec* variant_of(const SimSettings& s);
+/// True when the settings' variant runs on the GPU.
+bool runs_on_gpu(const SimSettings& s);
+/// The validated configuration of the settings (throws ss::Error naming what is wrong).
+ModelConfig to_model_config(const SimSettings& s);
+/// Starts `model`'s default scene: its default size and order, its parameters at
+/// their defaults, slices through the middle, its fastest variant on the GPU or the CPU.
+void switch_model(SimSettings& s, const Model& model, bool gpu);
+/// The model's fastest variant on the GPU or the CPU.
+void use_fastest_variant(SimSettings& s, bool gpu);
+/// "nx x ny" or "nx x ny x nz", as the model's dimensions say.
+std::string size_text(const SimSettings& s);
 
 }  // namespace ss::app

@@ -43,8 +43,8 @@ void ViewPass::draw(const LiveSimulation& sim, int width, int height, const rend
   for (int v = 0; v < 3; ++v)
     fields.push_back({&sim.texture(v), panes.slice[static_cast<std::size_t>(v)],
                       slice_label(v, sim.slices()[static_cast<std::size_t>(v)]), kSliceRgba[static_cast<std::size_t>(v)]});
-  const Grid3D& g = *sim.grid3d();
-  const std::vector<render::OverlayLine> sketch = slice_sketch(panes.sketch, g.nx, g.ny, g.nz, sim.slices());
+  const auto& n = sim.config().size;
+  const std::vector<render::OverlayLine> sketch = slice_sketch(panes.sketch, n[0], n[1], n[2], sim.slices());
   if (renderer_) renderer_->draw_panes(fields, layout, style, sketch);
 }
 

@@ -15,7 +15,7 @@
 
 namespace ss::app {
 
-/// Heat 3D's frame: the field area split 2x2, the XY slice top left, XZ top right,
+/// A 3D model's frame: the field area split 2x2, the XY slice top left, XZ top right,
 /// YZ bottom left, the sketch of where they cut bottom right.
 struct SliceLayout {
   std::array<render::PixelRect, 3> slice;  ///< indexed by SliceAxis

@@ -14,7 +14,7 @@
 #include "gui.hpp"
 #include "mouse_input.hpp"
 #include "recorder.hpp"
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 #include "stencilscope/render/gl.hpp"
 #include "stencilscope/render/gpu_timer.hpp"
 #include "stencilscope/render/ui_renderer.hpp"

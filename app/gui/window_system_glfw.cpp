@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 #include "window_system.hpp"
 
 namespace ss::app {

@@ -1,5 +1,5 @@
 // window_system.hpp for builds without GLFW (e.g. the GPU machine): only headless recording.
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 #include "window_system.hpp"
 
 namespace ss::app {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "resources.hpp"
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 
 namespace ss::render {
 

@@ -3,7 +3,7 @@
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 
 namespace ss::render {
 

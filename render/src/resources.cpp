@@ -3,7 +3,7 @@
 #include <string>
 
 #include "embedded_files.hpp"
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 
 namespace ss::render {
 

@@ -11,10 +11,10 @@
 #include <filesystem>
 #include <string>
 
-#include "stencilscope/deriv3d.hpp"
-#include "stencilscope/heat2d_solver.hpp"
-#include "stencilscope/heat3d_solver.hpp"
-#include "stencilscope/slice3d.hpp"
+#include "sim/models/deriv3d/deriv3d.hpp"
+#include "sim/models/heat2d/heat2d_solver.hpp"
+#include "sim/models/heat3d/heat3d_solver.hpp"
+#include "sim/core/slice3d.hpp"
 #include "stencilscope/render/colormap.hpp"
 #include "stencilscope/render/field_renderer.hpp"
 #include "stencilscope/render/image_io.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 #include "stencilscope/render/colormap.hpp"
 #include "stencilscope/render/view_layout.hpp"
 

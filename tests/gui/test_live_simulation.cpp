@@ -11,18 +11,40 @@
 #include "live_simulation.hpp"
 #include "mouse_input.hpp"
 #include "stencilscope/render/view_layout.hpp"
-#include "stencilscope/heat2d_solver.hpp"
+#include "sim/models/heat2d/heat2d_solver.hpp"
 #include "view_pass.hpp"
-#include "stencilscope/device.hpp"
-#include "stencilscope/error.hpp"
-#include "stencilscope/deriv3d.hpp"
-#include "stencilscope/heat3d_solver.hpp"
+#include "sim/core/device.hpp"
+#include "sim/core/error.hpp"
+#include "sim/models/deriv3d/deriv3d.hpp"
+#include "sim/models/heat3d/heat3d_solver.hpp"
+#include "sim/models/heat2d/heat_params.hpp"
 #include "stencilscope/render/headless_context.hpp"
 
 using namespace ss;
 using namespace ss::app;
 
 namespace {
+
+/// The heat configurations the settings describe, built the way the models build them.
+Heat2DConfig heat2d_config(const SimSettings& s) {
+  const ModelConfig c = to_model_config(s);
+  Heat2DConfig h;
+  h.nx = s.nx;
+  h.ny = s.ny;
+  h.order = s.order;
+  apply_heat_params(c, h);
+  return h;
+}
+Heat3DConfig heat3d_config(const SimSettings& s) {
+  const ModelConfig c = to_model_config(s);
+  Heat3DConfig h;
+  h.nx = s.nx;
+  h.ny = s.ny;
+  h.nz = s.nz;
+  h.order = s.order;
+  apply_heat_params(c, h);
+  return h;
+}
 
 class LiveSimulationTest : public ::testing::Test {
  protected:
@@ -34,7 +56,7 @@ class LiveSimulationTest : public ::testing::Test {
     }
     settings_.nx = 48;
     settings_.ny = 40;
-    settings_.variant = Heat2DVariant::cpu;
+    settings_.variant = "cpu";
     settings_.adaptive_steps = false;
     settings_.steps_per_frame = 4;
   }
@@ -55,7 +77,7 @@ TEST_F(LiveSimulationTest, FramesAdvanceByTheFixedStepsAndOrderChangesKeepTheFie
   sim.apply(settings_);
   sim.advance(settings_, false);
   EXPECT_EQ(sim.status().steps_done, 16) << "an order change must not restart the field";
-  EXPECT_EQ(sim.setup().config.order, 4);
+  EXPECT_EQ(sim.config().order, 4);
 }
 
 TEST_F(LiveSimulationTest, ResizingRestartsTheFieldWithANewTexture) {
@@ -66,16 +88,16 @@ TEST_F(LiveSimulationTest, ResizingRestartsTheFieldWithANewTexture) {
   sim.apply(settings_);
   EXPECT_EQ(sim.status().steps_done, 0);
   EXPECT_EQ(sim.texture().nx(), 64);
-  EXPECT_EQ(sim.setup().grid.nx, 64);
+  EXPECT_EQ(sim.config().size[0], 64);
 }
 
 TEST_F(LiveSimulationTest, RefusedEditsAreUndoneAndTheSceneKeepsRunning) {
   LiveSimulation sim(settings_);
   sim.advance(settings_, false);
   SimSettings bad = settings_;
-  bad.dt = 1.0;  // far above the stability limit
+  bad.params["dt"] = 1.0;  // far above the stability limit
   sim.apply(bad);
-  EXPECT_EQ(bad.dt, settings_.dt) << "the refused dt is put back";
+  EXPECT_EQ(bad.params, settings_.params) << "the refused dt is put back";
   EXPECT_NE(sim.status().note.find("stability limit"), std::string::npos) << sim.status().note;
   EXPECT_TRUE(sim.status().error.empty());
   sim.advance(bad, false);
@@ -86,9 +108,10 @@ TEST_F(LiveSimulationTest, ReferenceVariantStepsLiveInDouble) {
   // Batches of 4 steps with the double reference: the field shown is the reference
   // after as many steps, rounded to float; its state stays double between batches
   // (stepping from the rounded field each batch would not match bit for bit).
-  settings_.variant = Heat2DVariant::reference;
+  settings_.variant = "reference";
   LiveSimulation sim(settings_);
-  EXPECT_EQ(settings_.variant, Heat2DVariant::reference);
+  EXPECT_EQ(settings_.variant, "reference");
+  const Heat2DSetup setup = make_heat2d_setup(heat2d_config(settings_));
   for (int k = 0; k < 4; ++k) sim.advance(settings_, false);
   SimSettings paused = settings_;
   paused.paused = true;
@@ -96,9 +119,9 @@ TEST_F(LiveSimulationTest, ReferenceVariantStepsLiveInDouble) {
   const long steps = sim.status().steps_done;
   ASSERT_EQ(steps, 16) << "four frames, one batch of 4 steps each";
   // The live reference starts from the field on screen: the initial condition in float.
-  const std::vector<float> start = extract_interior(heat2d_initial_field<float>(sim.setup()), sim.setup().grid);
+  const std::vector<float> start = extract_interior(heat2d_initial_field<float>(setup), setup.grid);
   const std::vector<double> start_d(start.begin(), start.end());
-  ReferenceHeat2D ref(sim.setup());
+  ReferenceHeat2D ref(setup);
   ref.load_interior(start_d.data(), 0);
   ref.step(static_cast<int>(steps));
   const std::vector<double> expected = ref.interior();
@@ -148,9 +171,9 @@ TEST_F(LiveSimulationTest, ValidationAgainstTheAnalyticSolutionIsSmall) {
 
 TEST_F(LiveSimulationTest, GpuVariantWithoutADeviceFallsBackToTheCpuAndSaysSo) {
   if (cuda_available()) GTEST_SKIP() << "there is a CUDA device";
-  settings_.variant = Heat2DVariant::stream;
+  settings_.variant = "stream";
   LiveSimulation sim(settings_);
-  EXPECT_EQ(settings_.variant, Heat2DVariant::cpu);
+  EXPECT_EQ(settings_.variant, "cpu");
   EXPECT_EQ(sim.status().backend, "CPU");
   EXPECT_NE(sim.status().note.find("CPU backend"), std::string::npos) << sim.status().note;
 }
@@ -175,12 +198,12 @@ namespace {
 /// The heat 3D scene of the tests: odd sides, the CPU backend, 4 steps a frame.
 SimSettings heat3d_settings(const SimSettings& base) {
   SimSettings s = base;
-  s.model = Model::heat3d;
+  s.model = "heat3d";
   s.nx = 27;
   s.ny = 21;
   s.nz = 17;
   s.order = 4;
-  s.variant3d = Heat3DVariant::cpu;
+  s.variant = "cpu";
   return s;
 }
 
@@ -213,7 +236,7 @@ TEST_F(LiveSimulationTest, Heat3DAdvancesAndItsThreeSliceTexturesHoldTheHostFiel
   EXPECT_EQ(sim.status().steps_done, 12);
   EXPECT_EQ(sim.status().upload_path, UploadPath::cpu_backend);
 
-  HostHeat3D<float> host(make_heat3d_setup(to_config3d(s)));
+  HostHeat3D<float> host(make_heat3d_setup(heat3d_config(s)));
   host.step(12);
   expect_textures_are_slices(sim, host);
   // The stats span the three slices (not the volume).
@@ -246,8 +269,8 @@ TEST_F(LiveSimulationTest, Heat3DAdvancesAndItsThreeSliceTexturesHoldTheHostFiel
   sim.apply(s);
   sim.advance(s, false);
   EXPECT_EQ(sim.status().steps_done, 16);
-  EXPECT_EQ(sim.setup3d()->config.order, 8);
-  EXPECT_THROW(sim.setup(), Error) << "heat 3D has no heat 2D setup";
+  EXPECT_EQ(sim.config().order, 8);
+  EXPECT_EQ(sim.model().name, "heat3d");
 }
 
 TEST_F(LiveSimulationTest, PaintingOnASlicePaintsASphereThatShowsInTheThreeSlicesThroughItsCentre) {
@@ -283,20 +306,20 @@ TEST_F(LiveSimulationTest, SwitchingTheModelStartsTheOtherModelsScene) {
   LiveSimulation sim(settings_);
   sim.advance(settings_, false);
   SimSettings s = heat3d_settings(settings_);
-  s.variant3d = Heat3DVariant::stream25d;  // apply picks the running device's variant for a new model
+  s.variant = "stream25d";  // apply picks the running device's variant for a new model
   sim.apply(s);
-  EXPECT_EQ(s.variant3d, Heat3DVariant::cpu);
-  EXPECT_EQ(sim.model(), Model::heat3d);
+  EXPECT_EQ(s.variant, "cpu");
+  EXPECT_EQ(sim.model().name, "heat3d");
   EXPECT_EQ(sim.views(), 3);
   EXPECT_EQ(sim.status().steps_done, 0);
   sim.advance(s, false);
   EXPECT_EQ(sim.status().steps_done, 4);
-  s.model = Model::heat2d;
+  s.model = "heat2d";
   s.nx = 48;
   s.ny = 40;
   sim.apply(s);
   EXPECT_EQ(sim.views(), 1);
-  EXPECT_EQ(sim.setup().grid.nx, 48);
+  EXPECT_EQ(sim.config().size[0], 48);
 }
 
 TEST(SlicePicking, APixelOnASliceNamesItsViewAndCellAndTheSketchIsNoSlice) {
@@ -380,21 +403,26 @@ TEST_F(LiveSimulationTest, APixelOnTheYZSlicePaintsTheSphereAtThatSlicesX) {
 
 TEST_F(LiveSimulationTest, Deriv3DSlicesAreTheCpuDerivativesSlicesAndTheAxisRebuildsIt) {
   SimSettings s = settings_;
-  s.model = Model::deriv3d;
+  s.model = "deriv3d";
   s.nx = 23;
   s.ny = 19;
   s.nz = 17;
   s.order = 6;
-  s.deriv_variant = Deriv3DVariant::cpu;
-  s.deriv_axis = Axis::y;
+  s.variant = "cpu";
+  s.params["axis"] = std::string("y");
   s.paused = true;
   LiveSimulation sim(s);
   sim.advance(s, false);
   EXPECT_EQ(sim.views(), 3);
-  EXPECT_EQ(sim.setup3d(), nullptr);
-  ASSERT_NE(sim.grid3d(), nullptr);
+  EXPECT_EQ(sim.model().name, "deriv3d");
+  EXPECT_EQ(sim.config().word("axis"), "y");
   auto expect_derivative = [&](Axis axis) {
-    const Deriv3DSetup d = make_deriv3d_setup(to_deriv_config(s));
+    Deriv3DConfig c;
+    c.nx = s.nx;
+    c.ny = s.ny;
+    c.nz = s.nz;
+    c.order = s.order;
+    const Deriv3DSetup d = make_deriv3d_setup(c);
     const std::vector<float> in = deriv3d_input<float>(d);
     std::vector<float> out = in;
     deriv3d_cpu(d, axis, in.data(), out.data());
@@ -411,7 +439,7 @@ TEST_F(LiveSimulationTest, Deriv3DSlicesAreTheCpuDerivativesSlicesAndTheAxisRebu
   sim.advance(s, false);
   EXPECT_EQ(sim.status().steps_done, 4) << "a batch of 4 evaluations";
   expect_derivative(Axis::y);
-  s.deriv_axis = Axis::z;
+  s.params["axis"] = std::string("z");
   sim.apply(s);
   sim.advance(s, false);
   expect_derivative(Axis::z);

@@ -2,7 +2,7 @@
 // the device -> host -> texture path on the same state, and the colormap of the CPU
 // backend's field (the GPU variants are bitwise equal to it). Skips without a device.
 #include "app_runner.hpp"
-#include "stencilscope/device.hpp"
+#include "sim/core/device.hpp"
 
 using namespace ss;
 using namespace ss::test;

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "stencilscope/error.hpp"
+#include "sim/core/error.hpp"
 
 namespace ss::render {
 

@@ -1,0 +1,134 @@
+#include "view_upload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/core/error.hpp"
+#include "sim/core/views.hpp"
+
+namespace ss::app {
+
+std::string_view to_string(UploadPath p) {
+  switch (p) {
+    case UploadPath::interop: return "CUDA-GL interop";
+    case UploadPath::host_copy: return "device -> host -> texture copy";
+    case UploadPath::cpu_backend: return "CPU backend (glTexSubImage2D)";
+  }
+  return "?";
+}
+
+render::FieldStats field_stats(const float* first_cell, int nx, int ny, std::size_t row_pitch) {
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  bool finite = true;
+  for (int j = 0; j < ny; ++j) {
+    const float* row = first_cell + static_cast<std::size_t>(j) * row_pitch;
+    for (int i = 0; i < nx; ++i) {
+      const float v = row[i];
+      if (!std::isfinite(v)) {
+        finite = false;
+        continue;
+      }
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  render::FieldStats s;
+  s.finite = finite;
+  if (lo <= hi) s.range = {lo, hi};
+  return s;
+}
+
+render::FieldStats merge(const render::FieldStats& a, const render::FieldStats& b) {
+  render::FieldStats m;
+  m.finite = a.finite && b.finite;
+  m.range = {std::min(a.range.lo, b.range.lo), std::max(a.range.hi, b.range.hi)};
+  return m;
+}
+
+bool ViewUploader::interop_ready(std::span<render::FieldTexture* const> textures) {
+  interop_.resize(textures.size());
+  registered_.resize(textures.size(), 0);
+  bool all = true;
+  for (std::size_t v = 0; v < textures.size(); ++v) {
+    if (registered_[v] != textures[v]->gl_name()) {  // register once per texture
+      interop_[v].reset();
+      registered_[v] = textures[v]->gl_name();
+      try {
+        interop_[v].emplace(*textures[v]);
+        failure_.clear();
+      } catch (const Error& e) {
+        failure_ = e.what();
+      }
+    }
+    all = all && interop_[v].has_value();
+  }
+  return all;
+}
+
+void ViewUploader::refresh(const Simulation& sim) {
+  if (!pending_ || !sim.idle()) return;
+  std::optional<render::FieldStats> all;
+  for (const auto& i : interop_) {
+    if (!i) return;
+    all = all ? merge(*all, i->last_stats()) : i->last_stats();
+  }
+  stats_ = all;
+  pending_ = false;
+}
+
+UploadPath ViewUploader::upload(Simulation& sim, std::span<render::FieldTexture* const> textures,
+                                const ViewPlacement& where, bool allow_interop) {
+  const int views = sim.views();
+  std::optional<render::FieldStats> all;
+  auto add = [&](const render::FieldStats& st) { all = all ? merge(*all, st) : st; };
+  if (!sim.on_gpu()) {
+    for (int v = 0; v < views; ++v) {
+      const FieldView f = sim.view(v, where);
+      render::FieldTexture& texture = *textures[static_cast<std::size_t>(v)];
+      if (f.u_stride == 1) {  // rows are contiguous: straight from the field
+        texture.upload_host(f.data + f.offset, f.v_stride);
+        add(field_stats(f.data + f.offset, f.nu, f.nv, f.v_stride));
+      } else {
+        host_.resize(static_cast<std::size_t>(f.nu) * f.nv);
+        copy_host_view(f, host_.data());
+        texture.upload_host(host_.data(), static_cast<std::size_t>(f.nu));
+        add(field_stats(host_.data(), f.nu, f.nv, static_cast<std::size_t>(f.nu)));
+      }
+    }
+    stats_ = all;
+    pending_ = false;
+    return UploadPath::cpu_backend;
+  }
+  // The previous writes have finished when the stream is idle (uploads happen between
+  // batches): take their stats before the next writes reuse their buffers. In the window
+  // this makes the auto range and the NaN check lag one batch; recordings wait, no lag.
+  refresh(sim);
+  if (interop_ready(textures) && allow_interop) {
+    for (int v = 0; v < views; ++v) {
+      const FieldView f = sim.view(v, where);
+      auto& interop = *interop_[static_cast<std::size_t>(v)];
+      if (f.u_stride == 1) interop.write(f.data + f.offset, f.v_stride, f.stream);
+      else interop.write_strided(f.data + f.offset, f.u_stride, f.v_stride, f.stream);
+    }
+    pending_ = true;
+    return UploadPath::interop;
+  }
+  pending_ = false;
+  for (int v = 0; v < views; ++v) {
+    const auto [nu, nv] = sim.view_size(v);
+    host_.resize(static_cast<std::size_t>(nu) * nv);
+    sim.copy_view(v, where, host_.data());  // only the view crosses the bus
+    textures[static_cast<std::size_t>(v)]->upload_host(host_.data(), static_cast<std::size_t>(nu));
+    add(field_stats(host_.data(), nu, nv, static_cast<std::size_t>(nu)));
+  }
+  stats_ = all;
+  return UploadPath::host_copy;
+}
+
+std::optional<render::FieldStats> ViewUploader::stats(const Simulation& sim) {
+  refresh(sim);
+  return stats_;
+}
+
+}  // namespace ss::app

@@ -1,0 +1,108 @@
+#include "param_options.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+
+namespace ss::app {
+
+namespace {
+
+std::string flag_of(const std::string& name) {
+  std::string f = name;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return "--" + f;
+}
+
+/// The registered models that have parameter `name`: "heat2d, heat3d".
+std::string models_with(const std::string& name) {
+  std::string out;
+  for (const Model* m : models())
+    if (m->info().param(name)) out += (out.empty() ? "" : ", ") + m->info().name;
+  return out;
+}
+
+}  // namespace
+
+std::string size_text(const std::array<int, 3>& n, int dims) {
+  return dims == 2 ? fmt::format("{}x{}", n[0], n[1]) : fmt::format("{}x{}x{}", n[0], n[1], n[2]);
+}
+
+std::array<int, 3> parse_grid_size(const std::string& s, const ModelInfo& info, const std::array<int, 3>& example) {
+  const std::string expected =
+      fmt::format("expected {} such as {}, or one number for a {}", info.dims == 2 ? "NXxNY" : "NXxNYxNZ",
+                  size_text(example, info.dims), info.dims == 2 ? "square" : "cube");
+  const auto malformed = [&] { return Error("malformed --size '" + s + "' (" + expected + ")"); };
+  std::vector<int> sides;
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t x = s.find_first_of("xX", from);
+    std::string part = s.substr(from, x == std::string::npos ? std::string::npos : x - from);
+    const auto blank = [](unsigned char c) { return std::isspace(c) != 0; };
+    part.erase(part.begin(), std::find_if_not(part.begin(), part.end(), blank));
+    part.erase(std::find_if_not(part.rbegin(), part.rend(), blank).base(), part.end());
+    if (part.empty() || part.size() > 9 || !std::all_of(part.begin(), part.end(), [](unsigned char c) {
+          return std::isdigit(c) != 0;
+        }))
+      throw malformed();
+    sides.push_back(std::stoi(part));
+    if (x == std::string::npos) break;
+    from = x + 1;
+  }
+  if (sides.size() == 1) sides.resize(static_cast<std::size_t>(info.dims), sides[0]);
+  if (sides.size() != static_cast<std::size_t>(info.dims)) throw malformed();
+  return {sides[0], sides[1], info.dims == 3 ? sides[2] : 1};
+}
+
+
+void add_param_options(CLI::App* cmd, ParamArgs& args) {
+  cmd->add_option("--param", args.assignments,
+                  "A model parameter NAME=VALUE (repeatable); the parameters are listed with each model's flags");
+  for (const Model* m : models()) {
+    for (const ParamSpec& p : m->info().params) {
+      if (args.options.count(p.name)) continue;  // one flag per name
+      std::string names = flag_of(p.name);
+      if (p.name == "boundary") names += ",--bc";
+      if (p.name == "initial") names += ",--ic";
+      std::string help = p.help;
+      if (p.kind == ParamKind::choice) {
+        std::string words;
+        for (const std::string& c : p.choices) words += (words.empty() ? "" : ", ") + c;
+        help += " {" + words + (p.bench_sweeps ? ", all in bench" : "") + "}";
+      }
+      help += " [" + models_with(p.name) + "]";
+      args.options[p.name] = cmd->add_option(names, args.flags[p.name], help);
+    }
+  }
+}
+
+ParamValues parse_params(const ParamArgs& args, const Model& model, bool bench) {
+  const ModelInfo& info = model.info();
+  ParamValues values;
+  for (const auto& [name, option] : args.options) {
+    if (option->count() == 0) continue;
+    const ParamSpec* p = info.param(name);
+    if (!p) throw Error(fmt::format("{} applies to {} only (model '{}')", flag_of(name), models_with(name), info.name));
+    values[name] = parse_param(*p, args.flags.at(name), bench);
+  }
+  for (const std::string& a : args.assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(fmt::format("malformed --param '{}' (expected NAME=VALUE, such as alpha=0.5)", a));
+    const std::string name = a.substr(0, eq);
+    const ParamSpec* p = info.param(name);
+    if (!p) {
+      std::string names;
+      for (const ParamSpec& q : info.params) names += (names.empty() ? "" : ", ") + q.name;
+      throw Error(fmt::format("{} has no parameter '{}' ({})", info.name, name,
+                              names.empty() ? "it has none" : "it has " + names));
+    }
+    values[name] = parse_param(*p, a.substr(eq + 1), bench);
+  }
+  return values;
+}
+
+}  // namespace ss::app

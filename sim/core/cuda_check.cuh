@@ -1,0 +1,123 @@
+#pragma once
+// CUDA error handling and the move-only owners of device handles (as in
+// tiny-cuda-nn): SS_CUDA_CHECK throws ss::Error with file, line, expression and
+// cudaGetErrorString; SS_CUDA_LOG only prints, for destructors.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "sim/core/error.hpp"
+
+namespace ss {
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* expr, const char* file, int line) {
+  throw Error(std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + cudaGetErrorString(e));
+}
+
+}  // namespace ss
+
+#define SS_CUDA_CHECK(expr)                                                 \
+  do {                                                                      \
+    const cudaError_t ss_err_ = (expr);                                     \
+    if (ss_err_ != cudaSuccess) ::ss::throw_cuda_error(ss_err_, #expr, __FILE__, __LINE__); \
+  } while (0)
+
+#define SS_CUDA_LOG(expr)                                                                      \
+  do {                                                                                         \
+    const cudaError_t ss_err_ = (expr);                                                        \
+    if (ss_err_ != cudaSuccess)                                                                \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr, cudaGetErrorString(ss_err_)); \
+  } while (0)
+
+/// After every launch: configuration errors surface here, with the kernel's name.
+#define SS_CUDA_LAUNCH_CHECK(name)                                                        \
+  do {                                                                                    \
+    const cudaError_t ss_err_ = cudaGetLastError();                                       \
+    if (ss_err_ != cudaSuccess) ::ss::throw_cuda_error(ss_err_, "launch of " name, __FILE__, __LINE__); \
+  } while (0)
+
+namespace ss {
+
+/// Owns count elements of device memory; move-only.
+template <typename T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count) SS_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T)));
+  }
+  ~DeviceBuffer() {
+    if (ptr_) SS_CUDA_LOG(cudaFree(ptr_));
+  }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+  std::size_t bytes() const { return count_ * sizeof(T); }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// Owns a non-blocking CUDA stream.
+class CudaStream {
+ public:
+  CudaStream() { SS_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~CudaStream() {
+    if (s_) SS_CUDA_LOG(cudaStreamDestroy(s_));
+  }
+  CudaStream(CudaStream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  CudaStream& operator=(CudaStream&& o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  CudaStream(const CudaStream&) = delete;
+  CudaStream& operator=(const CudaStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+/// Owns a CUDA event (timing enabled).
+class CudaEvent {
+ public:
+  CudaEvent() { SS_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~CudaEvent() {
+    if (e_) SS_CUDA_LOG(cudaEventDestroy(e_));
+  }
+  CudaEvent(CudaEvent&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+  CudaEvent& operator=(CudaEvent&& o) noexcept {
+    std::swap(e_, o.e_);
+    return *this;
+  }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+/// Milliseconds between two recorded events (waits for the second).
+inline double elapsed_ms(const CudaEvent& a, const CudaEvent& b) {
+  SS_CUDA_CHECK(cudaEventSynchronize(b.get()));
+  float ms = 0;
+  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+  return ms;
+}
+
+/// Blocks needed to cover n items with blocks of b (the one round-up helper).
+inline unsigned blocks_for(long long n, long long b) { return static_cast<unsigned>((n + b - 1) / b); }
+
+}  // namespace ss

@@ -1,0 +1,54 @@
+#pragma once
+// What CUDA devices there are, and the copy kernel that every bandwidth figure
+// is measured against.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ss {
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int multiprocessors = 0;
+  std::size_t total_bytes = 0;
+  std::size_t free_bytes = 0;
+  std::size_t l2_bytes = 0;
+  double peak_gbps = 0;  ///< from the memory clock and bus width, 0 when the driver does not say
+};
+
+/// The CUDA devices, or empty with `why` saying why (no driver, no device, built without CUDA).
+std::vector<DeviceInfo> cuda_devices(std::string* why = nullptr);
+
+/// True when a CUDA device can run kernels; otherwise `why` says why not.
+bool cuda_available(std::string* why = nullptr);
+
+/// Throws ss::Error "no CUDA device: <why>" unless cuda_available().
+void require_cuda_device();
+
+/// The device's name ("" without a device).
+std::string cuda_device_name();
+
+/// Throws ss::Error naming both figures when `bytes` more device memory does not fit.
+void check_device_memory(std::size_t bytes, const char* what);
+
+/// Throws ss::Error when `bytes` of host memory exceed what the machine has.
+void check_host_memory(std::size_t bytes, const char* what);
+
+/// Effective bandwidth of a device-to-device copy kernel (16-byte loads and stores)
+/// over a buffer of `bytes`, counting bytes read plus bytes written: the median of
+/// `repeats` timed runs after a warm-up. Throws ss::Error without a device.
+double measure_copy_gbps(std::size_t bytes, int repeats = 20);
+
+/// Host copy bandwidth (read + write) over `bytes`, parallel where OpenMP is on.
+double measure_host_copy_gbps(std::size_t bytes);
+
+/// Effective bandwidth in GB/s of a stencil that reads each input once and writes
+/// each output once: 2 * bytes_per_value * points * steps / time.
+double effective_gbps(std::size_t points, int steps, std::size_t bytes_per_value, double time_ms);
+
+/// Million cell updates per second.
+double mcups(std::size_t points, int steps, double time_ms);
+
+}  // namespace ss

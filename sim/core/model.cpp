@@ -1,0 +1,201 @@
+#include "sim/core/model.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/core/stencil.hpp"
+
+namespace ss {
+
+namespace {
+
+/// "a, b or c".
+std::string or_list(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    if (k > 0) out += k + 1 == words.size() ? " or " : ", ";
+    out += words[k];
+  }
+  return out;
+}
+
+std::string range_text(const ParamSpec& p) {
+  const bool lo = p.min > -1e299, hi = p.max < 1e299;
+  std::string r;
+  if (lo && hi) r = fmt::format("{:g} to {:g}", p.min, p.max);
+  else if (lo) r = fmt::format("at least {:g}", p.min);
+  else if (hi) r = fmt::format("at most {:g}", p.max);
+  else r = "any number";
+  if (p.zero_means_auto && p.min == 0 && !hi) r = "positive, or 0 for auto";
+  else if (p.zero_means_auto) r += ", or 0 for auto";
+  if (p.kind == ParamKind::integer) r += ", a whole number";
+  return r;
+}
+
+std::vector<std::string> accepted_words(const ParamSpec& p, bool bench) {
+  std::vector<std::string> w = p.choices;
+  if (bench && p.bench_sweeps) w.push_back("all");
+  return w;
+}
+
+}  // namespace
+
+const ParamSpec* ModelInfo::param(std::string_view n) const {
+  for (const ParamSpec& p : params)
+    if (p.name == n) return &p;
+  return nullptr;
+}
+
+const VariantSpec* ModelInfo::variant(std::string_view n) const {
+  for (const VariantSpec& v : variants)
+    if (v.name == n) return &v;
+  return nullptr;
+}
+
+std::string ModelInfo::variant_list(std::string_view device) const {
+  std::vector<std::string> names;
+  for (const VariantSpec& v : variants)
+    if (device == "all" || (device == "gpu") == v.gpu) names.push_back(v.name);
+  return or_list(names);
+}
+
+double ModelConfig::number(std::string_view name) const {
+  const auto it = params.find(name);
+  if (it == params.end() || !std::holds_alternative<double>(it->second))
+    throw Error(fmt::format("the configuration has no number '{}'", name));
+  return std::get<double>(it->second);
+}
+
+const std::string& ModelConfig::word(std::string_view name) const {
+  const auto it = params.find(name);
+  if (it == params.end() || !std::holds_alternative<std::string>(it->second))
+    throw Error(fmt::format("the configuration has no choice '{}'", name));
+  return std::get<std::string>(it->second);
+}
+
+std::string to_string(const ParamValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) return fmt::format("{:g}", *d);
+  return std::get<std::string>(v);
+}
+
+void check_param(const ParamSpec& p, const ParamValue& v, bool bench) {
+  if (p.kind == ParamKind::choice) {
+    const auto* word = std::get_if<std::string>(&v);
+    const auto words = accepted_words(p, bench);
+    if (!word || std::find(words.begin(), words.end(), *word) == words.end())
+      throw Error(fmt::format("unknown {} '{}' (choose {})", p.name, to_string(v), or_list(words)));
+    return;
+  }
+  const auto* x = std::get_if<double>(&v);
+  if (!x) throw Error(fmt::format("{} must be a number ({}), not '{}'", p.name, range_text(p), to_string(v)));
+  if (p.zero_means_auto && *x == 0) return;
+  const bool whole = p.kind != ParamKind::integer || std::floor(*x) == *x;
+  if (!std::isfinite(*x) || *x < p.min || *x > p.max || !whole)
+    throw Error(fmt::format("{} = {:g} is out of range ({})", p.name, *x, range_text(p)));
+}
+
+ParamValue parse_param(const ParamSpec& p, std::string_view text, bool bench) {
+  ParamValue v;
+  if (p.kind == ParamKind::choice) {
+    v = std::string(text);
+  } else {
+    const std::string s(text);
+    std::size_t used = 0;
+    double x = 0;
+    try {
+      x = std::stod(s, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    while (used < s.size() && std::isspace(static_cast<unsigned char>(s[used]))) ++used;
+    if (s.empty() || used != s.size())
+      throw Error(fmt::format("{} must be a number ({}), not '{}'", p.name, range_text(p), s));
+    v = x;
+  }
+  check_param(p, v, bench);
+  return v;
+}
+
+int Simulation::views() const { return info().dims == 2 ? 1 : 3; }
+
+std::array<int, 2> Simulation::view_size(int view) const {
+  const auto& n = config().size;
+  if (info().dims == 2) return {n[0], n[1]};
+  switch (view) {
+    case 0: return {n[0], n[1]};  // XY
+    case 1: return {n[0], n[2]};  // XZ
+    default: return {n[1], n[2]};  // YZ
+  }
+}
+
+Validation Simulation::validate() {
+  Validation v;
+  v.why_not = info().title + " has no live check against an exact solution (the tests and bench check it)";
+  return v;
+}
+
+ModelConfig make_config(const Model& model, std::array<int, 3> size, int order, const ParamValues& given, bool bench) {
+  const ModelInfo& info = model.info();
+  ModelConfig c;
+  c.size = size;
+  if (info.dims == 2) c.size[2] = 1;
+  for (int a = 0; a < info.dims; ++a)
+    if (c.size[a] < info.min_side)
+      throw Error(fmt::format("{} grid {}x{}{} is too small: every side needs at least {} cells", info.name, c.size[0],
+                              c.size[1], info.dims == 3 ? fmt::format("x{}", c.size[2]) : "", info.min_side));
+  if (std::find(info.orders.begin(), info.orders.end(), order) == info.orders.end()) {
+    std::vector<std::string> o;
+    for (int k : info.orders) o.push_back(std::to_string(k));
+    throw Error(fmt::format("unknown stencil order {} for {} (choose {})", order, info.name, or_list(o)));
+  }
+  c.order = order;
+  for (const auto& [name, value] : given) {
+    const ParamSpec* p = info.param(name);
+    if (!p) {
+      std::vector<std::string> names;
+      for (const ParamSpec& q : info.params) names.push_back(q.name);
+      throw Error(fmt::format("{} has no parameter '{}' ({})", info.name, name,
+                              names.empty() ? std::string("it has none") : "it has " + or_list(names)));
+    }
+    check_param(*p, value, bench);
+    c.params[name] = value;
+  }
+  for (const ParamSpec& p : info.params) {
+    if (c.params.count(p.name)) continue;
+    if (p.kind == ParamKind::choice) c.params[p.name] = bench && p.bench_sweeps ? std::string("all") : p.default_choice;
+    else c.params[p.name] = p.default_number;
+  }
+  model.validate(c);
+  return c;
+}
+
+// ---- registry --------------------------------------------------------------
+
+#define STENCILSCOPE_MODEL(name) const Model& name##_model();
+#include "sim/models/list.inc"
+#undef STENCILSCOPE_MODEL
+
+const std::vector<const Model*>& models() {
+#define STENCILSCOPE_MODEL(name) &name##_model(),
+  static const std::vector<const Model*> all = {
+#include "sim/models/list.inc"
+  };
+#undef STENCILSCOPE_MODEL
+  return all;
+}
+
+std::string model_list() {
+  std::vector<std::string> names;
+  for (const Model* m : models()) names.push_back(m->info().name);
+  return or_list(names);
+}
+
+const Model& find_model(std::string_view name) {
+  for (const Model* m : models())
+    if (m->info().name == name) return *m;
+  throw Error(fmt::format("unknown model '{}' (choose {})", name, model_list()));
+}
+
+}  // namespace ss

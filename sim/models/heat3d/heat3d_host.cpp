@@ -1,0 +1,207 @@
+// CPU backend of heat 3D: the `cpu` variant (shared point function, OpenMP, then
+// the boundary step) and the double reference (independent plain loops).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/core/error.hpp"
+#include "sim/models/heat3d/heat3d_solver.hpp"
+
+namespace ss {
+
+template <typename T>
+HostHeat3D<T>::HostHeat3D(const Heat3DSetup& setup) : setup_(setup), tables_(analytic_tables3d<T>(setup)) {
+  reset();
+  field_[1 - current_] = field_[current_];
+}
+
+template <typename T>
+void HostHeat3D<T>::reset() {
+  field_[current_] = heat3d_initial_field<T>(setup_);
+  steps_done_ = 0;
+  refresh_ghosts();  // the first step reads ghosts that match the boundary, as every later one
+}
+
+template <typename T>
+void HostHeat3D<T>::poison_scratch() {
+  std::fill(field_[1 - current_].begin(), field_[1 - current_].end(), std::numeric_limits<T>::quiet_NaN());
+}
+
+template <typename T>
+void HostHeat3D<T>::refresh_ghosts() {
+  fill_ghosts3d_host(field_[current_].data(), setup_.grid, make_ghost_rule3d<T>(setup_, time(), tables_.data()));
+}
+
+template <typename T>
+bool HostHeat3D<T>::all_finite() const {
+  const Grid3D& g = setup_.grid;
+  const std::vector<T>& f = field_[current_];
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        if (!std::isfinite(f[g.index(i, j, k)])) return false;
+  return true;
+}
+
+template <typename T>
+void HostHeat3D<T>::step(int n) {
+  const Grid3D g = setup_.grid;
+  const T c = static_cast<T>(setup_.courant());
+  const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
+  dispatch_radius(setup_.config.order, [&]<int R>() {
+    for (int s = 0; s < n; ++s) {
+      const T* in = field_[current_].data();
+      T* out = field_[1 - current_].data();
+#pragma omp parallel for schedule(static)
+      for (int k = 0; k < g.nz; ++k)
+        for (int j = 0; j < g.ny; ++j)
+          for (int i = 0; i < g.nx; ++i) {
+            const T* p = in + g.index(i, j, k);
+            T row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
+            for (int m = 0; m <= 2 * R; ++m) {
+              row[m] = p[m - R];
+              col[m] = p[(m - R) * pitch];
+              dep[m] = p[(m - R) * plane];
+            }
+            out[g.index(i, j, k)] = heat3d_point<T, R>(row, col, dep, c);
+          }
+      fill_ghosts3d_host(out, g, make_ghost_rule3d<T>(setup_, (steps_done_ + 1) * setup_.dt, tables_.data()));
+      current_ = 1 - current_;
+      ++steps_done_;
+    }
+  });
+}
+
+template <typename T>
+void HostHeat3D<T>::set_order(int order) {
+  Heat3DConfig c = setup_.config;
+  c.order = order;
+  setup_ = make_heat3d_setup(c);  // throws for a bad order; the old setup stays
+  refresh_ghosts();                // the time of the field (steps x dt) moves with dt
+}
+
+template <typename T>
+void HostHeat3D<T>::paint(const Sphere& s) {
+  const Grid3D& g = setup_.grid;
+  const CellBox b = sphere_cells(s, g);
+  std::vector<T>& f = field_[current_];
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i)
+        if (in_sphere(s, i, j, k)) f[g.index(i, j, k)] = static_cast<T>(s.value);
+  refresh_ghosts();
+}
+
+template <typename T>
+std::vector<T> HostHeat3D<T>::interior() const {
+  const Grid3D& g = setup_.grid;
+  std::vector<T> out(g.points());
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        out[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] = field_[current_][g.index(i, j, k)];
+  return out;
+}
+
+template <typename T>
+void HostHeat3D<T>::load_interior(const T* interior, long steps_done) {
+  const Grid3D& g = setup_.grid;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i)
+        field_[current_][g.index(i, j, k)] = interior[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i];
+  steps_done_ = steps_done;
+  refresh_ghosts();
+}
+
+template class HostHeat3D<float>;
+template class HostHeat3D<double>;
+
+namespace {
+
+// The reference's own padded layout: (n + 2G) per axis, no alignment.
+struct RefField3D {
+  int nx, ny, nz, wx, wy;
+  std::vector<double> v;
+  RefField3D(int nx_, int ny_, int nz_)
+      : nx(nx_), ny(ny_), nz(nz_), wx(nx_ + 2 * kGhost), wy(ny_ + 2 * kGhost),
+        v(static_cast<std::size_t>(wx) * wy * (nz_ + 2 * kGhost)) {}
+  double& at(int i, int j, int k) {
+    return v[(static_cast<std::size_t>(k + kGhost) * wy + (j + kGhost)) * wx + (i + kGhost)];
+  }
+};
+
+// Ghost faces by cases, one axis at a time; `pick` maps (ghost index, n) to its source.
+void reference_ghosts(RefField3D& u, const Heat3DSetup& s, double t) {
+  const Boundary b = s.config.boundary;
+  auto value = [&](int i, int j, int k, int si, int sj, int sk) {
+    switch (b) {
+      case Boundary::fixed: return s.config.fixed_value;
+      case Boundary::analytic: return s.analytic.value(s.coord(i), s.coord(j), s.coord(k), t, s.config.alpha);
+      case Boundary::periodic:
+      case Boundary::insulated: return u.at(si, sj, sk);
+    }
+    return 0.0;
+  };
+  // Source of ghost index g (g < 0 or g >= n) along an axis of n cells.
+  auto source = [&](int g, int n) {
+    if (b == Boundary::periodic) return g < 0 ? g + n : g - n;
+    return g < 0 ? -1 - g : 2 * n - 1 - g;  // mirror about the face
+  };
+  const int nx = u.nx, ny = u.ny, nz = u.nz;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int m = 1; m <= kGhost; ++m) {
+        for (int g : {-m, nx - 1 + m}) u.at(g, j, k) = value(g, j, k, source(g, nx), j, k);
+      }
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < nz; ++k)
+    for (int i = 0; i < nx; ++i)
+      for (int m = 1; m <= kGhost; ++m) {
+        for (int g : {-m, ny - 1 + m}) u.at(i, g, k) = value(i, g, k, i, source(g, ny), k);
+      }
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i)
+      for (int m = 1; m <= kGhost; ++m) {
+        for (int g : {-m, nz - 1 + m}) u.at(i, j, g) = value(i, j, g, i, j, source(g, nz));
+      }
+}
+
+}  // namespace
+
+std::vector<double> heat3d_reference(const Heat3DSetup& s, int steps) {
+  const Grid3D& g = s.grid;
+  const int R = radius_of_order(s.config.order);
+  const auto w = second_derivative_weights_runtime(s.config.order);
+  const double c = s.courant();
+  RefField3D u(g.nx, g.ny, g.nz), un(g.nx, g.ny, g.nz);
+  {
+    const std::vector<double> init = heat3d_initial_field<double>(s);
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) u.at(i, j, k) = init[g.index(i, j, k)];
+  }
+  reference_ghosts(u, s, 0.0);
+  for (int n = 0; n < steps; ++n) {
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          double lap = 0;
+          for (int m = -R; m <= R; ++m)
+            lap += w[std::abs(m)] * (u.at(i + m, j, k) + u.at(i, j + m, k) + u.at(i, j, k + m));
+          un.at(i, j, k) = u.at(i, j, k) + c * lap;
+        }
+    reference_ghosts(un, s, (n + 1) * s.dt);
+    std::swap(u.v, un.v);
+  }
+  std::vector<double> out(g.points());
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) out[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] = u.at(i, j, k);
+  return out;
+}
+
+}  // namespace ss

@@ -1,0 +1,499 @@
+#pragma once
+// Heat 3D's stream25d kernel (the fastest variant): its shape, boundary duties and the
+// kernel itself. Included by heat3d_kernels.cuh, after Heat3DStepArgs.
+#include <cuda_pipeline.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "sim/core/cuda_check.cuh"
+#include "sim/core/pack.cuh"
+#include "sim/core/ghost3d.hpp"
+#include "sim/models/heat3d/heat3d.hpp"
+#include "sim/models/heat3d/heat3d_face_ghosts.cuh"
+#include "sim/models/heat3d/heat3d_sync.cuh"
+
+namespace ss {
+
+// ---- stream25d -----------------------------------------------------------
+// Micikevicius (2009) with the lessons of heat 2D's stream kernel. Each thread
+// owns one 16-byte pack (4 floats or 2 doubles) of one row of a 32-pack by BY-row
+// xy tile and marches it along z over a slab of planes chosen at launch: the z
+// line lives in a register queue of 2R+1 packs that rotates by renaming; the x
+// and y neighbours come from the current plane of a ring of RING xy planes (tile
+// plus halo) in shared memory, filled with cp.async RING - R - 1 planes ahead of
+// the plane the queue takes in. The copy duties of a plane (core rows, y-halo
+// rows, x-halo packs) are dealt to the threads once, at the start. Two mbarriers
+// per ring slot order the block instead of a __syncthreads per plane: a warp
+// waits for the plane it takes in to have landed, and before fetching into a
+// slot, for every warp to have read the plane there.
+//
+// The boundary is applied while the ring is filled, so this variant needs no
+// boundary step between its time steps: ghost cells are staged from their images,
+// set to the fixed value or computed from the analytic solution instead of being
+// read from the field's ghost frame, which the kernel leaves as it was (the
+// solver runs the explicit boundary step before anything else reads it). The
+// separate step cost 58 us of a 500 us step at 512^3 on an H100: its x faces are
+// 16-byte writes at both ends of every row, one DRAM page each.
+//
+// Measured on an H100 at 512^3, order 8, float (copy ratio, boundary included):
+// scalar loads and the halo a plane ahead in registers 0.23 (H200); this ring
+// with 8-row tiles 0.61 (ncu: DRAM traffic 1.3x the field's, the y-halo rows
+// read again); 16-row tiles 0.71 with the separate boundary step (the default:
+// 16 rows, 8 planes); the boundary staged here, no step between steps: 0.866
+// periodic, 0.854 insulated, 0.882 fixed, 0.74-0.77 analytic (0.731 with the
+// explicit step; 0.768-0.772 with the face ghosts precomputed, FaceGhosts; 0.82
+// with the boundary code out of line and the face ghosts written by producer
+// blocks, session 6). Fusing the step's stores into the kernel instead made it 4x
+// slower. Session 11, the ring's barriers: a __syncthreads per plane, ring of 8
+// planes fetched 3 ahead: 0.82 analytic, 0.86 periodic, 0.87 fixed, 0.85
+// insulated; mbarriers per slot, ring of 9 fetched 4 ahead: 0.90, 0.98, 0.96,
+// 0.93 (ring of 8 fetched 2 ahead: 0.78-0.83; of 10 fetched 4 ahead, whose slots
+// are no constants of the unrolled steps: 0.75-0.77).
+inline constexpr int kStream25BX = 32;
+
+template <typename T, int R, int BY, int RING>
+struct Stream25Shape {
+  static constexpr int kStream25BY = BY;
+  static constexpr int kStream25Threads = kStream25BX * BY;
+  static constexpr int W = Pack<T>::n;            // values per pack
+  static constexpr int HV = (R + W - 1) / W;      // x-halo packs per side
+  static constexpr int H = HV * W;                // x-halo columns per side
+  static constexpr int TW = kStream25BX * W;      // tile width in columns
+  static constexpr int LW = TW + 2 * H;           // ring row width
+  static constexpr int TH = kStream25BY + 2 * R;  // ring rows per plane
+  static constexpr int PLANE = TH * LW;           // values per ring plane
+  // Planes are fetched AHEAD planes before the queue takes them in, into the slot
+  // of the plane the block read last. A plane of slack, so that a warp could
+  // fetch before the slowest had read that plane, cost more (a fetch distance of
+  // 3 in the ring of 9: 0.87 of copy at 512^3 against 0.91-0.97, session 11).
+  static constexpr int AHEAD = RING - R - 1;
+  static constexpr int XH = 2 * HV * kStream25BY;              // x-halo packs per plane
+  static constexpr int ITEMS = TH * kStream25BX + XH;           // packs copied per plane
+  static constexpr int PER_THREAD = (ITEMS + kStream25Threads - 1) / kStream25Threads;
+  // The x-halo packs go to every XSTRIDE-th thread of those with a spare duty, so
+  // that the edge blocks' extra work on them is spread over several warps.
+  static constexpr int XSTRIDE = (PER_THREAD * kStream25Threads - TH * kStream25BX) / XH;
+  static_assert(XSTRIDE >= 1);
+  // Shared memory: the ring, then the threads' boundary duties (packs other than
+  // plain 16-byte copies: where each goes with its fill kind, for every duty and
+  // the own pack, and the source of each duty), then under the analytic rule,
+  // per sine mode, the products table_x * table_y of those packs (16 bytes
+  // each) and the z tables of the modes over the slab and R planes either side.
+  static constexpr std::size_t ring_bytes = sizeof(T) * static_cast<std::size_t>(RING) * PLANE;
+  static constexpr std::size_t where_bytes = (sizeof(int) * (PER_THREAD + 1) * kStream25Threads + 15) / 16 * 16;
+  static constexpr std::size_t from_bytes = sizeof(std::ptrdiff_t) * PER_THREAD * kStream25Threads;
+  static constexpr std::size_t smem_bytes = ring_bytes + where_bytes + from_bytes;
+  static constexpr std::size_t sine_bytes_per_mode = sizeof(Pack<T>) * (PER_THREAD + 1) * kStream25Threads;
+  static constexpr std::size_t smem_bytes_for(std::optional<int> sine_modes, int slab) {
+    if (!sine_modes) return smem_bytes;
+    const int modes = *sine_modes;
+    const std::size_t z_tables = (sizeof(T) * modes * (slab + 2 * R) + 15) / 16 * 16;
+    return smem_bytes + modes * sine_bytes_per_mode + z_tables;
+  }
+  static_assert(AHEAD >= 1 && LW % W == 0 && H <= kGhost);
+};
+
+// How a stream25d thread fills one pack of a ring plane, fixed for the whole run.
+enum : int {
+  kFillNone = 0,   // nobody reads it
+  kFillCopy = 1,   // one 16-byte copy: interior row, or a ghost row's image row
+  kFillFixed = 2,  // ghosts only, under the fixed rule: the fixed value
+  kFillMixed = 3,  // holds x-ghost columns: value by value
+  kFillSine = 4,   // ghosts only, under the analytic rule: computed from the staged products
+  kFillFace = 5,   // ghosts only, under the analytic rule: one 16-byte copy from a.faces
+};
+// Copies and fixed packs are issued by the unrolled step; the other kinds are
+// boundary duties, done by one loop per step (fill_boundary) whose code is not
+// repeated per step and per duty: repeated, it overflowed the instruction cache
+// (ncu: 57% of the stall cycles waiting for instructions, 0.42 of copy at 512^3
+// for analytic).
+inline constexpr int kFillShift = 20;  // the fill kind rides above the ring offset
+
+// The exact solution on a pack whose x-y products are staged at `product` (one per
+// mode, `stride` packs apart), at a plane whose z table values are at `zt` (`zn`
+// apart): the rounding of analytic_ghost_value3d. Out of line, as the function
+// below: only ghost planes and the rare computed duties need it.
+template <typename T>
+__device__ __noinline__ Pack<T> stream25d_sine_pack(const GhostRule3D<T>& rule, const Pack<T>* product, int stride,
+                                                      const T* zt, int zn) {
+  Pack<T> v;
+#pragma unroll
+  for (int w = 0; w < Pack<T>::n; ++w) v.v[w] = rule.offset;
+  for (int m = 0; m < rule.modes; ++m) {
+    const T z = zt[m * zn], amp = rule.amplitude[m];
+    const Pack<T> p = product[m * stride];
+#pragma unroll
+    for (int w = 0; w < Pack<T>::n; ++w) v.v[w] = fma_t(amp, p.v[w] * z, v.v[w]);
+  }
+  return v;
+}
+
+// The boundary duties `todo` of a stream25d thread in one plane z (zoff: the
+// offset of its image plane) into ring slot `slot`: computed packs and packs of
+// x ghosts and interior values mixed. Out of line: inlined into each of the
+// kernel's unrolled steps it made the analytic kernel's code 268 KB (110 KB for
+// the other rules), more than the instruction caches hold, and cost 6% at 512^3.
+// `where`, `from` and `product` point at the thread's first entry (see the kernel).
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine>
+__device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdiff_t zoff, unsigned todo, const int* where,
+                                                     const std::ptrdiff_t* from, const Pack<T>* product, const T* zt, int zn,
+                                                     const GhostRule3D<T>& rule, const T* in, int nx, int x_first) {
+  constexpr int W = Pack<T>::n;
+  const bool wrap = rule.boundary == Boundary::periodic;
+  const bool copies = wrap || rule.boundary == Boundary::insulated;
+#pragma unroll 1
+  while (todo) {
+    const int n = __ffs(todo) - 1;
+    todo &= todo - 1;
+    const int here = where[n * THREADS];
+    const int kind = here >> kFillShift, offset = here & ((1 << kFillShift) - 1);
+    T* to = slot + offset;
+    Pack<T> computed;
+    if constexpr (kSine) {
+      computed = stream25d_sine_pack(rule, product + n * THREADS, (PER_THREAD + 1) * THREADS, zt, zn);
+    } else {
+#pragma unroll
+      for (int w = 0; w < W; ++w) computed.v[w] = rule.fixed_value;
+    }
+    if (kind != kFillMixed) {  // ghosts only
+      *reinterpret_cast<Pack<T>*>(to) = computed;
+      continue;
+    }
+    const int x = x_first + offset % LW;
+    const T* source = in + from[n * THREADS] + zoff;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      const int col = x + w;
+      if (col >= -kGhost && col < nx + kGhost) {
+        if (col >= 0 && col < nx) __pipeline_memcpy_async(to + w, source + w, sizeof(T));
+        else if (copies) __pipeline_memcpy_async(to + w, source + (ghost_of(col, nx, wrap) - x), sizeof(T));
+        else to[w] = computed.v[w];
+      }
+    }
+  }
+}
+
+// kSine: the analytic rule (its code kept out of the other rules' kernel, where
+// even unused it cost 3% at 512^3).
+template <typename T, int R, int BY, int RING, bool kSine>
+__global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
+    heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab, const GhostRule3D<T>* rule_ptr, const GhostRule3D<T>* next_rule) {
+  using S = Stream25Shape<T, R, BY, RING>;
+  constexpr int kStream25BY = BY, kStream25Threads = S::kStream25Threads;
+  constexpr int W = S::W, H = S::H, LW = S::LW, Q = 2 * R + 1;
+  // Blocks in the order of an (x tiles, y tiles, slabs) grid; under the analytic
+  // rule the blocks past those are producers: they write the face ghosts of the
+  // next step (a.faces_next, from next_rule) on SMs the tiles leave idle.
+  const Grid3D& g = a.g;
+  const int tiles_x = (g.nx + S::TW - 1) / S::TW, tiles_y = (g.ny + kStream25BY - 1) / kStream25BY;
+  const long long tiles_xy = static_cast<long long>(tiles_x) * tiles_y;
+  const long long tile_blocks = tiles_xy * ((g.nz + slab - 1) / slab);
+  const long long block = blockIdx.x;
+  if constexpr (kSine) {
+    if (block >= tile_blocks) {
+      const int producers = static_cast<int>(gridDim.x - tile_blocks);
+      write_face_ghosts<T, R>(a.faces_next, g, *next_rule,
+                              static_cast<int>(block - tile_blocks) * kStream25Threads + threadIdx.y * kStream25BX + threadIdx.x,
+                              producers * kStream25Threads, 0, 1);
+      return;
+    }
+  }
+  const int block_x = static_cast<int>(block % tiles_x), block_y = static_cast<int>(block / tiles_x % tiles_y);
+  const int block_z = static_cast<int>(block / tiles_xy);
+  extern __shared__ __align__(16) unsigned char stream25_smem[];
+  // The rule of the input's time, for computed ghosts (raw storage: a __shared__
+  // variable may not have a constructor).
+  __shared__ alignas(GhostRule3D<T>) unsigned char rule_bytes[sizeof(GhostRule3D<T>)];
+  GhostRule3D<T>& rule = *reinterpret_cast<GhostRule3D<T>*>(rule_bytes);
+  T* ring = reinterpret_cast<T*>(stream25_smem);
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kStream25BX + tx;
+  // full[i]: slot i's plane has landed (every warp's copies and stores); empty[i]:
+  // every warp has read it. Phase n of a slot's barriers is the slot's n-th plane.
+  __shared__ std::uint64_t full[RING], empty[RING];
+  if (tid == 0) {
+    rule = *rule_ptr;
+    for (int i = 0; i < RING; ++i) {
+      mbarrier_init(&full[i], BY);  // one arrival per warp
+      mbarrier_init(&empty[i], BY);
+    }
+  }
+  __syncthreads();
+  // Periodic and insulated ghosts are copies of their images, fixed ones a
+  // constant, analytic ones a sum over sine modes of A_m (X_m[i] Y_m[j]) Z_m[k]:
+  // every ghost is staged here, and the field's ghost frame is never read. For
+  // the analytic rule each thread keeps the products X_m Y_m of the packs it
+  // fills in shared memory (after the ring), so a ghost pack costs one table
+  // value and one 16-byte load per mode and plane. Reading the tables on each
+  // plane instead put their loads on the edge blocks' path (0.39 of copy at
+  // 512^3 against 0.63 for periodic, in a first version).
+  const bool wrap = rule.boundary == Boundary::periodic;
+  const bool copies = wrap || rule.boundary == Boundary::insulated;
+  constexpr bool sine = kSine;
+  // where[n * threads]: the ring offset of boundary duty n of this thread (n ==
+  // PER_THREAD: its own pack in a ghost plane) with the fill kind above
+  // kFillShift; from[n * threads]: the source of duty n within plane 0.
+  int* where = reinterpret_cast<int*>(stream25_smem + S::ring_bytes) + tid;
+  std::ptrdiff_t* from = reinterpret_cast<std::ptrdiff_t*>(stream25_smem + S::ring_bytes + S::where_bytes) + tid;
+  Pack<T>* products = reinterpret_cast<Pack<T>*>(stream25_smem + S::smem_bytes);
+  auto product = [&](int m, int n) -> Pack<T>& { return products[(m * (S::PER_THREAD + 1) + n) * kStream25Threads + tid]; };
+  // z_table[m * zn + z - (k0 - R)]: table_z of mode m at plane z of the slab or its ghost planes.
+  T* z_table = reinterpret_cast<T*>(products + rule.modes * (S::PER_THREAD + 1) * kStream25Threads);
+  const int zn = slab + 2 * R, zfirst = block_z * slab - R;
+  if constexpr (kSine) {
+    for (int e = tid; e < rule.modes * zn; e += kStream25Threads) {
+      const int m = e / zn, z = zfirst + e % zn;
+      if (z < g.nz + kGhost) z_table[e] = rule.table_z[m][z + kGhost];
+    }
+    __syncthreads();
+  }
+  auto stage_products = [&](int n, int x, int y) {  // pack x .. x + W - 1 of row y
+    for (int m = 0; m < rule.modes; ++m) {
+      Pack<T> p;
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        const int col = min(max(x + w, -kGhost), g.nx + kGhost - 1);  // others are never read
+        p.v[w] = rule.table_x[m][col + kGhost] * rule.table_y[m][y + kGhost];
+      }
+      product(m, n) = p;
+    }
+  };
+  // The exact solution on the pack of duty n in plane z.
+  auto sine_pack = [&](int n, int z) {
+    return stream25d_sine_pack(rule, &product(0, n), (S::PER_THREAD + 1) * kStream25Threads, z_table + (z - zfirst), zn);
+  };
+  // An insulated pack of x ghosts only is its image pack in reverse: when that is
+  // aligned it is copied as it is (16 bytes) and read back reversed.
+  auto mirrored_pack = [&](int x) {
+    const int image = x < 0 ? -x - W : 2 * g.nx - x - W;
+    return copies && !wrap && (x >= g.nx || x + W <= 0) && image % W == 0;
+  };
+  const int i0 = block_x * S::TW, j0 = block_y * kStream25BY;
+  const int k0 = block_z * slab, k1 = min(k0 + slab, g.nz);
+  const int c = i0 + tx * W, j = j0 + ty;  // this thread's first column and its row
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.plane());
+
+  // Copy duties, the same for every plane: the source offset within plane 0 and
+  // the ring offset with the fill kind above it. Core and y-halo rows first (32
+  // packs each, a warp per row), then x-halo packs (spread out, see XSTRIDE).
+  // Rows that are ghosts take their image row.
+  std::ptrdiff_t src[S::PER_THREAD];
+  int dst_slot[S::PER_THREAD];  // ring offset, kFillCopy or kFillFixed above kFillShift; -1: neither
+  unsigned boundary_duties = 0;  // bit n: duty n is a boundary duty (bit PER_THREAD: the own pack)
+#pragma unroll
+  for (int n = 0; n < S::PER_THREAD; ++n) {
+    const int e = tid + n * kStream25Threads;
+    int x = 0, ry = 0, cx = 0;
+    const int spare = e - S::TH * kStream25BX;
+    const bool item = spare < 0 || (spare % S::XSTRIDE == 0 && spare / S::XSTRIDE < S::XH);
+    if (e < S::TH * kStream25BX) {
+      ry = e / kStream25BX;
+      const int px = e % kStream25BX;
+      x = i0 + px * W;
+      cx = H + px * W;
+    } else {
+      const int h = spare / S::XSTRIDE;  // 2 HV packs per core row
+      ry = R + h / (2 * S::HV);
+      const int p = h % (2 * S::HV);
+      x = p < S::HV ? i0 - H + p * W : i0 + S::TW + (p - S::HV) * W;
+      cx = p < S::HV ? p * W : H + S::TW + (p - S::HV) * W;
+    }
+    const int y = j0 - R + ry;
+    const bool ghost_row = y < 0 || y >= g.ny;
+    const bool core_row = ry >= R && ry < R + kStream25BY;
+    // Columns read from this pack: [-R, nx + R) in an interior row of the core
+    // (the x neighbours), [0, nx) in the y-halo rows and in ghost rows.
+    const bool read = item && y < g.ny + R && (core_row && !ghost_row ? x < g.nx + R : x < g.nx);
+    const bool x_ghosts = x < 0 || x + W > g.nx;
+    const int computed = sine ? kFillSine : kFillFixed;
+    int kind = kFillNone;
+    if (read) kind = !ghost_row && !x_ghosts ? kFillCopy : ghost_row ? (copies ? kFillCopy : computed) : kFillMixed;
+    if (kind == kFillMixed && !copies && (x >= g.nx || x + W <= 0)) kind = computed;  // ghosts only
+    const int ys = ghost_row && copies ? ghost_of(y, g.ny, wrap) : y;
+    // A periodic pack of ghosts only, whose image pack is aligned: one 16-byte
+    // copy of the image (value by value it cost 8% at 512^3).
+    int xs = x;
+    if (kind == kFillMixed && wrap && (x >= g.nx || x + W <= 0) && g.nx % W == 0) {
+      kind = kFillCopy;
+      xs = ghost_of(x, g.nx, true);
+    }
+    if (kind == kFillMixed && mirrored_pack(x)) {
+      kind = kFillCopy;
+      xs = x < 0 ? -x - W : 2 * g.nx - x - W;
+    }
+    if (kSine && a.faces) {  // whole ghost packs the face array holds: copied from there
+      using F = FaceGhosts<T, R>;
+      if (kind == kFillSine && ghost_row && y >= -R && y < g.ny + R && x >= 0 && x + W <= F::nxp(g)) {
+        kind = kFillFace;
+        xs = static_cast<int>(F::y_ghost(g, x, y));
+      } else if (kind == kFillSine && !ghost_row && (x < 0 ? x >= -F::H : g.nx % W == 0 && x + W <= g.nx + F::H)) {
+        kind = kFillFace;
+        xs = static_cast<int>(F::x_ghost(g, x, y));
+      }
+    }
+    const bool inline_kind = kind == kFillCopy || kind == kFillFixed || kind == kFillFace;
+    src[n] = kind == kFillCopy ? static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) : kind == kFillFace ? xs : 0;
+    dst_slot[n] = inline_kind ? ry * LW + cx + (kind << kFillShift) : -1;
+    if (kind != kFillNone && !inline_kind) {
+      boundary_duties |= 1u << n;
+      where[n * kStream25Threads] = ry * LW + cx + (kind << kFillShift);
+      from[n * kStream25Threads] = static_cast<std::ptrdiff_t>(g.index(xs, ys, 0));
+      if (sine) stage_products(n, x, y);
+    }
+  }
+  // Starts the copy of plane k0 + d into the ring (one cp.async group, possibly
+  // empty); values of computed ghosts are stored straight away. A plane past the
+  // last is a ghost plane: only the threads' own packs are ever read from it.
+  const bool inside = c < g.nx && j < g.ny;
+  unsigned reversed = 0;  // bit v: pack v of this thread's x window is a mirrored pack
+#pragma unroll
+  for (int v = 0; v < (W + 2 * H) / W; ++v)
+    if (mirrored_pack(c - H + v * W)) reversed |= 1u << v;
+  const int own = (R + ty) * LW + H + tx * W;    // this thread's pack in a ring plane
+  if (!copies && inside) {  // the own pack in a ghost plane past the last: computed
+    boundary_duties |= 1u << S::PER_THREAD;
+    where[S::PER_THREAD * kStream25Threads] = own + ((sine ? kFillSine : kFillFixed) << kFillShift);
+    if (sine) stage_products(S::PER_THREAD, c, j);
+  }
+  auto fixed_pack = [&] {  // from shared memory when needed: a register is dear here
+    Pack<T> p;
+#pragma unroll
+    for (int w = 0; w < W; ++w) p.v[w] = rule.fixed_value;
+    return p;
+  };
+  // The boundary duties of plane z (zoff: the offset of its image plane) into ring
+  // slot `slot`: the duties' in an interior plane, the own pack's in a ghost plane.
+  auto fill_boundary = [&](T* slot, int z, std::ptrdiff_t zoff) {
+    const unsigned todo = boundary_duties & (z < g.nz || copies ? (1u << S::PER_THREAD) - 1 : 1u << S::PER_THREAD);
+    if (todo)
+      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine>(
+          slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H);
+  };
+  const std::ptrdiff_t face_plane = FaceGhosts<T, R>::plane(g);
+  // The ring slot of plane k0 + gi Q + off and the parity of its phase in that
+  // slot's barriers. In the unrolled steps `off` is a constant, and with a ring of
+  // Q planes so are the slot and (but for gi's parity) the phase.
+  auto slot_of = [&](int gi, int off) -> int {
+    if constexpr (RING == Q) return (off % Q + Q) % Q;
+    else return static_cast<int>(static_cast<unsigned>(gi * Q + off) % RING);
+  };
+  auto parity_of = [&](int gi, int off) -> unsigned {
+    if constexpr (RING == Q) return static_cast<unsigned>(gi + (off >= 0 ? off / Q : -((Q - 1 - off) / Q))) & 1U;
+    else return static_cast<unsigned>(gi * Q + off) / RING & 1U;
+  };
+  auto fetch_plane = [&](int gi, int off) {
+    const int z = k0 + gi * Q + off, si = slot_of(gi, off);
+    if (z < k1 + R) {
+      T* slot = ring + si * S::PLANE;
+      const std::ptrdiff_t zoff = (z < g.nz ? z : ghost_of(z, g.nz, wrap)) * plane;
+      if (z < g.nz || copies) {
+#pragma unroll
+        for (int n = 0; n < S::PER_THREAD; ++n) {
+          if (dst_slot[n] < 0) continue;
+          T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
+          if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
+          else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
+          else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
+        }
+      }
+      // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
+      if (boundary_duties) fill_boundary(slot, z, zoff);
+    }
+    mbarrier_arrive_copies(&full[si]);
+    __syncwarp();
+    if (tx == 0) mbarrier_arrive(&full[si]);  // after the warp's stores and copy arrivals
+  };
+#pragma unroll
+  for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(0, d);
+  // q[(m + s) % Q] holds plane k + m - R at step s of an unrolled group of Q planes.
+  // Planes k0 - R .. k0 - 1 come straight from global memory (only the thread's
+  // own columns of them are used: ghost planes take their image or the fixed
+  // value); planes k0 .. k0 + R - 1 from the ring, once they have landed, because
+  // their x ghosts are also read, as x neighbours.
+  Pack<T> q[Q];
+  const T* own_col = a.in + g.index(inside ? c : 0, inside ? j : 0, 0);
+  if (inside) {
+#pragma unroll
+    for (int m = 0; m < R; ++m) {
+      const int z = k0 - R + m;
+      if (z >= 0) q[m] = *reinterpret_cast<const Pack<T>*>(own_col + z * plane);
+      else if (copies) q[m] = *reinterpret_cast<const Pack<T>*>(own_col + ghost_of(z, g.nz, wrap) * plane);
+      else q[m] = sine ? sine_pack(S::PER_THREAD, z) : fixed_pack();
+    }
+  }
+  stream25d_sync();
+#pragma unroll
+  for (int m = R; m < 2 * R; ++m) {  // planes k0 .. k0 + R - 1, in slots 0 .. R - 1
+    mbarrier_wait(&full[m - R], 0);
+    if (inside) q[m] = *reinterpret_cast<const Pack<T>*>(ring + (m - R) * S::PLANE + own);
+  }
+  T* dst = a.out + g.index(c, j, k0);
+  for (int s0 = 0, gi = 0; k0 + s0 < k1; s0 += Q, ++gi) {
+#pragma unroll
+    for (int s = 0; s < Q; ++s) {
+      const int d = s0 + s;  // this step's plane is k0 + d
+      if (k0 + d >= k1) break;
+      stream25d_sync();
+      mbarrier_wait(&full[slot_of(gi, s + R)], parity_of(gi, s + R));  // plane k0 + d + R has landed
+      q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + slot_of(gi, s + R) * S::PLANE + own);
+      // The fetch below reuses the slot of plane d - 1: every warp has read it.
+      constexpr int reused = R + S::AHEAD - RING;
+      if (d + reused >= 0) mbarrier_wait(&empty[slot_of(gi, s + reused)], parity_of(gi, s + reused));
+      fetch_plane(gi, s + R + S::AHEAD);
+      if (inside) {
+        const T* p = ring + slot_of(gi, s) * S::PLANE + own;
+        T win[W + 2 * H];  // x: columns c - H .. c + W + H - 1 of row j (its own pack from the queue)
+#pragma unroll
+        for (int v = 0; v < (W + 2 * H) / W; ++v) {
+          const Pack<T> pk = v == S::HV ? q[(R + s) % Q] : *reinterpret_cast<const Pack<T>*>(p - H + v * W);
+#pragma unroll
+          for (int w = 0; w < W; ++w) win[v * W + w] = pk.v[w];
+        }
+        if (reversed) {  // only threads at an insulated x face
+#pragma unroll
+          for (int v = 0; v < (W + 2 * H) / W; ++v)
+            if (reversed & (1u << v)) {
+#pragma unroll
+              for (int w = 0; w < W / 2; ++w) {
+                const T t = win[v * W + w];
+                win[v * W + w] = win[v * W + W - 1 - w];
+                win[v * W + W - 1 - w] = t;
+              }
+            }
+        }
+        Pack<T> ys[Q];  // y: rows j - R .. j + R of columns c .. c + W - 1
+#pragma unroll
+        for (int m = 0; m < Q; ++m)
+          if (m != R) ys[m] = *reinterpret_cast<const Pack<T>*>(p + (m - R) * LW);
+        Pack<T> out;
+#pragma unroll
+        for (int w = 0; w < W; ++w) {
+          T row[Q], col[Q], dep[Q];
+#pragma unroll
+          for (int m = 0; m < Q; ++m) {
+            row[m] = win[H + w + m - R];
+            col[m] = m == R ? row[m] : ys[m].v[w];
+            dep[m] = q[(m + s) % Q].v[w];
+          }
+          out.v[w] = heat3d_point<T, R>(row, col, dep, a.c);
+        }
+        T* o = dst + d * plane;
+        if (c + W <= g.nx) {
+          *reinterpret_cast<Pack<T>*>(o) = out;
+        } else {
+#pragma unroll
+          for (int w = 0; w < W; ++w)
+            if (c + w < g.nx) o[w] = out.v[w];
+        }
+      }
+      __syncwarp();
+      if (tx == 0) mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by the warp
+    }
+  }
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");  // the planes fetched past the slab's end
+#endif
+}
+
+
+}  // namespace ss

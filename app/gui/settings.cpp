@@ -23,7 +23,7 @@ ModelConfig to_model_config(const SimSettings& s) {
 
 void use_fastest_variant(SimSettings& s, bool gpu) {
   const ModelInfo& info = model_of(s).info();
-  s.variant = gpu ? info.fastest_gpu : info.fastest_cpu;
+  s.variant = gpu && !info.fastest_gpu.empty() ? info.fastest_gpu : info.fastest_cpu;
 }
 
 void switch_model(SimSettings& s, const Model& model, bool gpu) {

@@ -96,7 +96,8 @@ struct ModelInfo {
   int default_order = 8;
   std::vector<ParamSpec> params;
   std::vector<VariantSpec> variants;  ///< in menu and bench order
-  std::string fastest_gpu, fastest_cpu;  ///< the default variant on each device
+  std::string fastest_gpu;  ///< the default variant on the GPU; empty for a model without GPU variants
+  std::string fastest_cpu;  ///< the default variant on the CPU (every model has one)
   ViewsSpec views;
   std::vector<Preset> presets;
   bool steps_in_time = true;  ///< false: a static field; a "step" recomputes it (deriv3d)

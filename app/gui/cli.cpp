@@ -137,7 +137,7 @@ SceneOptions to_scene(const SceneArgs& a) {
   if (o.variant_given) {
     const VariantSpec* v = info.variant(a.variant);
     if (!v) throw Error(fmt::format("unknown variant '{}' (choose {})", a.variant, info.variant_list()));
-    if (!v->live) throw Error(fmt::format("the {} variant '{}' does not step live: {}", info.name, v->name, v->help));
+    check_live_variant(info, v->name);
     s.variant = v->name;
   }
   o.view.style.colormap = render::parse_colormap(a.colormap);

@@ -46,7 +46,11 @@ double copy_gbps(bool gpu) {
 std::string not_live(const SimSettings& s) {
   const VariantSpec* v = variant_of(s);
   if (!v) return fmt::format("unknown {} variant '{}' (choose {})", s.model, s.variant, model_of(s).info().variant_list());
-  if (!v->live) return fmt::format("the {} variant '{}' does not step live: {}", s.model, s.variant, v->help);
+  try {
+    check_live_variant(model_of(s).info(), s.variant);
+  } catch (const Error& e) {
+    return e.what();
+  }
   return {};
 }
 

@@ -118,6 +118,12 @@ ParamValue parse_param(const ParamSpec& p, std::string_view text, bool bench) {
   return v;
 }
 
+void check_live_variant(const ModelInfo& info, std::string_view variant) {
+  const VariantSpec* spec = info.variant(variant);
+  if (spec && !spec->live)
+    throw Error(fmt::format("the {} variant '{}' does not step live: {}", info.name, variant, spec->help));
+}
+
 int Simulation::views() const { return info().dims == 2 ? 1 : 3; }
 
 std::array<int, 2> Simulation::view_size(int view) const {

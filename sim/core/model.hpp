@@ -266,6 +266,10 @@ class Model {
   virtual BenchReport bench(const BenchRequest& request) const = 0;
 };
 
+/// Throws ss::Error ("the heat3d variant 'reference' does not step live: ...") when
+/// `variant` is one of the model's bench-only yardsticks.
+void check_live_variant(const ModelInfo& info, std::string_view variant);
+
 /// The registered models, in menu order.
 const std::vector<const Model*>& models();
 /// The model named `name`; throws ss::Error naming it and the registered ones.

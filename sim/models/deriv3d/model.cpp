@@ -74,12 +74,6 @@ std::string status(const ModelInfo& info, const ModelConfig& c, long steps) {
                      c.size[0], c.size[1], c.size[2], steps);
 }
 
-void check_live(const ModelInfo& info, std::string_view v) {
-  const VariantSpec* spec = info.variant(v);
-  if (spec && !spec->live)
-    throw Error(fmt::format("the {} variant '{}' does not step live: {}", info.name, v, spec->help));
-}
-
 /// What both backends share: the configuration, the evaluation count, and a state
 /// that is only that count (the field is recomputed from f).
 class DerivSim : public Simulation {
@@ -136,7 +130,7 @@ class HostSim final : public DerivSim {
     deriv3d_cpu(setup_, axis_, in_.data(), out_.data());
   }
   void set_variant(std::string_view v) override {
-    check_live(info_, v);
+    check_live_variant(info_, v);
     if (v != "cpu") throw Error(fmt::format("variant {} does not run on the CPU backend (choose cpu)", v));
     variant_ = v;
   }
@@ -182,7 +176,7 @@ class DeviceSim final : public DerivSim {
     sim_->run(Deriv3DVariant::global, axis_);
   }
   void set_variant(std::string_view v) override {
-    check_live(info_, v);
+    check_live_variant(info_, v);
     const Deriv3DVariant parsed = parse_deriv3d_variant(v);
     if (!is_gpu(parsed))
       throw Error(fmt::format("variant {} does not run on the GPU backend (choose {})", v, info_.variant_list("gpu")));

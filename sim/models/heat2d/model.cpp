@@ -13,6 +13,7 @@
 #include "sim/models/heat2d/heat2d_bench.hpp"
 #include "sim/models/heat2d/heat2d_solver.hpp"
 #include "sim/models/heat2d/heat_params.hpp"
+#include "sim/models/heat2d/heat_simulation.hpp"
 
 namespace ss {
 
@@ -57,24 +58,6 @@ Heat2DConfig to_heat2d(const ModelConfig& c) {
   return h;
 }
 
-std::string status(const ModelInfo& info, const Heat2DSetup& s, long steps) {
-  return fmt::format("{}, {} x {}, step {}, t = {:.6g}", info.title, s.grid.nx, s.grid.ny, steps, steps * s.dt);
-}
-
-/// The state of a 2D field: its interior.
-SimState state_of(std::vector<float> interior, long steps) {
-  SimState st;
-  st.steps_done = steps;
-  st.fields.push_back(std::move(interior));
-  return st;
-}
-
-const std::vector<float>& only_field(const SimState& st, const Grid2D& g) {
-  if (st.fields.size() != 1 || st.fields[0].size() != g.points())
-    throw Error(fmt::format("heat2d state of {} fields does not fit a {}x{} grid", st.fields.size(), g.nx, g.ny));
-  return st.fields[0];
-}
-
 /// The interior of `st` against the exact solution at its time (the analytic initial
 /// condition and boundary only); separable, so tables make it O(nx ny) multiply-adds.
 Validation validate_heat2d(const Heat2DSetup& setup, const SimState& st) {
@@ -83,7 +66,7 @@ Validation validate_heat2d(const Heat2DSetup& setup, const SimState& st) {
     v.why_not = "needs the analytic initial condition and the analytic boundary";
     return v;
   }
-  const std::vector<float>& field = only_field(st, setup.grid);
+  const std::vector<float>& field = st.fields.at(0);
   const Grid2D& g = setup.grid;
   const double t = st.steps_done * setup.dt, alpha = setup.config.alpha;
   const AnalyticHeat2D& a = setup.analytic;
@@ -112,82 +95,63 @@ Validation validate_heat2d(const Heat2DSetup& setup, const SimState& st) {
   return v;
 }
 
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
-}
-
 /// The CPU simulation: `cpu` steps the float field; `reference` steps a double copy
 /// that the float field shows, rounded. A paint, reset or cpu batch changes the float
 /// field, and the next reference batch starts from that.
-class HostSim final : public Simulation {
+class HostSim final : public HeatHostSimulation<HostHeat2D<float>> {
  public:
-  HostSim(const ModelInfo& info, const ModelConfig& config, std::string_view variant)
-      : info_(info), config_(config), sim_(make_heat2d_setup(to_heat2d(config))) {
+  HostSim(const ModelInfo& info, const ModelConfig& config, const Heat2DSetup& setup, std::string_view variant)
+      : HeatHostSimulation(info, config, setup) {
     set_variant(variant);
   }
-  const ModelInfo& info() const override { return info_; }
-  const ModelConfig& config() const override { return config_; }
-  std::string backend_name() const override { return "CPU"; }
-  bool on_gpu() const override { return false; }
-  std::size_t points() const override { return setup().grid.points(); }
-  double dt() const override { return setup().dt; }
-  double dt_limit() const override { return setup().dt_limit; }
-  long steps_done() const override { return sim_.steps_done(); }
-  StepAccounting accounting() const override { return heat_accounting(points()); }
-  std::string status_line() const override { return status(info_, setup(), steps_done()); }
   void reset() override {
     sim_.reset();
     reference_.reset();
   }
   void set_order(int order) override {
-    sim_.set_order(order);
+    HeatHostSimulation::set_order(order);
     if (reference_) reference_->set_order(order);
-    config_.order = order;
   }
   void set_variant(std::string_view v) override {
     if (v != "cpu" && v != "reference")
       throw Error(fmt::format("variant {} does not run on the CPU backend (choose {})", v, info_.variant_list("cpu")));
     variant_ = v;
   }
-  const std::string& variant() const override { return variant_; }
   void start_steps(int n) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    if (variant_ == "reference") {
-      step_reference(n);
-    } else {
-      reference_.reset();  // the float field moves on: a later reference batch starts from it
-      sim_.step(n);
-    }
-    last_ms_ = elapsed_ms(t0);
+    timed([&] {
+      if (variant_ == "reference") {
+        step_reference(n);
+      } else {
+        reference_.reset();  // the float field moves on: a later reference batch starts from it
+        sim_.step(n);
+      }
+    });
   }
-  std::optional<double> finished_batch_ms() override { return last_ms_; }
-  bool idle() const override { return true; }
-  void wait() override {}
   void paint(int, double u, double v, double radius, double value, const ViewPlacement&) override {
     sim_.paint(Brush{u, v, radius, value});
     reference_.reset();
   }
-  FieldView view(int, const ViewPlacement&) override {
-    return field_view2d(sim_.field().data(), setup().grid);
-  }
+  FieldView view(int, const ViewPlacement&) override { return field_view2d(sim_.field().data(), grid()); }
   void copy_view(int, const ViewPlacement&, float* dst) override {
-    const std::vector<float> interior = extract_interior(sim_.field(), setup().grid);
+    const std::vector<float> interior = extract_interior(sim_.field(), grid());
     std::copy(interior.begin(), interior.end(), dst);
   }
-  SimState copy_state() override { return state_of(extract_interior(sim_.field(), setup().grid), steps_done()); }
+  SimState copy_state() override { return heat_state(extract_interior(sim_.field(), grid()), steps_done()); }
   void load_state(const SimState& st) override {
-    sim_.load_interior(only_field(st, setup().grid).data(), st.steps_done);
+    sim_.load_interior(heat_interior(st, points(), info_).data(), st.steps_done);
     reference_.reset();
   }
-  Validation validate() override { return validate_heat2d(setup(), copy_state()); }
+  Validation validate() override { return validate_heat2d(sim_.setup(), copy_state()); }
 
  private:
-  const Heat2DSetup& setup() const { return sim_.setup(); }
+  const Grid2D& grid() const { return sim_.setup().grid; }
+  // The `reference` variant: the double stepper keeps its state in double while it
+  // runs; the float field shows it, rounded. A paint, reset or cpu batch changes the
+  // float field, and the next reference batch starts from that.
   void step_reference(int n) {
-    const Grid2D& g = setup().grid;
     if (!reference_) {
-      reference_.emplace(setup());
-      const std::vector<float> f = extract_interior(sim_.field(), g);
+      reference_.emplace(sim_.setup());
+      const std::vector<float> f = extract_interior(sim_.field(), grid());
       const std::vector<double> d(f.begin(), f.end());
       reference_->load_interior(d.data(), sim_.steps_done());
     }
@@ -197,106 +161,27 @@ class HostSim final : public Simulation {
     sim_.load_interior(f.data(), reference_->steps_done());
   }
 
-  const ModelInfo& info_;
-  ModelConfig config_;
-  HostHeat2D<float> sim_;
   std::optional<ReferenceHeat2D> reference_;
-  std::string variant_;
-  std::optional<double> last_ms_;
 };
 
-class DeviceSim final : public Simulation {
+class DeviceSim final : public HeatDeviceSimulation<DeviceHeat2D<float>, Heat2DVariant, parse_heat2d_variant> {
  public:
-  DeviceSim(const ModelInfo& info, const ModelConfig& config, std::string_view variant)
-      : info_(info), config_(config), sim_(make_heat2d_setup(to_heat2d(config))), device_(cuda_device_name()) {
-    set_variant(variant);
-  }
-  const ModelInfo& info() const override { return info_; }
-  const ModelConfig& config() const override { return config_; }
-  std::string backend_name() const override { return "GPU: " + device_; }
-  bool on_gpu() const override { return true; }
-  std::size_t points() const override { return setup().grid.points(); }
-  double dt() const override { return setup().dt; }
-  double dt_limit() const override { return setup().dt_limit; }
-  long steps_done() const override { return sim_.steps_done(); }
-  StepAccounting accounting() const override { return heat_accounting(points()); }
-  std::string status_line() const override { return status(info_, setup(), steps_done()); }
-  void reset() override { sim_.reset(); }
-  void set_order(int order) override {
-    sim_.set_order(order);
-    config_.order = order;
-  }
-  void set_variant(std::string_view v) override {
-    variant_enum_ = parse_heat2d_variant(v);
-    if (!is_gpu(variant_enum_))
-      throw Error(fmt::format("variant {} does not run on the GPU backend (choose {})", v, info_.variant_list("gpu")));
-    variant_ = v;
-  }
-  const std::string& variant() const override { return variant_; }
-  void start_steps(int n) override { sim_.step_timed_async(variant_enum_, n); }
-  std::optional<double> finished_batch_ms() override { return sim_.finished_batch_ms(); }
-  bool idle() const override { return sim_.idle(); }
-  void wait() override { sim_.synchronize(); }
+  using HeatDeviceSimulation::HeatDeviceSimulation;
   void paint(int, double u, double v, double radius, double value, const ViewPlacement&) override {
     sim_.paint(Brush{u, v, radius, value});
   }
   FieldView view(int, const ViewPlacement&) override {
-    return field_view2d(sim_.device_field(), setup().grid, true, sim_.native_stream());
+    return field_view2d(sim_.device_field(), sim_.setup().grid, true, sim_.native_stream());
   }
   void copy_view(int, const ViewPlacement&, float* dst) override { sim_.copy_interior_to_host(dst); }
-  SimState copy_state() override {
-    std::vector<float> interior(points());
-    sim_.copy_interior_to_host(interior.data());
-    return state_of(std::move(interior), steps_done());
-  }
-  void load_state(const SimState& st) override {
-    sim_.load_interior(only_field(st, setup().grid).data(), st.steps_done);
-  }
-  Validation validate() override { return validate_heat2d(setup(), copy_state()); }
-
- private:
-  const Heat2DSetup& setup() const { return sim_.setup(); }
-
-  const ModelInfo& info_;
-  ModelConfig config_;
-  DeviceHeat2D<float> sim_;
-  std::string device_;
-  std::string variant_;
-  Heat2DVariant variant_enum_ = Heat2DVariant::stream;
-};
-
-class Heat2DModel final : public Model {
- public:
-  const ModelInfo& info() const override { return info_; }
-  void validate(const ModelConfig& c) const override { make_heat2d_setup(to_heat2d(c)); }
-  std::unique_ptr<Simulation> create(const ModelConfig& c, Backend backend, std::string_view variant) const override {
-    const Heat2DSetup setup = make_heat2d_setup(to_heat2d(c));
-    if (backend == Backend::cpu) {
-      check_host_memory(2 * setup.grid.elements() * sizeof(float), "heat2d on this grid");
-      return std::make_unique<HostSim>(info_, c, variant);
-    }
-    require_cuda_device();
-    return std::make_unique<DeviceSim>(info_, c, variant);
-  }
-  BenchReport bench(const BenchRequest& r) const override {
-    Heat2DBenchOptions o;
-    o.config = to_heat2d(r.config);
-    o.steps = r.steps;
-    o.repeats = r.repeats;
-    for (const std::string& v : r.variants) o.variants.push_back(parse_heat2d_variant(v));
-    o.precision = r.precision;
-    o.progress = r.progress;
-    return run_heat2d_bench(o);
-  }
-
- private:
-  ModelInfo info_ = describe();
+  Validation validate() override { return validate_heat2d(sim_.setup(), copy_state()); }
 };
 
 }  // namespace
 
 const Model& heat2d_model() {
-  static const Heat2DModel model;
+  static const HeatModel<HostSim, DeviceSim, Heat2DBenchOptions, to_heat2d, make_heat2d_setup, parse_heat2d_variant, run_heat2d_bench>
+      model(describe());
   return model;
 }
 

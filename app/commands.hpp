@@ -10,6 +10,9 @@ namespace ss::app {
 /// registry) on the parser; the returned callback runs it and returns the exit code.
 std::function<int()> add_bench_command(CLI::App& app);
 
+/// Registers `models [--json]`; the returned callback lists the registry.
+std::function<int()> add_models_command(CLI::App& app);
+
 /// Registers `info`; the returned callback prints devices, copy bandwidth and build options.
 std::function<int()> add_info_command(CLI::App& app);
 

@@ -3,6 +3,7 @@
 //   stencilscope record ...      frames to MP4 or PNGs, headless where there is no display
 //   stencilscope bench heat2d    the benchmark table
 //   stencilscope info            devices, copy bandwidth, build options
+//   stencilscope models          the registered models, their variants and parameters
 #include <cstdio>
 #include <exception>
 
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   auto bench = ss::app::add_bench_command(app);
   auto info = ss::app::add_info_command(app);
+  auto list_models = ss::app::add_models_command(app);
 #ifdef STENCILSCOPE_WITH_GUI
   auto gui = ss::app::add_gui_commands(app);
 #endif
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("info")) return info();
+    if (app.got_subcommand("models")) return list_models();
     if (app.got_subcommand("bench")) return bench();
 #ifdef STENCILSCOPE_WITH_GUI
     if (app.got_subcommand("record")) return gui.record();

@@ -11,12 +11,6 @@ namespace ss::app {
 
 namespace {
 
-std::string flag_of(const std::string& name) {
-  std::string f = name;
-  std::replace(f.begin(), f.end(), '_', '-');
-  return "--" + f;
-}
-
 /// The registered models that have parameter `name`: "heat2d, heat3d".
 std::string models_with(const std::string& name) {
   std::string out;
@@ -26,6 +20,12 @@ std::string models_with(const std::string& name) {
 }
 
 }  // namespace
+
+std::string flag_of(const std::string& name) {
+  std::string f = name;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return "--" + f;
+}
 
 std::string size_text(const std::array<int, 3>& n, int dims) {
   return dims == 2 ? fmt::format("{}x{}", n[0], n[1]) : fmt::format("{}x{}x{}", n[0], n[1], n[2]);

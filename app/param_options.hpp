@@ -21,6 +21,9 @@ struct ParamArgs {
   std::vector<std::string> assignments;         ///< the --param NAME=VALUE texts
 };
 
+/// The flag of parameter `name`: "--" + the name with '_' as '-' ("--fixed-value").
+std::string flag_of(const std::string& name);
+
 /// "2048x2048" (2D) or "256x256x256" (3D).
 std::string size_text(const std::array<int, 3>& n, int dims);
 

@@ -93,3 +93,27 @@ TEST(Cli, InfoNamesTheDevicesAndTheBuild) {
 }
 
 }  // namespace
+
+TEST(Cli, ModelsListsTheRegistryAsTextAndJson) {
+  const CliResult text = run_cli("models");
+  ASSERT_EQ(text.status, 0) << text.out;
+  const CliResult json_run = run_cli("models --json", false);
+  ASSERT_EQ(json_run.status, 0) << json_run.out;
+  const nlohmann::json all = nlohmann::json::parse(json_run.out);
+  ASSERT_TRUE(all.is_array());
+  ASSERT_GE(all.size(), 3u);
+  for (const auto& m : all) {
+    const std::string name = m["name"].get<std::string>();
+    EXPECT_NE(text.out.find(name + " - "), std::string::npos) << name;
+    ASSERT_FALSE(m["variants"].empty()) << name;
+    bool has_cpu = false;
+    for (const auto& v : m["variants"]) {
+      EXPECT_TRUE(v["device"] == "gpu" || v["device"] == "cpu") << name;
+      EXPECT_NE(text.out.find("variant " + v["name"].get<std::string>()), std::string::npos) << name;
+      has_cpu = has_cpu || (v["device"] == "cpu" && v["live"].get<bool>());
+    }
+    EXPECT_TRUE(has_cpu) << name << " has no live CPU variant";
+    for (const auto& p : m["params"]) EXPECT_FALSE(p["help"].get<std::string>().empty()) << name;
+  }
+  EXPECT_NE(text.out.find("--fixed-value"), std::string::npos) << "flags are listed as typed";
+}

@@ -22,6 +22,7 @@ nlohmann::json param_json(const ParamSpec& p) {
     j["choices"] = p.choices;
     j["default"] = p.default_choice;
     j["bench_sweeps"] = p.bench_sweeps;
+    j["selects_code"] = p.selects_code;
   } else {
     j["kind"] = p.kind == ParamKind::integer ? "integer" : "real";
     j["default"] = p.default_number;

@@ -50,6 +50,7 @@ struct ParamSpec {
   std::vector<std::string> choices;   ///< choice: the accepted words, in menu order
   std::string default_choice;         ///< choice
   bool bench_sweeps = false;          ///< choice: `bench` also takes "all" (and defaults to it): one group of rows per word
+  bool selects_code = false;          ///< choice: each word runs other kernel code (a boundary rule), so checks sweep them
   std::string shown_when;             ///< "param=word": only meaningful then (the panel hides it otherwise)
   bool rebuilds = true;               ///< false: changes on the live field; true: the field restarts
 };

@@ -37,6 +37,7 @@ ModelInfo describe() {
   axis.choices = {"x", "y", "z"};
   axis.default_choice = "x";
   axis.bench_sweeps = true;
+  axis.selects_code = true;
   axis.help = "the derivative computed and shown: d/dx, d/dy or d/dz (bench: also all, one group of rows per axis)";
   m.params = {axis};
   m.variants = {

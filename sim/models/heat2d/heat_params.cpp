@@ -9,6 +9,7 @@ std::vector<ParamSpec> heat_params() {
   p[0].kind = ParamKind::choice;
   p[0].choices = {"analytic", "periodic", "fixed", "insulated"};
   p[0].default_choice = "analytic";
+  p[0].selects_code = true;
   p[0].help = "ghost cells: analytic (the exact solution, the CME 213 case), periodic (wrapped), fixed (a constant "
               "value) or insulated (mirrored: zero flux)";
   p[1].name = "initial";

@@ -9,6 +9,8 @@
 # the report, with the document that explains it). Exits 1 on any other report or a
 # failed run. Logs go to $OUT/sanitize/ (the last 200 lines of each report).
 #   tests/device/sanitize.sh [BUILD_DIR] [TOOLS...]
+# SANITIZE_MODELS="heat3d deriv3d" limits the models, SANITIZE_VARIANTS="stream25d" the
+# variants (default: all); SANITIZE_JOBS runs that many cases at once (default 6).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 build=${1:-build-gpu}
@@ -21,11 +23,16 @@ mkdir -p "$log"
 known=tests/device/sanitizer-known.txt
 $exe models --json >"$log/models.json" || { echo "sanitize: cannot list the models"; exit 1; }
 # The cases: tool model variant precision and the extra arguments, one per line.
+SANITIZE_MODELS=${SANITIZE_MODELS:-} SANITIZE_VARIANTS=${SANITIZE_VARIANTS:-} \
 python3 - "$log/models.json" "${tools[@]}" >"$log/cases.txt" <<'PY'
-import json, sys
+import json, os, sys
 models, tools = json.load(open(sys.argv[1])), sys.argv[2:]
+only_models = os.environ["SANITIZE_MODELS"].split()
+only_variants = os.environ["SANITIZE_VARIANTS"].split()
 for tool in tools:
     for m in models:
+        if only_models and m["name"] not in only_models:
+            continue
         size = "301x97" if m["dims"] == 2 else "45x37x29"
         sweeps = [p for p in m["params"] if p["kind"] == "choice" and p.get("selects_code")]
         configs = [[]]
@@ -39,7 +46,7 @@ for tool in tools:
                 if word != p["default"]:
                     configs.append([f"--param {p['name']}={word}"])
         for v in m["variants"]:
-            if v["device"] != "gpu":
+            if v["device"] != "gpu" or (only_variants and v["name"] not in only_variants):
                 continue
             for prec in ("float", "double"):
                 for c in configs:

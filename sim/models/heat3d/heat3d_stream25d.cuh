@@ -381,24 +381,26 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     if constexpr (RING == Q) return static_cast<unsigned>(gi + (off >= 0 ? off / Q : -((Q - 1 - off) / Q))) & 1U;
     else return static_cast<unsigned>(gi * Q + off) / RING & 1U;
   };
+  // A plane past the slab's last step (z >= k1 + R) is neither fetched nor arrived
+  // for: no warp waits for it, and an arrival whose phase nobody waits on is what
+  // compute-sanitizer's synccheck reported as "Missing wait" (docs/sanitizer.md).
   auto fetch_plane = [&](int gi, int off) {
     const int z = k0 + gi * Q + off, si = slot_of(gi, off);
-    if (z < k1 + R) {
-      T* slot = ring + si * S::PLANE;
-      const std::ptrdiff_t zoff = (z < g.nz ? z : ghost_of(z, g.nz, wrap)) * plane;
-      if (z < g.nz || copies) {
+    if (z >= k1 + R) return;
+    T* slot = ring + si * S::PLANE;
+    const std::ptrdiff_t zoff = (z < g.nz ? z : ghost_of(z, g.nz, wrap)) * plane;
+    if (z < g.nz || copies) {
 #pragma unroll
-        for (int n = 0; n < S::PER_THREAD; ++n) {
-          if (dst_slot[n] < 0) continue;
-          T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
-          if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
-          else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
-          else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
-        }
+      for (int n = 0; n < S::PER_THREAD; ++n) {
+        if (dst_slot[n] < 0) continue;
+        T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
+        if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
+        else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
+        else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
       }
-      // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
-      if (boundary_duties) fill_boundary(slot, z, zoff);
     }
+    // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
+    if (boundary_duties) fill_boundary(slot, z, zoff);
     mbarrier_arrive_copies(&full[si]);
     __syncwarp();
     if (tx == 0) mbarrier_arrive(&full[si]);  // after the warp's stores and copy arrivals

@@ -44,27 +44,36 @@ __device__ SS_FORCEINLINE void store_l2_hint(double* p, double v, [[maybe_unused
 // Shared-memory barriers (PTX mbarrier, sm_80 on) for stream25d's ring: per
 // slot, one that completes when a plane has landed, one when it has been read.
 // Before sm_80 (no mbarrier; cp.async there is a plain copy) the kernel syncs
-// the block instead (stream25d_sync).
+// the block instead (stream25d_sync). STENCILSCOPE_STREAM25_BLOCK_SYNC builds that
+// block-synchronous ring on every GPU (its copies waited for before the barrier):
+// slower, for checking the mbarrier ring against it (tests/device/sanitize.sh and
+// docs/sanitizer.md).
+#if defined(STENCILSCOPE_STREAM25_BLOCK_SYNC) || !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800
+#define SS_STREAM25_MBARRIERS 0
+#else
+#define SS_STREAM25_MBARRIERS 1
+#endif
 __device__ SS_FORCEINLINE unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 __device__ SS_FORCEINLINE void mbarrier_init([[maybe_unused]] std::uint64_t* bar, [[maybe_unused]] unsigned count) {
-#if __CUDA_ARCH__ >= 800
+#if SS_STREAM25_MBARRIERS
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
 #endif
 }
 __device__ SS_FORCEINLINE void mbarrier_arrive([[maybe_unused]] std::uint64_t* bar) {  // release: this thread's writes so far
-#if __CUDA_ARCH__ >= 800
+#if SS_STREAM25_MBARRIERS
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
 #endif
 }
 // Holds the phase open until this thread's cp.async issued so far have landed
 // (the pending count goes up now and down then).
 __device__ SS_FORCEINLINE void mbarrier_arrive_copies([[maybe_unused]] std::uint64_t* bar) {
-#if __CUDA_ARCH__ >= 800
+#if SS_STREAM25_MBARRIERS
   asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(shared_address(bar)) : "memory");
 #endif
 }
 __device__ SS_FORCEINLINE void mbarrier_wait([[maybe_unused]] std::uint64_t* bar, [[maybe_unused]] unsigned parity) {  // acquire
-#if __CUDA_ARCH__ >= 900
+#if !SS_STREAM25_MBARRIERS
+#elif __CUDA_ARCH__ >= 900
   asm volatile(
       "{\n"
       ".reg .pred done;\n"
@@ -89,7 +98,8 @@ __device__ SS_FORCEINLINE void mbarrier_wait([[maybe_unused]] std::uint64_t* bar
 // Where a step waits for its planes: without mbarriers, a block barrier (every
 // warp then has fetched plane d + R and read plane d - 1).
 __device__ SS_FORCEINLINE void stream25d_sync() {
-#if __CUDA_ARCH__ < 800
+#if !SS_STREAM25_MBARRIERS
+  __pipeline_wait_prior(0);  // this thread's copies have landed (before sm_80 they were plain copies)
   __syncthreads();
 #endif
 }

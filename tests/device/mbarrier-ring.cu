@@ -1,0 +1,122 @@
+// heat 3D stream25d's ring of planes with nothing else, to show what compute-sanitizer
+// reports on it (docs/sanitizer.md). A block of 4 warps streams PLANES planes of 128
+// floats through a ring of RING shared-memory slots, fetching AHEAD planes ahead: each
+// thread copies its element of a plane with cp.async, then arrives on the slot's `full`
+// mbarrier through cp.async.mbarrier.arrive and (one lane per warp, after __syncwarp) a
+// plain arrive; a warp waits on `full` before reading the plane, and every thread reads
+// the element of a thread in ANOTHER warp, so the ring carries data across warps; after
+// reading, one lane per warp arrives on the slot's `empty` mbarrier, and a warp waits on
+// `empty` before fetching a later plane into that slot. These are the calls and the
+// order of heat3d_stream25d.cuh.
+//   mode 0  the ring as stream25d has it now (no arrival for planes past the last)
+//   mode 1  mode 0 plus the arrivals stream25d made for planes past the end, whose
+//           phases no thread waits on (what it did before the fix)
+//   mode 2  the block-synchronous ring: per plane __pipeline_wait_prior(0) and
+//           __syncthreads, no mbarrier (stream25d's pre-sm_80 path)
+// Each mode runs 200 times over 264 blocks with planes of random values, and every
+// thread's weighted sum is compared with the host's. Run it plain and under each tool:
+//   nvcc -std=c++17 -arch=sm_90 -lineinfo -o ring tests/device/mbarrier-ring.cu
+//   ./ring 0; compute-sanitizer --tool racecheck ./ring 0 (and 1, 2; synccheck too)
+#include <cuda_pipeline.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+constexpr int kThreads = 128, kPlanes = 40, kRing = 4, kAhead = 2, kBlocks = 264;
+
+__device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ void mbarrier_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+}
+__device__ void mbarrier_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+}
+__device__ void mbarrier_arrive_copies(std::uint64_t* bar) {
+  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(shared_address(bar)) : "memory");
+}
+__device__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "waiting:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra waiting;\n"
+      "}\n" ::"r"(shared_address(bar)),
+      "r"(parity)
+      : "memory");
+}
+
+__global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ out, int mode) {
+  __shared__ float ring[kRing][kThreads];
+  __shared__ std::uint64_t full[kRing], empty[kRing];
+  const int t = threadIdx.x, lane = t % 32;
+  const float* planes = in + static_cast<std::size_t>(blockIdx.x) * kPlanes * kThreads;
+  if (mode != 2) {
+    if (t == 0)
+      for (int s = 0; s < kRing; ++s) {
+        mbarrier_init(&full[s], kThreads / 32);
+        mbarrier_init(&empty[s], kThreads / 32);
+      }
+    __syncthreads();
+  }
+  auto fetch = [&](int p) {
+    const int s = p % kRing;
+    if (p < kPlanes) __pipeline_memcpy_async(&ring[s][t], planes + p * kThreads + t, sizeof(float));
+    if (mode == 2 || (p >= kPlanes && mode == 0)) return;
+    mbarrier_arrive_copies(&full[s]);
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(&full[s]);
+  };
+  for (int p = 0; p < kAhead; ++p) fetch(p);
+  float acc = 0;
+  for (int p = 0; p < kPlanes; ++p) {
+    const int s = p % kRing;
+    if (mode == 2) {
+      __pipeline_wait_prior(0);
+      __syncthreads();
+    } else {
+      mbarrier_wait(&full[s], (p / kRing) & 1u);
+    }
+    acc += ring[s][(t + 32) % kThreads] * static_cast<float>(p + 1);  // another warp's element
+    if (mode != 2) {
+      __syncwarp();
+      if (lane == 0) mbarrier_arrive(&empty[s]);
+      const int q = p + kAhead;  // the plane fetched next goes into the slot of plane q - kRing
+      if (q >= kRing && q < kPlanes + kRing) mbarrier_wait(&empty[q % kRing], ((q - kRing) / kRing) & 1u);
+    }
+    fetch(p + kAhead);
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  out[blockIdx.x * kThreads + t] = acc;
+}
+
+int main(int argc, char** argv) {
+  const int mode = argc > 1 ? std::atoi(argv[1]) : 0;
+  const int runs = argc > 2 ? std::atoi(argv[2]) : 200;
+  const std::size_t n = static_cast<std::size_t>(kBlocks) * kPlanes * kThreads;
+  std::vector<float> host(n), want(static_cast<std::size_t>(kBlocks) * kThreads), got(want.size());
+  float *in = nullptr, *out = nullptr;
+  cudaMalloc(&in, n * sizeof(float));
+  cudaMalloc(&out, want.size() * sizeof(float));
+  int wrong = 0;
+  for (int r = 0; r < runs; ++r) {
+    for (std::size_t k = 0; k < n; ++k) host[k] = static_cast<float>(std::rand() % 1000);
+    for (int b = 0; b < kBlocks; ++b)
+      for (int t = 0; t < kThreads; ++t) {
+        float acc = 0;
+        for (int p = 0; p < kPlanes; ++p)
+          acc += host[(static_cast<std::size_t>(b) * kPlanes + p) * kThreads + (t + 32) % kThreads] * static_cast<float>(p + 1);
+        want[static_cast<std::size_t>(b) * kThreads + t] = acc;
+      }
+    cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+    cudaMemset(out, 0xff, want.size() * sizeof(float));  // NaN: a value never written shows
+    ring_kernel<<<kBlocks, kThreads>>>(in, out, mode);
+    cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    for (std::size_t k = 0; k < got.size(); ++k) wrong += got[k] != want[k];
+  }
+  const cudaError_t e = cudaDeviceSynchronize();
+  std::printf("mode %d: %d runs of %d blocks, %d wrong sums, %s\n", mode, runs, kBlocks, wrong, cudaGetErrorString(e));
+  return wrong == 0 && e == cudaSuccess ? 0 : 1;
+}

@@ -11,8 +11,13 @@
 //   mode 0  the ring as stream25d has it now (no arrival for planes past the last)
 //   mode 1  mode 0 plus the arrivals stream25d made for planes past the end, whose
 //           phases no thread waits on (what it did before the fix)
-//   mode 2  the block-synchronous ring: per plane __pipeline_wait_prior(0) and
-//           __syncthreads, no mbarrier (stream25d's pre-sm_80 path)
+//   mode 2  the block-synchronous ring: per plane cp.async.wait_all and __syncthreads,
+//           no mbarrier (stream25d's pre-sm_80 path)
+//   mode 3  mode 0, and at the end each warp waits on the phases of `empty` that the
+//           last planes completed (every arrival's phase is then waited on)
+//   mode 4  mode 3, then mbarrier.inval of every barrier after a block barrier
+//   mode 5  mode 2 with __pipeline_wait_prior(0) instead of cp.async.wait_all: wrong,
+//           as copies never committed to a group are not waited for (racecheck sees it)
 // Each mode runs 200 times over 264 blocks with planes of random values, and every
 // thread's weighted sum is compared with the host's. Run it plain and under each tool:
 //   nvcc -std=c++17 -arch=sm_90 -lineinfo -o ring tests/device/mbarrier-ring.cu
@@ -53,7 +58,7 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
   __shared__ std::uint64_t full[kRing], empty[kRing];
   const int t = threadIdx.x, lane = t % 32;
   const float* planes = in + static_cast<std::size_t>(blockIdx.x) * kPlanes * kThreads;
-  if (mode != 2) {
+  if (mode != 2 && mode != 5) {
     if (t == 0)
       for (int s = 0; s < kRing; ++s) {
         mbarrier_init(&full[s], kThreads / 32);
@@ -64,7 +69,7 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
   auto fetch = [&](int p) {
     const int s = p % kRing;
     if (p < kPlanes) __pipeline_memcpy_async(&ring[s][t], planes + p * kThreads + t, sizeof(float));
-    if (mode == 2 || (p >= kPlanes && mode == 0)) return;
+    if (mode == 2 || mode == 5 || (p >= kPlanes && mode != 1)) return;
     mbarrier_arrive_copies(&full[s]);
     __syncwarp();
     if (lane == 0) mbarrier_arrive(&full[s]);
@@ -73,20 +78,33 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
   float acc = 0;
   for (int p = 0; p < kPlanes; ++p) {
     const int s = p % kRing;
-    if (mode == 2) {
-      __pipeline_wait_prior(0);
+    if (mode == 2 || mode == 5) {
+      if (mode == 2) asm volatile("cp.async.wait_all;" ::: "memory");
+      else __pipeline_wait_prior(0);
       __syncthreads();
     } else {
       mbarrier_wait(&full[s], (p / kRing) & 1u);
     }
     acc += ring[s][(t + 32) % kThreads] * static_cast<float>(p + 1);  // another warp's element
-    if (mode != 2) {
+    if (mode != 2 && mode != 5) {
       __syncwarp();
       if (lane == 0) mbarrier_arrive(&empty[s]);
       const int q = p + kAhead;  // the plane fetched next goes into the slot of plane q - kRing
       if (q >= kRing && q < kPlanes + kRing) mbarrier_wait(&empty[q % kRing], ((q - kRing) / kRing) & 1u);
     }
     fetch(p + kAhead);
+  }
+  if (mode == 3 || mode == 4) {  // the phases of `empty` nobody waited on: planes kPlanes + kRing - kAhead .. kPlanes - 1
+    for (int p = kPlanes + kRing - kAhead - kRing; p < kPlanes; ++p)
+      if (p >= 0 && p + kRing >= kPlanes + kRing - kAhead) mbarrier_wait(&empty[p % kRing], (p / kRing) & 1u);
+  }
+  if (mode == 4) {
+    __syncthreads();
+    if (t == 0)
+      for (int s = 0; s < kRing; ++s) {
+        asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(shared_address(&full[s])) : "memory");
+        asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(shared_address(&empty[s])) : "memory");
+      }
   }
   asm volatile("cp.async.wait_all;" ::: "memory");
   out[blockIdx.x * kThreads + t] = acc;

@@ -99,7 +99,9 @@ __device__ SS_FORCEINLINE void mbarrier_wait([[maybe_unused]] std::uint64_t* bar
 // warp then has fetched plane d + R and read plane d - 1).
 __device__ SS_FORCEINLINE void stream25d_sync() {
 #if !SS_STREAM25_MBARRIERS
-  __pipeline_wait_prior(0);  // this thread's copies have landed (before sm_80 they were plain copies)
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");  // this thread's copies, committed or not, have landed
+#endif
   __syncthreads();
 #endif
 }

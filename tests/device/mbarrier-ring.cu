@@ -21,7 +21,8 @@
 // Each mode runs 200 times over 264 blocks with planes of random values, and every
 // thread's weighted sum is compared with the host's. Run it plain and under each tool:
 //   nvcc -std=c++17 -arch=sm_90 -lineinfo -o ring tests/device/mbarrier-ring.cu
-//   ./ring 0; compute-sanitizer --tool racecheck ./ring 0 (and 1, 2; synccheck too)
+//   ./ring MODE [RUNS [THREADS [SPREAD [EARLY]]]], e.g. ./ring 0 200 512 8 1, and the same
+//   under compute-sanitizer --tool racecheck (and synccheck)
 #include <cuda_pipeline.h>
 
 #include <cstdint>
@@ -29,7 +30,11 @@
 #include <cstdlib>
 #include <vector>
 
-constexpr int kThreads = 128, kPlanes = 40, kRing = 4, kAhead = 2, kBlocks = 264;
+constexpr int kMaxThreads = 512, kPlanes = 40, kRing = 4, kAhead = 2, kBlocks = 264;
+// Set from the command line: threads per block (4 or 16 warps, as stream25d), how many
+// other warps' elements each thread reads per plane (stream25d's y neighbours: up to 8),
+// and whether each thread also reads plane p + 1's slot at step p (stream25d's queue
+// takes plane d + R at step d, R steps before it arrives on that slot's `empty`).
 
 __device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 __device__ void mbarrier_init(std::uint64_t* bar, unsigned count) {
@@ -53,8 +58,9 @@ __device__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
       : "memory");
 }
 
-__global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ out, int mode) {
-  __shared__ float ring[kRing][kThreads];
+__global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ out, int mode, int spread, int early) {
+  const int kThreads = blockDim.x;
+  __shared__ float ring[kRing][kMaxThreads];
   __shared__ std::uint64_t full[kRing], empty[kRing];
   const int t = threadIdx.x, lane = t % 32;
   const float* planes = in + static_cast<std::size_t>(blockIdx.x) * kPlanes * kThreads;
@@ -85,7 +91,11 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
     } else {
       mbarrier_wait(&full[s], (p / kRing) & 1u);
     }
-    acc += ring[s][(t + 32) % kThreads] * static_cast<float>(p + 1);  // another warp's element
+    for (int k = 1; k <= spread; ++k) acc += ring[s][(t + 32 * k) % kThreads] * static_cast<float>(p + k);  // other warps' elements
+    if (early && p + 1 < kPlanes && mode != 2 && mode != 5) {  // the next plane, R steps early in stream25d
+      mbarrier_wait(&full[(p + 1) % kRing], ((p + 1) / kRing) & 1u);
+      acc += ring[(p + 1) % kRing][t] * 0.5f;
+    }
     if (mode != 2 && mode != 5) {
       __syncwarp();
       if (lane == 0) mbarrier_arrive(&empty[s]);
@@ -113,6 +123,9 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
 int main(int argc, char** argv) {
   const int mode = argc > 1 ? std::atoi(argv[1]) : 0;
   const int runs = argc > 2 ? std::atoi(argv[2]) : 200;
+  const int kThreads = argc > 3 ? std::atoi(argv[3]) : 128;
+  const int spread = argc > 4 ? std::atoi(argv[4]) : 1;
+  const int early = argc > 5 ? std::atoi(argv[5]) : 0;
   const std::size_t n = static_cast<std::size_t>(kBlocks) * kPlanes * kThreads;
   std::vector<float> host(n), want(static_cast<std::size_t>(kBlocks) * kThreads), got(want.size());
   float *in = nullptr, *out = nullptr;
@@ -120,21 +133,26 @@ int main(int argc, char** argv) {
   cudaMalloc(&out, want.size() * sizeof(float));
   int wrong = 0;
   for (int r = 0; r < runs; ++r) {
-    for (std::size_t k = 0; k < n; ++k) host[k] = static_cast<float>(std::rand() % 1000);
+    for (std::size_t k = 0; k < n; ++k) host[k] = static_cast<float>(std::rand() % 100);
     for (int b = 0; b < kBlocks; ++b)
       for (int t = 0; t < kThreads; ++t) {
         float acc = 0;
-        for (int p = 0; p < kPlanes; ++p)
-          acc += host[(static_cast<std::size_t>(b) * kPlanes + p) * kThreads + (t + 32) % kThreads] * static_cast<float>(p + 1);
+        for (int p = 0; p < kPlanes; ++p) {
+          for (int k = 1; k <= spread; ++k)
+            acc += host[(static_cast<std::size_t>(b) * kPlanes + p) * kThreads + (t + 32 * k) % kThreads] * static_cast<float>(p + k);
+          if (early && p + 1 < kPlanes && mode != 2 && mode != 5)
+            acc += host[(static_cast<std::size_t>(b) * kPlanes + p + 1) * kThreads + t] * 0.5f;
+        }
         want[static_cast<std::size_t>(b) * kThreads + t] = acc;
       }
     cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
     cudaMemset(out, 0xff, want.size() * sizeof(float));  // NaN: a value never written shows
-    ring_kernel<<<kBlocks, kThreads>>>(in, out, mode);
+    ring_kernel<<<kBlocks, kThreads>>>(in, out, mode, spread, early);
     cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost);
     for (std::size_t k = 0; k < got.size(); ++k) wrong += got[k] != want[k];
   }
   const cudaError_t e = cudaDeviceSynchronize();
-  std::printf("mode %d: %d runs of %d blocks, %d wrong sums, %s\n", mode, runs, kBlocks, wrong, cudaGetErrorString(e));
+  std::printf("mode %d (%d threads, spread %d, early %d): %d runs of %d blocks, %d wrong sums, %s\n", mode, kThreads,
+              spread, early, runs, kBlocks, wrong, cudaGetErrorString(e));
   return wrong == 0 && e == cudaSuccess ? 0 : 1;
 }

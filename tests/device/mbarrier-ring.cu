@@ -18,11 +18,16 @@
 //   mode 4  mode 3, then mbarrier.inval of every barrier after a block barrier
 //   mode 5  mode 2 with __pipeline_wait_prior(0) instead of cp.async.wait_all: wrong,
 //           as copies never committed to a group are not waited for (racecheck sees it)
+//   mode 6  the ring through libcu++ (cuda::barrier, cuda::memcpy_async, which issues
+//           the same cp.async.mbarrier.arrive), every thread arriving, as its docs show
+//   mode 7  mode 3 with every thread arriving (barrier count = threads) instead of one
+//           lane per warp after __syncwarp
 // Each mode runs 200 times over 264 blocks with planes of random values, and every
 // thread's weighted sum is compared with the host's. Run it plain and under each tool:
 //   nvcc -std=c++17 -arch=sm_90 -lineinfo -o ring tests/device/mbarrier-ring.cu
 //   ./ring MODE [RUNS [THREADS [SPREAD [EARLY]]]], e.g. ./ring 0 200 512 8 1, and the same
 //   under compute-sanitizer --tool racecheck (and synccheck)
+#include <cuda/barrier>
 #include <cuda_pipeline.h>
 
 #include <cstdint>
@@ -67,8 +72,8 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
   if (mode != 2 && mode != 5) {
     if (t == 0)
       for (int s = 0; s < kRing; ++s) {
-        mbarrier_init(&full[s], kThreads / 32);
-        mbarrier_init(&empty[s], kThreads / 32);
+        mbarrier_init(&full[s], mode == 7 ? kThreads : kThreads / 32);
+        mbarrier_init(&empty[s], mode == 7 ? kThreads : kThreads / 32);
       }
     __syncthreads();
   }
@@ -77,6 +82,10 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
     if (p < kPlanes) __pipeline_memcpy_async(&ring[s][t], planes + p * kThreads + t, sizeof(float));
     if (mode == 2 || mode == 5 || (p >= kPlanes && mode != 1)) return;
     mbarrier_arrive_copies(&full[s]);
+    if (mode == 7) {
+      mbarrier_arrive(&full[s]);
+      return;
+    }
     __syncwarp();
     if (lane == 0) mbarrier_arrive(&full[s]);
   };
@@ -97,14 +106,18 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
       acc += ring[(p + 1) % kRing][t] * 0.5f;
     }
     if (mode != 2 && mode != 5) {
-      __syncwarp();
-      if (lane == 0) mbarrier_arrive(&empty[s]);
+      if (mode == 7) {
+        mbarrier_arrive(&empty[s]);
+      } else {
+        __syncwarp();
+        if (lane == 0) mbarrier_arrive(&empty[s]);
+      }
       const int q = p + kAhead;  // the plane fetched next goes into the slot of plane q - kRing
       if (q >= kRing && q < kPlanes + kRing) mbarrier_wait(&empty[q % kRing], ((q - kRing) / kRing) & 1u);
     }
     fetch(p + kAhead);
   }
-  if (mode == 3 || mode == 4) {  // the phases of `empty` nobody waited on: planes kPlanes + kRing - kAhead .. kPlanes - 1
+  if (mode == 3 || mode == 4 || mode == 7) {  // the phases of `empty` nobody waited on: planes kPlanes + kRing - kAhead .. kPlanes - 1
     for (int p = kPlanes + kRing - kAhead - kRing; p < kPlanes; ++p)
       if (p >= 0 && p + kRing >= kPlanes + kRing - kAhead) mbarrier_wait(&empty[p % kRing], (p / kRing) & 1u);
   }
@@ -117,6 +130,45 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
       }
   }
   asm volatile("cp.async.wait_all;" ::: "memory");
+  out[blockIdx.x * kThreads + t] = acc;
+}
+
+// Mode 6: the same ring through libcu++'s barrier and memcpy_async.
+__global__ void ring_kernel_libcu(const float* __restrict__ in, float* __restrict__ out, int spread, int early) {
+  using Barrier = cuda::barrier<cuda::thread_scope_block>;
+  const int kThreads = blockDim.x, t = threadIdx.x;
+  __shared__ float ring[kRing][kMaxThreads];
+#pragma nv_diag_suppress static_var_with_dynamic_init  // libcu++'s documented way: init() below
+  __shared__ Barrier full[kRing], empty[kRing];
+  const float* planes = in + static_cast<std::size_t>(blockIdx.x) * kPlanes * kThreads;
+  if (t == 0)
+    for (int s = 0; s < kRing; ++s) {
+      init(&full[s], kThreads);
+      init(&empty[s], kThreads);
+    }
+  __syncthreads();
+  auto fetch = [&](int p) {
+    if (p >= kPlanes) return;
+    const int s = p % kRing;
+    cuda::memcpy_async(&ring[s][t], planes + p * kThreads + t, sizeof(float), full[s]);
+    (void)full[s].arrive();
+  };
+  for (int p = 0; p < kAhead; ++p) fetch(p);
+  float acc = 0;
+  for (int p = 0; p < kPlanes; ++p) {
+    const int s = p % kRing;
+    full[s].wait_parity((p / kRing) & 1);
+    for (int k = 1; k <= spread; ++k) acc += ring[s][(t + 32 * k) % kThreads] * static_cast<float>(p + k);
+    if (early && p + 1 < kPlanes) {
+      full[(p + 1) % kRing].wait_parity(((p + 1) / kRing) & 1);
+      acc += ring[(p + 1) % kRing][t] * 0.5f;
+    }
+    (void)empty[s].arrive();
+    const int q = p + kAhead;
+    if (q >= kRing && q < kPlanes + kRing) empty[q % kRing].wait_parity(((q - kRing) / kRing) & 1);
+    fetch(q);
+  }
+  for (int p = kPlanes - kAhead; p < kPlanes; ++p) empty[p % kRing].wait_parity((p / kRing) & 1);
   out[blockIdx.x * kThreads + t] = acc;
 }
 
@@ -147,7 +199,8 @@ int main(int argc, char** argv) {
       }
     cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
     cudaMemset(out, 0xff, want.size() * sizeof(float));  // NaN: a value never written shows
-    ring_kernel<<<kBlocks, kThreads>>>(in, out, mode, spread, early);
+    if (mode == 6) ring_kernel_libcu<<<kBlocks, kThreads>>>(in, out, spread, early);
+    else ring_kernel<<<kBlocks, kThreads>>>(in, out, mode, spread, early);
     cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost);
     for (std::size_t k = 0; k < got.size(); ++k) wrong += got[k] != want[k];
   }

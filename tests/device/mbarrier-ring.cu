@@ -20,6 +20,7 @@
 //           as copies never committed to a group are not waited for (racecheck sees it)
 //   mode 6  the ring through libcu++ (cuda::barrier, cuda::memcpy_async, which issues
 //           the same cp.async.mbarrier.arrive), every thread arriving, as its docs show
+//   mode 8  mode 3 with 16-byte copies (a float4 per thread, as stream25d's packs)
 //   mode 7  mode 3 with every thread arriving (barrier count = threads) instead of one
 //           lane per warp after __syncwarp
 // Each mode runs 200 times over 264 blocks with planes of random values, and every
@@ -133,6 +134,52 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
   out[blockIdx.x * kThreads + t] = acc;
 }
 
+// Mode 8: mode 3 with 16-byte cp.async (each thread a float4; element 0 carries the value).
+__global__ void ring_kernel16(const float* __restrict__ in, float* __restrict__ out, int spread, int early) {
+  const int kThreads = blockDim.x, t = threadIdx.x, lane = t % 32;
+  __shared__ float4 ring[kRing][kMaxThreads];
+  __shared__ std::uint64_t full[kRing], empty[kRing];
+  const float* planes = in + static_cast<std::size_t>(blockIdx.x) * kPlanes * kThreads;
+  if (t == 0)
+    for (int s = 0; s < kRing; ++s) {
+      mbarrier_init(&full[s], kThreads / 32);
+      mbarrier_init(&empty[s], kThreads / 32);
+    }
+  __syncthreads();
+  auto fetch = [&](int p) {
+    if (p >= kPlanes) return;
+    const int s = p % kRing;
+    // 16 bytes from a float4-aligned source: this thread's value and three of its neighbours'
+    __pipeline_memcpy_async(&ring[s][t], reinterpret_cast<const float4*>(planes + p * kThreads) + t / 4, 16);
+    mbarrier_arrive_copies(&full[s]);
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(&full[s]);
+  };
+  for (int p = 0; p < kAhead; ++p) fetch(p);
+  float acc = 0;
+  for (int p = 0; p < kPlanes; ++p) {
+    const int s = p % kRing;
+    mbarrier_wait(&full[s], (p / kRing) & 1u);
+    for (int k = 1; k <= spread; ++k) {
+      const int u = (t + 32 * k) % kThreads;
+      const float4 v = ring[s][u];
+      acc += (&v.x)[u % 4] * static_cast<float>(p + k);
+    }
+    if (early && p + 1 < kPlanes) {
+      mbarrier_wait(&full[(p + 1) % kRing], ((p + 1) / kRing) & 1u);
+      const float4 v = ring[(p + 1) % kRing][t];
+      acc += (&v.x)[t % 4] * 0.5f;
+    }
+    __syncwarp();
+    if (lane == 0) mbarrier_arrive(&empty[s]);
+    const int q = p + kAhead;
+    if (q >= kRing && q < kPlanes + kRing) mbarrier_wait(&empty[q % kRing], ((q - kRing) / kRing) & 1u);
+    fetch(q);
+  }
+  for (int p = kPlanes - kAhead; p < kPlanes; ++p) mbarrier_wait(&empty[p % kRing], (p / kRing) & 1u);
+  out[blockIdx.x * kThreads + t] = acc;
+}
+
 // Mode 6: the same ring through libcu++'s barrier and memcpy_async.
 __global__ void ring_kernel_libcu(const float* __restrict__ in, float* __restrict__ out, int spread, int early) {
   using Barrier = cuda::barrier<cuda::thread_scope_block>;
@@ -200,6 +247,7 @@ int main(int argc, char** argv) {
     cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
     cudaMemset(out, 0xff, want.size() * sizeof(float));  // NaN: a value never written shows
     if (mode == 6) ring_kernel_libcu<<<kBlocks, kThreads>>>(in, out, spread, early);
+    else if (mode == 8) ring_kernel16<<<kBlocks, kThreads>>>(in, out, spread, early);
     else ring_kernel<<<kBlocks, kThreads>>>(in, out, mode, spread, early);
     cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost);
     for (std::size_t k = 0; k < got.size(); ++k) wrong += got[k] != want[k];

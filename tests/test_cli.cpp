@@ -26,6 +26,11 @@ TEST(Cli, MalformedSize) {
 TEST(Cli, SizeTooSmall) { expect_cli_error("bench heat2d --size 4x100", "too small"); }
 TEST(Cli, MalformedNumber) { expect_cli_error("bench heat2d --size 64 --steps ten", "--steps"); }
 TEST(Cli, NegativeSteps) { expect_cli_error("bench heat2d --size 64 --steps -3", "--steps must be at least 1"); }
+TEST(Cli, AGridBeyondHostMemoryIsOneLineNamingTheBytes) {
+  // 200000^2 floats: 320 GB for the field and its scratch, more than any CI machine has.
+  expect_cli_error("bench heat2d --size 200000x200000 --device cpu", "GB of host memory; this machine has");
+  expect_cli_error("bench heat3d --size 5000 --device cpu", "GB of host memory; this machine has");
+}
 TEST(Cli, DtAboveStabilityLimit) { expect_cli_error("bench heat2d --size 64 --dt 1", "stability limit"); }
 TEST(Cli, UnknownPrecision) { expect_cli_error("bench heat2d --size 64 --precision half", "unknown precision 'half'"); }
 TEST(Cli, VariantOnTheWrongDevice) {

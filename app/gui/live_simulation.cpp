@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -158,6 +159,9 @@ void LiveSimulation::apply(SimSettings& s) {
   } catch (const Error& e) {
     status_.note = std::string("refused: ") + e.what();
     s = applied_;  // keep what runs; the note says what was refused
+  } catch (const std::bad_alloc&) {  // a size the checks let through but the allocator did not
+    status_.note = "refused: not enough memory for " + size_text(s);
+    s = applied_;
   }
 }
 

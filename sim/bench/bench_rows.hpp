@@ -51,7 +51,10 @@ void measure_copies(const std::vector<V>& variants, std::size_t field_bytes,
     if (progress) progress("measuring the copy kernel");
     report.copy_gbps = measure_copy_gbps(field_bytes);
   }
-  if (any_cpu) report.host_copy_gbps = measure_host_copy_gbps(field_bytes);
+  if (any_cpu) {
+    check_host_memory(2 * field_bytes, "a CPU run on this grid");  // before the host copy allocates as much
+    report.host_copy_gbps = measure_host_copy_gbps(field_bytes);
+  }
 }
 
 /// The columns of a time-stepping model's table (heat 2D, heat 3D): time, bandwidth,

@@ -13,6 +13,9 @@ std::function<int()> add_bench_command(CLI::App& app);
 /// Registers `models [--json]`; the returned callback lists the registry.
 std::function<int()> add_models_command(CLI::App& app);
 
+/// Registers `export`; the returned callback runs a scene and writes a field or view as .npy.
+std::function<int()> add_export_command(CLI::App& app);
+
 /// Registers `info`; the returned callback prints devices, copy bandwidth and build options.
 std::function<int()> add_info_command(CLI::App& app);
 

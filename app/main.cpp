@@ -4,6 +4,7 @@
 //   stencilscope bench heat2d    the benchmark table
 //   stencilscope info            devices, copy bandwidth, build options
 //   stencilscope models          the registered models, their variants and parameters
+//   stencilscope export ...      a field or a slice after N steps, as .npy
 #include <cstdio>
 #include <exception>
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   auto bench = ss::app::add_bench_command(app);
   auto info = ss::app::add_info_command(app);
   auto list_models = ss::app::add_models_command(app);
+  auto export_field = ss::app::add_export_command(app);
 #ifdef STENCILSCOPE_WITH_GUI
   auto gui = ss::app::add_gui_commands(app);
 #endif
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("info")) return info();
     if (app.got_subcommand("models")) return list_models();
+    if (app.got_subcommand("export")) return export_field();
     if (app.got_subcommand("bench")) return bench();
 #ifdef STENCILSCOPE_WITH_GUI
     if (app.got_subcommand("record")) return gui.record();

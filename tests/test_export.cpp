@@ -1,0 +1,79 @@
+// `stencilscope export`: the .npy it writes holds exactly the field (or the slice) that the
+// model's CPU simulation has after the same steps, in NumPy's layout; numpy.load reads it
+// where numpy is installed; bad requests are one line and a non-zero exit.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "cli_run.hpp"
+#include "sim/core/model.hpp"
+#include "sim/core/npy.hpp"
+
+using namespace ss;
+using ss::test::run_cli;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("stencilscope-export-" + name)).string();
+}
+
+/// True when a Python with numpy answers (Debian's python3-numpy).
+bool have_numpy() { return std::system("python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
+
+}  // namespace
+
+TEST(Export, Heat2DFieldIsTheCpuFieldAfterTheSameStepsInNumpysLayout) {
+  const std::string path = temp_path("heat2d.npy");
+  const auto r = run_cli("export --model heat2d --size 40x30 --order 4 --boundary periodic --initial hot-spots --steps 5 "
+                         "--device cpu --out " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const NpyArray a = read_npy(path);
+  ASSERT_EQ(a.shape, (std::vector<std::size_t>{30, 40}));
+  const Model& m = find_model("heat2d");
+  auto sim = m.create(make_config(m, {40, 30, 1}, 4, {{"boundary", std::string("periodic")}, {"initial", std::string("hot-spots")}}),
+                      Backend::cpu, "cpu");
+  sim->start_steps(5);
+  const SimState st = sim->copy_state();
+  ASSERT_EQ(st.fields.at(0).size(), a.values.size());
+  EXPECT_EQ(0, std::memcmp(st.fields[0].data(), a.values.data(), a.values.size() * sizeof(float)));
+  if (have_numpy()) {
+    const std::string check = "python3 -c \"import numpy as n, sys; a = n.load('" + path +
+                              "'); sys.exit(0 if a.shape == (30, 40) and a.dtype == n.float32 and a[2, 7] == " +
+                              fmt::format("{:.9g}", a.values[2 * 40 + 7]) + " else 1)\"";
+    EXPECT_EQ(std::system(check.c_str()), 0) << "numpy.load disagrees: " << check;
+  } else {
+    std::printf("[ NOTE     ] numpy is not installed: the file was checked by our reader only\n");
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(Export, A3DSliceIsTheViewTheSimulationShows) {
+  const std::string path = temp_path("heat3d-xz.npy");
+  const auto r = run_cli("export --model heat3d --size 21x17x13 --steps 3 --view xz --slice-y 5 --device cpu --out " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const NpyArray a = read_npy(path);
+  ASSERT_EQ(a.shape, (std::vector<std::size_t>{13, 21})) << "(nz, nx): v rows of u";
+  const Model& m = find_model("heat3d");
+  auto sim = m.create(make_config(m, {21, 17, 13}, 8, {}), Backend::cpu, "cpu");
+  sim->start_steps(3);
+  std::vector<float> want(21 * 13);
+  sim->copy_view(1, ViewPlacement{{6, 5, 10}, {}}, want.data());
+  EXPECT_EQ(0, std::memcmp(want.data(), a.values.data(), want.size() * sizeof(float)));
+  std::filesystem::remove(path);
+}
+
+TEST(Export, BadRequestsAreOneLineAndANonZeroExit) {
+  for (const std::string args : {"export --model heat2d --view xy --out x.npy", "export --model deriv3d --size 16 --out x.npy",
+                                 "export --model heat3d --size 16 --view xz --slice-y 16 --out x.npy",
+                                 "export --model heat2d --out /no/such/dir/x.npy", "export --model heat2d --size 16"}) {
+    const auto r = run_cli(args);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_EQ(ss::test::count_lines(r.out), 1) << args << ": " << r.out;
+  }
+}

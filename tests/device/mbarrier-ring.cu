@@ -20,6 +20,8 @@
 //           as copies never committed to a group are not waited for (racecheck sees it)
 //   mode 6  the ring through libcu++ (cuda::barrier, cuda::memcpy_async, which issues
 //           the same cp.async.mbarrier.arrive), every thread arriving, as its docs show
+//   mode 9  mode 3 with the ring in dynamic shared memory (the barriers static), as stream25d
+//   (-DRING_SLOTS=9 -DRING_AHEAD=4 builds stream25d's ring depth and fetch distance)
 //   mode 8  mode 3 with 16-byte copies (a float4 per thread, as stream25d's packs)
 //   mode 7  mode 3 with every thread arriving (barrier count = threads) instead of one
 //           lane per warp after __syncwarp
@@ -36,7 +38,13 @@
 #include <cstdlib>
 #include <vector>
 
-constexpr int kMaxThreads = 512, kPlanes = 40, kRing = 4, kAhead = 2, kBlocks = 264;
+#ifndef RING_SLOTS
+#define RING_SLOTS 4  // stream25d: 9 (float, orders 6 and 8) or 8
+#endif
+#ifndef RING_AHEAD
+#define RING_AHEAD 2  // stream25d: 4 or 3
+#endif
+constexpr int kMaxThreads = 512, kPlanes = 40, kRing = RING_SLOTS, kAhead = RING_AHEAD, kBlocks = 264;
 // Set from the command line: threads per block (4 or 16 warps, as stream25d), how many
 // other warps' elements each thread reads per plane (stream25d's y neighbours: up to 8),
 // and whether each thread also reads plane p + 1's slot at step p (stream25d's queue
@@ -66,7 +74,9 @@ __device__ void mbarrier_wait(std::uint64_t* bar, unsigned parity) {
 
 __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ out, int mode, int spread, int early) {
   const int kThreads = blockDim.x;
-  __shared__ float ring[kRing][kMaxThreads];
+  __shared__ float static_ring[kRing][kMaxThreads];
+  extern __shared__ float dynamic_ring[];  // mode 9: the ring in dynamic shared memory, as stream25d's
+  auto ring = mode == 9 ? reinterpret_cast<float(*)[kMaxThreads]>(dynamic_ring) : static_ring;
   __shared__ std::uint64_t full[kRing], empty[kRing];
   const int t = threadIdx.x, lane = t % 32;
   const float* planes = in + static_cast<std::size_t>(blockIdx.x) * kPlanes * kThreads;
@@ -118,7 +128,7 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
     }
     fetch(p + kAhead);
   }
-  if (mode == 3 || mode == 4 || mode == 7) {  // the phases of `empty` nobody waited on: planes kPlanes + kRing - kAhead .. kPlanes - 1
+  if (mode == 3 || mode == 4 || mode == 7 || mode == 9) {  // the phases of `empty` nobody waited on: planes kPlanes + kRing - kAhead .. kPlanes - 1
     for (int p = kPlanes + kRing - kAhead - kRing; p < kPlanes; ++p)
       if (p >= 0 && p + kRing >= kPlanes + kRing - kAhead) mbarrier_wait(&empty[p % kRing], (p / kRing) & 1u);
   }
@@ -137,7 +147,7 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
 // Mode 8: mode 3 with 16-byte cp.async (each thread a float4; element 0 carries the value).
 __global__ void ring_kernel16(const float* __restrict__ in, float* __restrict__ out, int spread, int early) {
   const int kThreads = blockDim.x, t = threadIdx.x, lane = t % 32;
-  __shared__ float4 ring[kRing][kMaxThreads];
+  __shared__ float4 ring[kRing][kRing > 4 ? 128 : kMaxThreads];  // a deep ring: 128 threads (48 KB of static smem)
   __shared__ std::uint64_t full[kRing], empty[kRing];
   const float* planes = in + static_cast<std::size_t>(blockIdx.x) * kPlanes * kThreads;
   if (t == 0)
@@ -248,7 +258,7 @@ int main(int argc, char** argv) {
     cudaMemset(out, 0xff, want.size() * sizeof(float));  // NaN: a value never written shows
     if (mode == 6) ring_kernel_libcu<<<kBlocks, kThreads>>>(in, out, spread, early);
     else if (mode == 8) ring_kernel16<<<kBlocks, kThreads>>>(in, out, spread, early);
-    else ring_kernel<<<kBlocks, kThreads>>>(in, out, mode, spread, early);
+    else ring_kernel<<<kBlocks, kThreads, mode == 9 ? kRing * kMaxThreads * sizeof(float) : 0>>>(in, out, mode, spread, early);
     cudaMemcpy(got.data(), out, got.size() * sizeof(float), cudaMemcpyDeviceToHost);
     for (std::size_t k = 0; k < got.size(); ++k) wrong += got[k] != want[k];
   }

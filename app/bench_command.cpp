@@ -18,6 +18,7 @@
 
 #include "commands.hpp"
 #include "param_options.hpp"
+#include "scene_file.hpp"
 #include "sim/bench/report.hpp"
 #include "sim/core/build_info.hpp"
 #include "sim/core/device.hpp"
@@ -30,7 +31,8 @@ namespace ss::app {
 namespace {
 
 struct BenchArgs {
-  std::string model;
+  std::string model;  ///< empty: the --scene file's
+  std::string scene;  ///< a scene file: its model, size, order and parameters (the flags given override them)
   std::string size;
   int steps = 0;
   int order = 0;
@@ -263,12 +265,19 @@ std::function<void(const std::string&)> progress_reporter() {
 }
 
 int run_bench(const BenchArgs& a) {
-  const Model& model = find_model(a.model);
+  std::optional<SceneFile> file;
+  if (!a.scene.empty()) file = read_scene(a.scene);
+  if (a.model.empty() && !file) throw Error("bench needs a MODEL or --scene FILE (models: " + model_list() + ")");
+  const Model& model = find_model(a.model.empty() ? file->model : a.model);
   const ModelInfo& info = model.info();
-  const ParamValues given = parse_params(a.params, model, /*bench=*/true);
+  // The file's size, order and parameters apply to its own model only.
+  const bool from_file = file && file->model == info.name;
+  ParamValues given = from_file ? file->params : ParamValues{};
+  for (auto& [name, value] : parse_params(a.params, model, /*bench=*/true)) given[name] = value;
+  const std::array<int, 3> file_size = from_file && file->size ? *file->size : info.bench.default_size;
   const std::array<int, 3> size =
-      a.size_option->count() ? parse_grid_size(a.size, info, info.bench.default_size) : info.bench.default_size;
-  const int order = a.order_option->count() ? a.order : info.default_order;
+      a.size_option->count() ? parse_grid_size(a.size, info, info.bench.default_size) : file_size;
+  const int order = a.order_option->count() ? a.order : from_file && file->order ? *file->order : info.default_order;
   BenchRequest request;
   request.config = make_config(model, size, order, given, /*bench=*/true);
   request.precision = parse_precision(a.precision);
@@ -295,7 +304,9 @@ std::string per_model(Entry entry, const char* separator = ", ") {
 std::function<int()> add_bench_command(CLI::App& app) {
   auto args = std::make_shared<BenchArgs>();
   CLI::App* bench = app.add_subcommand("bench", "Benchmark kernel variants against the reference");
-  bench->add_option("model", args->model, "Model to benchmark: " + model_list())->required();
+  bench->add_option("model", args->model, "Model to benchmark: " + model_list() + " (default: the --scene file's)");
+  bench->add_option("--scene", args->scene,
+                    "A scene file (TOML): its model, size, order and parameters; the options given override them");
   args->size_option = bench->add_option(
       "--size", args->size,
       "Interior grid NXxNY (2D models) or NXxNYxNZ (3D models), or N for a square/cube; defaults " +

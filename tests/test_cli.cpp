@@ -122,3 +122,45 @@ TEST(Cli, ModelsListsTheRegistryAsTextAndJson) {
   }
   EXPECT_NE(text.out.find("--fixed-value"), std::string::npos) << "flags are listed as typed";
 }
+
+namespace {
+
+std::string write_scene_text(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+// bench --scene: the file's model, size, order and parameters; flags given override them.
+TEST(Cli, BenchTakesTheSceneFilesModelAndSize) {
+  const std::string scene = write_scene_text("bench_scene.toml",
+                                             "model = \"heat3d\"\nsize = [20, 18, 16]\norder = 4\n"
+                                             "[params]\nboundary = \"periodic\"\n");
+  const std::string json = ::testing::TempDir() + "/bench_scene.json";
+  const CliResult r = run_cli("bench --scene " + scene + " --device cpu --variant cpu --steps 2 --repeat 1 --json " + json);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::ifstream in(json);
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["rows"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["rows"][0]["model"], "heat3d");
+  EXPECT_EQ(j["rows"][0]["size"], "20x18x16");
+  EXPECT_EQ(j["rows"][0]["order"], 4);
+  EXPECT_NE(r.out.find("boundary periodic"), std::string::npos) << r.out;
+
+  const CliResult over = run_cli("bench heat3d --scene " + scene + " --size 12 --order 2 --device cpu --variant cpu"
+                                 " --steps 1 --repeat 1 --json " + json);
+  ASSERT_EQ(over.status, 0) << over.out;
+  std::ifstream in2(json);
+  const auto j2 = nlohmann::json::parse(in2);
+  EXPECT_EQ(j2["rows"][0]["size"], "12x12x12");
+  EXPECT_EQ(j2["rows"][0]["order"], 2);
+  EXPECT_NE(over.out.find("boundary periodic"), std::string::npos) << over.out;  // still the file's
+}
+
+TEST(Cli, BenchRefusesABadSceneInOneLine) {
+  const std::string scene = write_scene_text("bench_bad.toml", "model = \"heat2d\"\nsize = [64, 64]\ncolour = 1\n");
+  expect_cli_error("bench --scene " + scene + " --device cpu", scene + ":3: unknown key 'colour'");
+  expect_cli_error("bench --device cpu", "bench needs a MODEL or --scene FILE");
+}

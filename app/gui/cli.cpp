@@ -1,6 +1,9 @@
 // Command line of the window and of `record`.
+#include <algorithm>
 #include <array>
+#include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
@@ -16,6 +19,7 @@ namespace {
 
 /// Scene options as typed; turned into SceneOptions (with validation) when the command runs.
 struct SceneArgs {
+  std::string scene;  ///< a scene file (TOML); the flags given override its values
   std::string model = "heat2d";
   std::string size;  ///< empty: the model's default scene size
   int order = 0;     ///< 0: the model's default order
@@ -28,6 +32,13 @@ struct SceneArgs {
   int steps_per_frame = 0;
   std::string upload = "auto";
   std::array<int, 3> slice{-1, -1, -1};  ///< 3D models: z of XY, y of XZ, x of YZ; -1 the middle
+  std::map<std::string, const CLI::Option*> options;  ///< "--model" -> its option (to ask whether it was given)
+
+  /// True when `flag` was given on the command line.
+  bool given(const std::string& flag) const {
+    const auto it = options.find(flag);
+    return it != options.end() && it->second->count() > 0;
+  }
 };
 
 /// "heat2d 1024x1024, heat3d 128x128x128, ...": each model's default scene size.
@@ -52,26 +63,32 @@ std::string variant_help() {
   return out + "; or auto (the fastest for the device)";
 }
 
-void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps) {
+/// Adds the scene options to `cmd`; `scene_names` names the scene file's option
+/// ("--scene", or "scene,--scene" to take it as a positional argument too).
+void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps, const std::string& scene_names) {
   a.steps_per_frame = default_steps;
   std::string models_help;
   for (const Model* m : models()) models_help += (models_help.empty() ? "" : "; ") + m->info().name + ": " + m->info().description;
-  cmd->add_option("--model", a.model, models_help)->capture_default_str();
-  cmd->add_option("--size", a.size,
-                  "Interior grid NXxNY (3D models: NXxNYxNZ), or N for a square (cube); default " + default_sizes());
-  cmd->add_option("--order", a.order, "Stencil order (2, 4, 6 or 8; default: the model's)");
-  cmd->add_option("--variant", a.variant, variant_help())->capture_default_str();
+  auto& o = a.options;
+  o["--scene"] = cmd->add_option(scene_names, a.scene,
+                                 "A scene file (TOML, as the window's Save scene writes); the options given override it");
+  o["--model"] = cmd->add_option("--model", a.model, models_help)->capture_default_str();
+  o["--size"] = cmd->add_option("--size", a.size,
+                                "Interior grid NXxNY (3D models: NXxNYxNZ), or N for a square (cube); default " +
+                                    default_sizes());
+  o["--order"] = cmd->add_option("--order", a.order, "Stencil order (2, 4, 6 or 8; default: the model's)");
+  o["--variant"] = cmd->add_option("--variant", a.variant, variant_help())->capture_default_str();
   cmd->add_option("--device", a.device, "auto, gpu or cpu")->capture_default_str();
   add_param_options(cmd, a.params);
-  cmd->add_option("--colormap", a.colormap, "viridis, inferno, magma, blue-red or grey")->capture_default_str();
-  cmd->add_option("--range", a.range, "auto, expanding, or LO:HI (fixed)")->capture_default_str();
-  cmd->add_option("--sampling", a.sampling, "nearest or linear")->capture_default_str();
+  o["--colormap"] = cmd->add_option("--colormap", a.colormap, "viridis, inferno, magma, blue-red or grey")->capture_default_str();
+  o["--range"] = cmd->add_option("--range", a.range, "auto, expanding, or LO:HI (fixed)")->capture_default_str();
+  o["--sampling"] = cmd->add_option("--sampling", a.sampling, "nearest or linear")->capture_default_str();
   cmd->add_option("--upload", a.upload, "GPU field to texture: auto, interop (required) or host-copy")
       ->capture_default_str();
-  cmd->add_option("--slice-z", a.slice[0], "3D models: z of the XY slice (default: the middle)");
-  cmd->add_option("--slice-y", a.slice[1], "3D models: y of the XZ slice (default: the middle)");
-  cmd->add_option("--slice-x", a.slice[2], "3D models: x of the YZ slice (default: the middle)");
-  cmd->add_option("--steps-per-frame", a.steps_per_frame, "Steps per frame; 0 adapts to a frame budget")
+  o["--slice-z"] = cmd->add_option("--slice-z", a.slice[0], "3D models: z of the XY slice (default: the middle)");
+  o["--slice-y"] = cmd->add_option("--slice-y", a.slice[1], "3D models: y of the XZ slice (default: the middle)");
+  o["--slice-x"] = cmd->add_option("--slice-x", a.slice[2], "3D models: x of the YZ slice (default: the middle)");
+  o["--steps-per-frame"] = cmd->add_option("--steps-per-frame", a.steps_per_frame, "Steps per frame; 0 adapts to a frame budget")
       ->capture_default_str();
 }
 
@@ -105,27 +122,46 @@ void parse_range(const std::string& s, ViewSettings& v) {
 SceneOptions to_scene(const SceneArgs& a) {
   SceneOptions o;
   SimSettings& s = o.sim;
-  const Model& model = find_model(a.model);
+  // A scene file first; the options given on the command line then override its values.
+  // Its model's size, order, variant, parameters and slices apply while the model is its.
+  std::optional<SceneFile> file;
+  if (!a.scene.empty()) file = read_scene(a.scene);
+  const Model& model = find_model(file && !a.given("--model") ? file->model : a.model);
   const ModelInfo& info = model.info();
+  const bool from_file = file && file->model == info.name;
+  if (file) {
+    SimSettings file_sim;
+    apply_scene_file(*file, file_sim, o.view);
+    if (from_file) s = file_sim;
+  }
   s.model = info.name;
-  const auto n = a.size.empty() ? info.default_size : parse_grid_size(a.size, info, info.default_size);
-  s.nx = n[0];
-  s.ny = n[1];
-  s.nz = n[2];
+  if (a.given("--size") || !from_file) {
+    const auto n = a.size.empty() ? info.default_size : parse_grid_size(a.size, info, info.default_size);
+    s.nx = n[0];
+    s.ny = n[1];
+    s.nz = n[2];
+  }
   if (info.dims == 3) {
     static constexpr const char* kNames[] = {"--slice-z", "--slice-y", "--slice-x"};
     const int depth[3] = {s.nz, s.ny, s.nx};
     for (int k = 0; k < 3; ++k) {
+      if (from_file && !a.given(kNames[k])) {
+        s.slice[k] = std::min(s.slice[k], depth[k] - 1);  // a --size override may have shrunk the grid
+        continue;
+      }
       if (a.slice[k] < -1 || a.slice[k] >= depth[k])
         throw Error(fmt::format("{} {} is outside the grid (0..{})", kNames[k], a.slice[k], depth[k] - 1));
       s.slice[k] = a.slice[k];
     }
   }
-  s.order = a.order == 0 ? info.default_order : a.order;
-  s.params = parse_params(a.params, model, false);
+  if (a.given("--order") || !from_file) s.order = a.order == 0 ? info.default_order : a.order;
+  if (!from_file) s.params.clear();
+  for (auto& [name, value] : parse_params(a.params, model, false)) s.params[name] = value;
   if (a.steps_per_frame < 0) throw Error(fmt::format("--steps-per-frame must be 0 or more (got {})", a.steps_per_frame));
-  s.adaptive_steps = a.steps_per_frame == 0;
-  if (a.steps_per_frame > 0) s.steps_per_frame = a.steps_per_frame;
+  if (a.given("--steps-per-frame") || !file) {
+    s.adaptive_steps = a.steps_per_frame == 0;
+    if (a.steps_per_frame > 0) s.steps_per_frame = a.steps_per_frame;
+  }
   if (a.device != "auto" && a.device != "gpu" && a.device != "cpu")
     throw Error("unknown --device '" + a.device + "' (choose auto, gpu or cpu)");
   o.device = a.device;
@@ -133,16 +169,23 @@ SceneOptions to_scene(const SceneArgs& a) {
   else if (a.upload == "interop") s.upload = UploadChoice::interop;
   else if (a.upload == "host-copy") s.upload = UploadChoice::host_copy;
   else throw Error("unknown --upload '" + a.upload + "' (choose auto, interop or host-copy)");
-  o.variant_given = a.variant != "auto";
-  if (o.variant_given) {
-    const VariantSpec* v = info.variant(a.variant);
-    if (!v) throw Error(fmt::format("unknown variant '{}' (choose {})", a.variant, info.variant_list()));
-    check_live_variant(info, v->name);
-    s.variant = v->name;
+  if (a.given("--variant") || !from_file) {
+    o.variant_given = a.variant != "auto";
+    if (o.variant_given) {
+      const VariantSpec* v = info.variant(a.variant);
+      if (!v) throw Error(fmt::format("unknown variant '{}' (choose {})", a.variant, info.variant_list()));
+      check_live_variant(info, v->name);
+      s.variant = v->name;
+    }
+  } else {
+    // The file's variant, unless --device asks for the other kind of device: then that
+    // device's fastest (the command line overrides the file).
+    const VariantSpec* v = info.variant(s.variant);
+    o.variant_given = v && (a.device == "auto" || (a.device == "gpu") == v->gpu);
   }
-  o.view.style.colormap = render::parse_colormap(a.colormap);
-  o.view.style.sampling = render::parse_sampling(a.sampling);
-  parse_range(a.range, o.view);
+  if (!file || a.given("--colormap")) o.view.style.colormap = render::parse_colormap(a.colormap);
+  if (!file || a.given("--sampling")) o.view.style.sampling = render::parse_sampling(a.sampling);
+  if (!file || a.given("--range")) parse_range(a.range, o.view);
   s.params = to_model_config(s).params;  // the same checks the simulation makes, before a window opens
   resolve_device(o);
   return o;
@@ -170,7 +213,7 @@ void resolve_device(SceneOptions& scene) {
 GuiCommands add_gui_commands(CLI::App& app) {
   auto window_args = std::make_shared<SceneArgs>();
   auto window = std::make_shared<WindowOptions>();
-  add_scene_options(&app, *window_args, 0);
+  add_scene_options(&app, *window_args, 0, "scene,--scene");
   app.add_option("--frames", window->frames, "Run N frames, save --screenshot, exit")->check(CLI::NonNegativeNumber);
   app.add_option("--screenshot", window->screenshot, "PNG written after --frames frames");
   app.add_flag("--screenshot-ui", window->screenshot_ui, "The screenshot includes the panels");
@@ -180,7 +223,7 @@ GuiCommands add_gui_commands(CLI::App& app) {
   auto record_args = std::make_shared<SceneArgs>();
   auto record = std::make_shared<RecordOptions>();
   CLI::App* rec = app.add_subcommand("record", "Render frames to an MP4 (ffmpeg) or a PNG sequence");
-  add_scene_options(rec, *record_args, 10);
+  add_scene_options(rec, *record_args, 10, "--scene");
   rec->add_option("--frames", record->frames, "Frames to record")->capture_default_str()->check(CLI::PositiveNumber);
   rec->add_option("--out", record->out, "FILE.mp4 (or .mkv/.mov/.webm), or a directory for PNGs");
   rec->add_flag("--measure", record->measure,
@@ -195,6 +238,7 @@ GuiCommands add_gui_commands(CLI::App& app) {
   commands.window = [window, window_args] {
     WindowOptions o = *window;
     o.scene = to_scene(*window_args);
+    o.scene_path = window_args->scene;
     if (o.frames > 0 && o.screenshot.empty()) throw Error("--frames needs --screenshot FILE (the picture it saves)");
     if (!o.screenshot.empty() && o.frames == 0) throw Error("--screenshot needs --frames N (when to take it)");
     return run_window(o);

@@ -1,8 +1,10 @@
 #pragma once
 // The desktop app's entry points, for app/main.cpp.
 //
-//   stencilscope [--frames N --screenshot FILE [--screenshot-ui]] [scene options]
+//   stencilscope [SCENE.toml] [--frames N --screenshot FILE [--screenshot-ui]] [scene options]
 //       opens the window on the scene; with --frames it runs N frames, saves FILE and exits.
+//       SCENE.toml (or --scene FILE, also on record): a scene file (app/scene_file.hpp);
+//       the scene options given override its values.
 //   stencilscope record --frames N --out FILE.mp4|DIR [--width W --height H] [--ui]
 //                       [--headless] [--steps-per-frame S] [--fps F] [scene options]
 //       renders N frames (S steps each, so videos are reproducible) to an MP4 through
@@ -48,6 +50,7 @@ struct WindowOptions {
   int frames = 0;                  ///< > 0: run this many frames, save `screenshot`, exit
   std::string screenshot;          ///< PNG written after `frames` frames
   bool screenshot_ui = false;      ///< that PNG includes the panels
+  std::string scene_path;          ///< the scene file opened at start-up (the View panel's Save/Open path)
 };
 
 struct RecordOptions {

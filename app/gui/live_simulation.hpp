@@ -79,6 +79,8 @@ class LiveSimulation {
   void set_error(std::string message) { status_.error = std::move(message); }
   /// Clears the one-line note.
   void clear_note() { status_.note.clear(); }
+  /// Shows a one-line note (a scene file that could not be opened); stepping goes on.
+  void set_note(std::string message) { status_.note = std::move(message); }
   /// Asks for a validation at the next opportunity (throttled to twice a second).
   void request_validation() { validation_wanted_ = true; }
 

@@ -209,8 +209,23 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
   ImGui::End();
 }
 
+/// Save and open a scene file (TOML) at a typed path.
+void scene_file_section(SceneFileStatus& f, PanelActions& a) {
+  ImGui::Separator();
+  ImGui::InputText("scene file", f.path.data(), f.path.size());
+  help_marker("A TOML file with the model, size, order, variant, parameters and view (docs in README).");
+  if (ImGui::Button("save scene (Ctrl+S)")) a.save_scene = true;
+  ImGui::SameLine();
+  if (ImGui::Button("open scene (Ctrl+O)")) a.open_scene = true;
+  if (!f.last_message.empty()) {
+    if (f.last_failed) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.35f, 1));
+    ImGui::TextWrapped("%s", f.last_message.c_str());
+    if (f.last_failed) ImGui::PopStyleColor();
+  }
+}
+
 void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui, const RecordingStatus& rec,
-                const render::ValueRange& drawn, PanelActions& a) {
+                const render::ValueRange& drawn, SceneFileStatus* scene_file, PanelActions& a) {
   ImGui::SetNextWindowPos(ImVec2(10, 400), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0), ImGuiCond_FirstUseEver);
   if (!ImGui::Begin("View")) {
@@ -257,6 +272,7 @@ void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui,
   }
   if (!rec.description.empty()) ImGui::TextWrapped("%s", rec.description.c_str());
   if (!rec.last_message.empty()) ImGui::TextWrapped("%s", rec.last_message.c_str());
+  if (scene_file) scene_file_section(*scene_file, a);
   ImGui::End();
 }
 
@@ -338,7 +354,10 @@ void error_banner(const SimStatus& st, PanelActions& a) {
     ImGui::SameLine();
     if (ImGui::Button("reset")) a.reset = true;
   } else {
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
     ImGui::TextUnformatted(st.note.c_str());
+    ImGui::PopTextWrapPos();
+    if (ImGui::SmallButton("ok")) a.clear_error = true;
   }
   ImGui::End();
 }
@@ -347,10 +366,11 @@ void error_banner(const SimStatus& st, PanelActions& a) {
 
 PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
                          const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
-                         const FrameInfo& frame, const render::ValueRange& drawn_range) {
+                         const FrameInfo& frame, const render::ValueRange& drawn_range,
+                         SceneFileStatus* scene_file) {
   PanelActions a;
   simulation_panel(sim, status, gpu_available, a);
-  view_panel(view, brush, screenshot_with_ui, recording, drawn_range, a);
+  view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
   performance_panel(sim, status, frame);
   validation_panel(status, a);
   error_banner(status, a);

@@ -1,6 +1,7 @@
 #pragma once
 // The ImGui panels: Simulation, View, Performance, Validation, and the error banner.
 // They edit the app's plain settings structs and return what was clicked; they own nothing.
+#include <array>
 #include <string>
 
 #include "live_simulation.hpp"
@@ -18,6 +19,15 @@ struct PanelActions {
   bool reset_view = false;
   bool reset_range = false;    ///< restart the expanding range
   bool validation_visible = false;  ///< the Validation panel is open: keep its numbers fresh
+  bool save_scene = false;     ///< write the scene to SceneFileStatus::path (Ctrl+S)
+  bool open_scene = false;     ///< read the scene from SceneFileStatus::path (Ctrl+O)
+};
+
+/// The View panel's scene file section: the path typed there, and the last result.
+struct SceneFileStatus {
+  std::array<char, 1024> path{"scene.toml"};  ///< as typed (ImGui edits it in place)
+  std::string last_message;                   ///< "saved scene.toml", or why not
+  bool last_failed = false;                   ///< last_message is an error
 };
 
 /// Per-frame times measured by the loop (CPU side), shown next to the simulation's.
@@ -36,8 +46,10 @@ struct RecordingStatus {
 };
 
 /// Draws every panel. `screenshot_with_ui` is part of the view settings' picture options.
+/// `scene_file`: the View panel's Save/Open scene section (none without it).
 PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
                          const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
-                         const FrameInfo& frame, const render::ValueRange& drawn_range);
+                         const FrameInfo& frame, const render::ValueRange& drawn_range,
+                         SceneFileStatus* scene_file = nullptr);
 
 }  // namespace ss::app

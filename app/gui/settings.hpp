@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 
+#include "scene_file.hpp"
 #include "sim/core/model.hpp"
 #include "stencilscope/render/field_renderer.hpp"
 
@@ -67,5 +68,15 @@ void switch_model(SimSettings& s, const Model& model, bool gpu);
 void use_fastest_variant(SimSettings& s, bool gpu);
 /// "nx x ny" or "nx x ny x nz", as the model's dimensions say.
 std::string size_text(const SimSettings& s);
+
+/// The scene the panels show: model, size, order, variant, every parameter, the view.
+SceneFile to_scene_file(const SimSettings& sim, const ViewSettings& view);
+/// Sets the scene's values in `sim` and `view` (an empty variant stays empty: the caller
+/// picks the fastest); what a scene does not hold (upload, pause, brush) is kept. Throws
+/// ss::Error naming the file, line and key for a colormap or sampling the renderer does
+/// not know; then neither is changed.
+void apply_scene_file(const SceneFile& scene, SimSettings& sim, ViewSettings& view);
+/// Writes the scene of `sim` and `view` to `path` (scene_file.hpp); throws ss::Error.
+void write_scene(const std::string& path, const SimSettings& sim, const ViewSettings& view);
 
 }  // namespace ss::app

@@ -3,6 +3,7 @@
 #include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -40,6 +41,9 @@ void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimS
     if (ImGui::IsKeyPressed(GLFW_KEY_H)) view.show_ui = !view.show_ui;
     if (ImGui::IsKeyPressed(GLFW_KEY_F)) actions.reset_view = true;
   }
+  // Ctrl+S / Ctrl+O also while the path field has the keyboard (ImGui gives them no meaning there).
+  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_S, false)) actions.save_scene = true;
+  if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_O, false)) actions.open_scene = true;
   MouseSample m;
   glfwGetFramebufferSize(window, &m.fb_width, &m.fb_height);
   double cx = 0, cy = 0;
@@ -55,6 +59,35 @@ void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimS
   m.ctrl = io.KeyCtrl;
   m.ui_wants_mouse = io.WantCaptureMouse;
   apply_mouse(m, sim, view, brush, mouse);
+}
+
+/// Saves or opens the scene file the View panel names. A file that cannot be read
+/// changes nothing: the message goes to the panel and the note banner.
+void apply_scene_actions(const PanelActions& a, SceneFileStatus& file, LiveSimulation& sim, SimSettings& settings,
+                         ViewSettings& view, RangeFollower& range) {
+  if (!a.save_scene && !a.open_scene) return;
+  const std::string path(file.path.data());
+  try {
+    if (path.empty()) throw Error("no scene file named (type a path next to 'scene file')");
+    if (a.save_scene) {
+      write_scene(path, settings, view);
+      file.last_message = "saved " + path;
+    } else {
+      const SceneFile scene = read_scene(path);
+      SimSettings next = settings;
+      apply_scene_file(scene, next, view);
+      if (next.variant.empty()) use_fastest_variant(next, sim.gpu_available());
+      settings = std::move(next);
+      range.restart();
+      file.last_message = "opened " + path;
+    }
+    file.last_failed = false;
+    std::fprintf(stderr, "stencilscope: %s\n", file.last_message.c_str());
+  } catch (const Error& e) {
+    file.last_message = e.what();
+    file.last_failed = true;
+    sim.set_note(std::string(a.save_scene ? "could not save the scene: " : "could not open the scene: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -84,6 +117,12 @@ int run_window(const WindowOptions& options) {
   MouseState mouse;
   bool pictures_with_ui = options.screenshot_ui;
   RecordingStatus recording;
+  SceneFileStatus scene_file;
+  if (!options.scene_path.empty()) {
+    const std::size_t n = std::min(options.scene_path.size(), scene_file.path.size() - 1);
+    std::copy_n(options.scene_path.begin(), n, scene_file.path.begin());
+    scene_file.path[n] = '\0';
+  }
   std::unique_ptr<FrameRecorder> recorder;
   FrameInfo frame_info;
   render::GpuTimer render_timer;
@@ -107,11 +146,12 @@ int run_window(const WindowOptions& options) {
     PanelActions actions;
     if (view.show_ui)
       actions = draw_panels(settings, view, brush, pictures_with_ui, sim.status(), sim.gpu_available(), recording,
-                            frame_info, range.drawn());
+                            frame_info, range.drawn(), &scene_file);
     handle_input(window.get(), ww > 0 ? static_cast<double>(fbw) / ww : 1.0, sim, settings, view, brush, mouse, actions);
 
     try {
       apply_actions(actions, sim, settings, view, range);
+      apply_scene_actions(actions, scene_file, sim, settings, view, range);
       sim.apply(settings);
       sim.advance(settings, recorder != nullptr);  // recording: fixed steps per frame, waited for
     } catch (const Error& e) {

@@ -1,5 +1,7 @@
 // `record --headless`: no display, no GLFW; an EGL context (Mesa surfaceless here,
 // NVIDIA's device platform on a GPU) renders frames whose pixels must match the colormap.
+#include <fstream>
+
 #include "app_runner.hpp"
 
 using namespace ss;
@@ -158,4 +160,39 @@ TEST(RecordHeadless, MeasureRunsTheWindowLoopAndReportsFps) {
   ASSERT_NE(st, std::string::npos) << r.output;
   ASSERT_EQ(std::sscanf(r.output.c_str() + st, "per frame), %ld steps done", &steps), 1) << r.output;
   EXPECT_GT(steps, 20);  // adaptive batches: more than one step per frame on a tiny grid
+}
+
+// A scene file sets the model, size, parameters and view; flags given override it.
+TEST(RecordHeadless, SceneFileSetsTheSceneAndFlagsOverrideIt) {
+  const auto dir = scratch_dir("record_scene");
+  const auto scene = dir / "scene.toml";
+  std::ofstream(scene) << "model = \"heat3d\"\nsize = [21, 17, 13]\norder = 4\n[params]\nboundary = \"periodic\"\n"
+                          "[view]\ncolormap = \"inferno\"\nsampling = \"nearest\"\nslices = [2, 15, 0]\n"
+                          "steps_per_frame = 4\n";
+  const RunResult r = run_app("record --headless --scene '" + scene.string() + "' --frames 2 --out '" +
+                                  (dir / "frames").string() + "' --width 480 --height 360 --device cpu --order 8",
+                              "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(dir / "frames" / "frame_00001.png")) << r.output;
+  EXPECT_NE(r.output.find("(step 4)"), std::string::npos) << r.output;  // frame k shows the file's 4 steps per frame, k times
+  Heat3DConfig c;
+  c.nx = 21;
+  c.ny = 17;
+  c.nz = 13;
+  c.order = 8;  // --order overrides the file's 4
+  c.boundary = Boundary::periodic;
+  HostHeat3D<float> sim(make_heat3d_setup(c));
+  sim.step(4);
+  const render::Image img = render::read_png((dir / "frames" / "frame_00001.png").string());
+  EXPECT_GE(expect_slice_pixels(img, sim, render::Colormap::inferno, 2, {2, 15, 0}), 100);
+
+  // A bad scene: one line naming the file, the line and the key; a non-zero exit.
+  std::ofstream(scene) << "model = \"heat2d\"\n[params]\nalpha = -1\n";
+  const RunResult bad = run_app("record --headless --scene '" + scene.string() + "' --frames 2 --out '" +
+                                    (dir / "bad").string() + "' --device cpu",
+                                "env -u DISPLAY -u WAYLAND_DISPLAY");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_EQ(bad.output, "stencilscope: error: " + scene.string() + ":3: params.alpha = -1 is out of range (1e-12 to 1e+12)\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad"));
+  std::filesystem::remove_all(dir);
 }

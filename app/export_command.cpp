@@ -1,8 +1,11 @@
 // `stencilscope export`: runs a scene for some steps and writes its field or one of its
-// views as a NumPy .npy file (numpy.load opens it). Generic over the model registry.
+// views as a NumPy .npy file (numpy.load opens it), and/or a checkpoint (HDF5) from which
+// `export --resume` goes on bit for bit. Generic over the model registry.
 #include <fmt/format.h>
 
+#include "checkpoint.hpp"
 #include "commands.hpp"
+#include "scene_file.hpp"
 #include "param_options.hpp"
 #include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
@@ -24,16 +27,27 @@ struct ExportArgs {
   std::string view = "field";
   std::array<int, 3> slice{-1, -1, -1};
   std::string out;
+  std::string checkpoint;  ///< write one here after the steps
+  std::string resume;      ///< start from this checkpoint (its scene and state)
 };
 
 int run_export(const ExportArgs& a) {
-  const Model& model = find_model(a.model);
-  const ModelInfo& info = model.info();
-  if (a.out.empty()) throw Error("export needs --out FILE.npy");
+  if (a.out.empty() && a.checkpoint.empty()) throw Error("export needs --out FILE.npy or --checkpoint FILE.h5");
   if (a.steps < 0) throw Error(fmt::format("--steps must be 0 or more (got {})", a.steps));
-  const auto size = a.size.empty() ? info.default_size : parse_grid_size(a.size, info, info.default_size);
-  const ModelConfig config =
-      make_config(model, size, a.order == 0 ? info.default_order : a.order, parse_params(a.params, model, false));
+  // The scene: from the command line, or from the checkpoint being resumed.
+  std::optional<Checkpoint> resumed;
+  std::optional<SceneFile> scene;
+  if (!a.resume.empty()) {
+    resumed = read_checkpoint(a.resume);
+    scene = parse_scene(resumed->scene, a.resume + " (its scene)");
+  }
+  const Model& model = find_model(scene ? scene->model : a.model);
+  const ModelInfo& info = model.info();
+  const auto size = scene && scene->size ? *scene->size
+                    : a.size.empty()     ? info.default_size
+                                         : parse_grid_size(a.size, info, info.default_size);
+  const int order = scene && scene->order ? *scene->order : a.order == 0 ? info.default_order : a.order;
+  const ModelConfig config = make_config(model, size, order, scene ? scene->params : parse_params(a.params, model, false));
   if (a.device != "auto" && a.device != "gpu" && a.device != "cpu")
     throw Error("unknown --device '" + a.device + "' (choose auto, gpu or cpu)");
   std::string why;
@@ -47,8 +61,21 @@ int run_export(const ExportArgs& a) {
     variant = v->name;
   }
   std::unique_ptr<Simulation> sim = model.create(config, gpu ? Backend::gpu : Backend::cpu, variant);
+  if (resumed) sim->load_state(resumed->state);  // refused, naming the shapes, when it does not fit
   if (a.steps > 0) sim->start_steps(a.steps);
   sim->wait();
+  if (!a.checkpoint.empty()) {
+    SceneFile s;
+    s.model = info.name;
+    s.size = config.size;
+    s.order = sim->config().order;
+    s.variant = variant;
+    s.params = config.params;
+    write_checkpoint(a.checkpoint, info.name, config.size, info.dims, scene_text(s), sim->copy_state(), sim->time());
+    fmt::print("wrote {}: a {} checkpoint at step {}, t = {:.6g}\n", a.checkpoint, info.name, sim->steps_done(),
+               sim->time());
+    if (a.out.empty()) return 0;
+  }
 
   std::vector<float> values;
   std::vector<std::size_t> shape;
@@ -109,7 +136,11 @@ std::function<int()> add_export_command(CLI::App& app) {
   cmd->add_option("--slice-z", args->slice[0], "xy: its z (default: the middle)");
   cmd->add_option("--slice-y", args->slice[1], "xz: its y (default: the middle)");
   cmd->add_option("--slice-x", args->slice[2], "yz: its x (default: the middle)");
-  cmd->add_option("--out", args->out, "The .npy file to write")->required();
+  cmd->add_option("--out", args->out, "The .npy file to write");
+  cmd->add_option("--checkpoint", args->checkpoint,
+                  "Also (or only) write an HDF5 checkpoint after the steps: the fields, step, time and the scene");
+  cmd->add_option("--resume", args->resume,
+                  "Start from this checkpoint: its scene and its state (then --steps more steps, bit for bit as one run)");
   return [args] { return run_export(*args); };
 }
 

@@ -77,3 +77,38 @@ TEST(Export, BadRequestsAreOneLineAndANonZeroExit) {
     EXPECT_EQ(ss::test::count_lines(r.out), 1) << args << ": " << r.out;
   }
 }
+
+TEST(Export, ACheckpointResumesBitForBitForEveryModel) {
+  for (const Model* m : models()) {
+    const ModelInfo& info = m->info();
+    SCOPED_TRACE(info.name);
+    const std::string size = info.dims == 2 ? "37x29" : "19x15x13";
+    const std::string view = info.dims == 2 ? "field" : "xz";  // a view every model has
+    const std::string whole = temp_path(info.name + "-whole.npy"), resumed = temp_path(info.name + "-resumed.npy"),
+                      checkpoint = temp_path(info.name + ".h5");
+    const std::string scene = "export --model " + info.name + " --size " + size + " --device cpu --view " + view;
+    ASSERT_EQ(run_cli(scene + " --steps 9 --out " + whole).status, 0);
+    const auto first = run_cli("export --model " + info.name + " --size " + size + " --device cpu --steps 4 --checkpoint " + checkpoint);
+    ASSERT_EQ(first.status, 0) << first.out;
+    const auto second = run_cli("export --resume " + checkpoint + " --device cpu --view " + view + " --steps 5 --out " + resumed);
+    ASSERT_EQ(second.status, 0) << second.out;
+    EXPECT_NE(second.out.find("step 9"), std::string::npos) << second.out;
+    const NpyArray a = read_npy(whole), b = read_npy(resumed);
+    EXPECT_EQ(a.shape, b.shape);
+    ASSERT_EQ(a.values.size(), b.values.size());
+    EXPECT_EQ(0, std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float))) << "resumed != one run";
+    for (const std::string& f : {whole, resumed, checkpoint}) std::filesystem::remove(f);
+  }
+}
+
+TEST(Export, AMissingOrForeignCheckpointIsOneLine) {
+  const std::string npy = temp_path("not-a-checkpoint.npy");
+  ASSERT_EQ(run_cli("export --model heat2d --size 16 --device cpu --out " + npy).status, 0);
+  for (const std::string& args : {std::string("export --resume /no/such.h5 --out x.npy"), "export --resume " + npy + " --out x.npy"}) {
+    const auto r = run_cli(args);
+    EXPECT_NE(r.status, 0) << args;
+    EXPECT_EQ(ss::test::count_lines(r.out), 1) << args << ": " << r.out;
+  }
+  std::filesystem::remove(npy);
+}
+

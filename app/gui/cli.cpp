@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gui.hpp"
+#include "checkpoint.hpp"
 #include "param_options.hpp"
 #include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
@@ -20,6 +21,7 @@ namespace {
 /// Scene options as typed; turned into SceneOptions (with validation) when the command runs.
 struct SceneArgs {
   std::string scene;  ///< a scene file (TOML); the flags given override its values
+  std::string resume;  ///< a checkpoint (HDF5): its scene and state
   std::string model = "heat2d";
   std::string size;  ///< empty: the model's default scene size
   int order = 0;     ///< 0: the model's default order
@@ -72,6 +74,9 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps, const std
   auto& o = a.options;
   o["--scene"] = cmd->add_option(scene_names, a.scene,
                                  "A scene file (TOML, as the window's Save scene writes); the options given override it");
+  o["--resume"] = cmd->add_option("--resume", a.resume,
+                                  "Start from a checkpoint (HDF5, from export --checkpoint or the window's Save "
+                                  "checkpoint): its scene and its state, continued bit for bit");
   o["--model"] = cmd->add_option("--model", a.model, models_help)->capture_default_str();
   o["--size"] = cmd->add_option("--size", a.size,
                                 "Interior grid NXxNY (3D models: NXxNYxNZ), or N for a square (cube); default " +
@@ -125,7 +130,18 @@ SceneOptions to_scene(const SceneArgs& a) {
   // A scene file first; the options given on the command line then override its values.
   // Its model's size, order, variant, parameters and slices apply while the model is its.
   std::optional<SceneFile> file;
+  if (!a.scene.empty() && !a.resume.empty()) throw Error("give --scene or --resume, not both (a checkpoint holds its scene)");
   if (!a.scene.empty()) file = read_scene(a.scene);
+  if (!a.resume.empty()) {
+    for (const char* fixed : {"--model", "--size"})
+      if (a.given(fixed)) throw Error(fmt::format("--resume runs the checkpoint's model and grid: {} cannot change them", fixed));
+    for (const auto& [name, option] : a.params.options)
+      if (option->count() > 0) throw Error("--resume runs the checkpoint's parameters: " + flag_of(name) + " cannot change them");
+    if (!a.params.assignments.empty()) throw Error("--resume runs the checkpoint's parameters: --param cannot change them");
+    Checkpoint c = read_checkpoint(a.resume);
+    file = parse_scene(c.scene, a.resume + " (its scene)");
+    o.resume = std::move(c.state);
+  }
   const Model& model = find_model(file && !a.given("--model") ? file->model : a.model);
   const ModelInfo& info = model.info();
   const bool from_file = file && file->model == info.name;

@@ -25,6 +25,7 @@
 //   return gui.window();                          // no subcommand
 // Both callbacks throw ss::Error for bad input or failures (main prints one line, exits 1).
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -42,6 +43,7 @@ struct SceneOptions {
   BrushSettings brush;
   std::string device = "auto";  ///< auto (GPU when there is one), gpu, cpu
   bool variant_given = false;   ///< false: the fastest variant of the chosen device
+  std::optional<SimState> resume;  ///< --resume: the state to load once the simulation is built
 };
 
 struct WindowOptions {

@@ -265,6 +265,21 @@ void LiveSimulation::reset() {
   update_status();
 }
 
+SimState LiveSimulation::copy_state() {
+  sim_->wait();
+  return sim_->copy_state();
+}
+
+void LiveSimulation::load_state(const SimState& state) {
+  sim_->wait();
+  in_flight_ = false;
+  sim_->load_state(state);
+  dirty_ = true;
+  status_.error.clear();
+  status_.history.clear();
+  update_status();
+}
+
 void LiveSimulation::paint_view(int view, double u, double v, double radius_cells, double value) {
   if (view < 0 || view >= views()) return;
   if (!model().paint_note.empty()) {

@@ -67,6 +67,11 @@ class LiveSimulation {
   void step_once(const SimSettings& settings);
   /// Back to the initial condition; clears the error.
   void reset();
+  /// The state of the running simulation (after queued work): what a checkpoint holds.
+  SimState copy_state();
+  /// Replaces the running simulation's state (a checkpoint of the same scene); throws
+  /// ss::Error when it does not fit.
+  void load_state(const SimState& state);
   /// Paints the brush's value at cell coordinates (x, y) of the first view (2D: a disc
   /// in the field; 3D: a sphere on the XY slice).
   void paint(double x, double y, double radius_cells, double value) { paint_view(0, x, y, radius_cells, value); }

@@ -78,6 +78,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   SimSettings& settings = scene.sim;
   settings.adaptive_steps = true;
   LiveSimulation sim(settings);
+  if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
   ViewPass pass;
   if (!pass.error().empty()) throw Error(pass.error());
   RangeFollower range;
@@ -147,6 +148,7 @@ int run_record(const RecordOptions& o) {
   }
   if (o.measure) return measure_frames(o, context, scene, ui);
   LiveSimulation sim(settings);
+  if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
   ViewPass pass;
   if (!pass.error().empty()) throw Error(pass.error());
   RangeFollower range;

@@ -111,6 +111,7 @@ int run_window(const WindowOptions& options) {
   ViewSettings& view = scene.view;
   BrushSettings& brush = scene.brush;
   LiveSimulation sim(settings);
+  if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
   ViewPass pass;
   if (!pass.error().empty()) sim.set_error(pass.error());
   RangeFollower range;

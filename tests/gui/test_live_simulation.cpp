@@ -147,6 +147,32 @@ TEST_F(LiveSimulationTest, NonFiniteFieldPausesWithAMessageAndResetRecovers) {
   EXPECT_TRUE(sim.field_stats()->finite);
 }
 
+TEST_F(LiveSimulationTest, ALoadedStateContinuesBitForBitAsOneRun) {
+  // A checkpoint's state (here: the model's own CPU simulation after 5 steps) loaded into
+  // the live simulation, then 4 more steps: the texture is the field after 9 steps.
+  const Model& m = find_model("heat2d");
+  const ModelConfig c = to_model_config(settings_);
+  auto ahead = m.create(c, Backend::cpu, "cpu");
+  ahead->start_steps(5);
+  LiveSimulation sim(settings_);
+  sim.load_state(ahead->copy_state());
+  EXPECT_EQ(sim.status().steps_done, 5);
+  sim.advance(settings_, false);  // one batch of 4 steps
+  SimSettings paused = settings_;
+  paused.paused = true;
+  sim.advance(paused, false);
+  ASSERT_EQ(sim.status().steps_done, 9);
+  ahead->start_steps(4);
+  const std::vector<float> want = ahead->copy_state().fields.at(0);
+  const std::vector<float> shown = sim.texture(0).download();
+  ASSERT_EQ(shown.size(), want.size());
+  EXPECT_EQ(0, std::memcmp(shown.data(), want.data(), want.size() * sizeof(float)));
+  EXPECT_EQ(sim.copy_state().fields.at(0), want);
+  SimState wrong;
+  wrong.fields.emplace_back(7, 0.0f);
+  EXPECT_THROW(sim.load_state(wrong), Error) << "a state of another grid is refused";
+}
+
 TEST_F(LiveSimulationTest, AdaptiveBatchesGrowTowardsTheBudget) {
   settings_.adaptive_steps = true;
   settings_.frame_budget_ms = 200.0;  // far above what a 48x40 batch takes, even on a loaded machine

@@ -196,3 +196,24 @@ TEST(RecordHeadless, SceneFileSetsTheSceneAndFlagsOverrideIt) {
   EXPECT_FALSE(std::filesystem::exists(dir / "bad"));
   std::filesystem::remove_all(dir);
 }
+
+TEST(RecordHeadless, ResumesACheckpointFromItsStepAndRefusesChangesToItsGrid) {
+  const std::string checkpoint = (std::filesystem::temp_directory_path() / "stencilscope-resume.h5").string();
+  const std::string dir = (std::filesystem::temp_directory_path() / "stencilscope-resume-frames").string();
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(run_app("export --model heat3d --size 21x17x13 --steps 6 --device cpu --checkpoint '" + checkpoint + "'").exit_code, 0);
+  const RunResult r = run_app("record --headless --resume '" + checkpoint + "' --frames 2 --steps-per-frame 3 --width 160 "
+                              "--height 120 --device cpu --out '" + dir + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(step 9)"), std::string::npos) << "6 steps in the checkpoint, then one batch of 3: " << r.output;
+  for (const std::string& args : {"record --headless --resume '" + checkpoint + "' --size 8 --out x",
+                                 "record --headless --resume '" + checkpoint + "' --alpha 2 --out x",
+                                 std::string("record --headless --resume /no/such.h5 --out x")}) {
+    const RunResult bad = run_app(args, "env -u DISPLAY");
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_EQ(std::count(bad.output.begin(), bad.output.end(), '\n'), 1) << args << ": " << bad.output;
+  }
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(checkpoint);
+}
+

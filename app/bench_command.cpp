@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "checkpoint.hpp"
 #include "commands.hpp"
 #include "param_options.hpp"
 #include "scene_file.hpp"
@@ -347,9 +348,9 @@ std::function<int()> add_info_command(CLI::App& app) {
   return [] {
     const BuildInfo& b = build_info();
     fmt::print("stencilscope {} (commit {}, {})\n", b.version, b.commit, b.build_type);
-    fmt::print("build: CUDA backend {}{}, OpenMP {}, GUI {}\n", b.cuda ? "on" : "off",
+    fmt::print("build: CUDA backend {}{}, OpenMP {}, GUI {}, checkpoints (HDF5) {}\n", b.cuda ? "on" : "off",
                b.cuda ? fmt::format(" (architectures {})", b.cuda_architectures) : "", b.openmp ? "on" : "off",
-               b.gui ? "on" : "off");
+               b.gui ? "on" : "off", checkpoints_built() ? "on" : "off");
     std::string why;
     const auto devices = cuda_devices(&why);
     if (devices.empty()) {

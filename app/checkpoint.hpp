@@ -13,6 +13,15 @@
 
 namespace ss::app {
 
+/// True when this build has HDF5 (checkpoints work); false: they throw saying so.
+constexpr bool checkpoints_built() {
+#ifdef STENCILSCOPE_HAVE_HDF5
+  return true;
+#else
+  return false;
+#endif
+}
+
 /// A checkpoint as read back.
 struct Checkpoint {
   std::string model;

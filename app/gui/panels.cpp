@@ -8,13 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "side_bar.hpp"
 #include "stencilscope/render/gl.hpp"
 
 namespace ss::app {
 
 namespace {
-
-constexpr float kPanelWidth = 360;
 
 template <typename Enum, std::size_t N>
 bool enum_combo(const char* label, Enum& value, const std::array<Enum, N>& all) {
@@ -95,12 +94,6 @@ void param_widget(const ParamSpec& p, ParamValues& values) {
 }
 
 void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_available, PanelActions& a) {
-  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Simulation")) {
-    ImGui::End();
-    return;
-  }
   const ModelInfo& info = model_of(s).info();
   ImGui::TextUnformatted(status.headline.c_str());
 
@@ -206,7 +199,6 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
   if (ImGui::Button("step once")) a.step_once = true;
   ImGui::SameLine();
   if (ImGui::Button("reset (R)")) a.reset = true;
-  ImGui::End();
 }
 
 /// Save and open a scene file (TOML) at a typed path.
@@ -226,12 +218,6 @@ void scene_file_section(SceneFileStatus& f, PanelActions& a) {
 
 void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui, const RecordingStatus& rec,
                 const render::ValueRange& drawn, SceneFileStatus* scene_file, PanelActions& a) {
-  ImGui::SetNextWindowPos(ImVec2(10, 400), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("View")) {
-    ImGui::End();
-    return;
-  }
   enum_combo("colormap", v.style.colormap, render::kAllColormaps);
   if (enum_combo("range", v.range_mode, render::kAllRangeModes)) a.reset_range = true;
   if (v.range_mode == render::RangeMode::fixed) {
@@ -273,15 +259,9 @@ void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui,
   if (!rec.description.empty()) ImGui::TextWrapped("%s", rec.description.c_str());
   if (!rec.last_message.empty()) ImGui::TextWrapped("%s", rec.last_message.c_str());
   if (scene_file) scene_file_section(*scene_file, a);
-  ImGui::End();
 }
 
 void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& frame) {
-  ImGui::SetNextWindowPos(ImVec2(380, 10), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Performance", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::End();
-    return;
-  }
   ImGui::Text("backend: %s", st.backend.c_str());
   ImGui::Text("upload: %s", st.upload_path ? std::string(to_string(*st.upload_path)).c_str() : "-");
   if (!st.interop_failure.empty()) ImGui::TextWrapped("interop unavailable: %s", st.interop_failure.c_str());
@@ -304,7 +284,7 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
       if (now - s.t_s <= 10.0) gbps.push_back(static_cast<float>(s.gbps));
     const float top = *std::max_element(gbps.begin(), gbps.end());
     ImGui::PlotLines("##gbps", gbps.data(), static_cast<int>(gbps.size()), 0, "GB/s, last 10 s", 0.0f, top * 1.2f + 1e-3f,
-                     ImVec2(kPanelWidth - 20, 70));
+                     ImVec2(ImGui::GetContentRegionAvail().x, 70));
   } else {
     ImGui::TextDisabled("no batch measured yet");
   }
@@ -315,15 +295,9 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   bool checks = render::gl_error_checks();
   if (ImGui::Checkbox("GL error checks", &checks)) render::set_gl_error_checks(checks);
   help_marker("glGetError after each group of GL calls; off saves the round trips.");
-  ImGui::End();
 }
 
 void validation_panel(const SimStatus& st, PanelActions& a) {
-  ImGui::SetNextWindowPos(ImVec2(380, 330), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Validation", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::End();
-    return;
-  }
   a.validation_visible = true;
   const Validation& v = st.validation;
   if (v.available) {
@@ -335,13 +309,14 @@ void validation_panel(const SimStatus& st, PanelActions& a) {
   } else {
     ImGui::TextDisabled("measuring...");
   }
-  ImGui::End();
 }
 
-void error_banner(const SimStatus& st, PanelActions& a) {
+/// The banner sits centred over the views, right of the side bar.
+void error_banner(const SimStatus& st, float side_bar_width, PanelActions& a) {
   if (st.error.empty() && st.note.empty()) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + 10), ImGuiCond_Always, ImVec2(0.5f, 0));
+  const float views_x = vp->Pos.x + side_bar_width, views_w = std::max(1.0f, vp->Size.x - side_bar_width);
+  ImGui::SetNextWindowPos(ImVec2(views_x + views_w * 0.5f, vp->Pos.y + 10), ImGuiCond_Always, ImVec2(0.5f, 0));
   ImGui::SetNextWindowBgAlpha(0.9f);
   ImGui::Begin("##message", nullptr,
                ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
@@ -362,18 +337,79 @@ void error_banner(const SimStatus& st, PanelActions& a) {
   ImGui::End();
 }
 
+/// The keys and mouse actions, in a window over the views (F1 or the help button).
+void help_window(float side_bar_width, bool& open) {
+  static constexpr const char* kKeys[][2] = {
+      {"Space", "pause / run"},
+      {"R", "reset the field"},
+      {"P, F12", "screenshot (PNG; 'with UI' in View decides the panels)"},
+      {"H", "hide / show the side bar"},
+      {"F", "fit the view (zoom 1, no pan)"},
+      {"Ctrl+S, Ctrl+O", "save / open the scene file named in View"},
+      {"F1", "this help"},
+      {"wheel", "zoom about the cursor (2D field)"},
+      {"middle drag, Ctrl+left drag", "pan (2D field)"},
+      {"left drag", "paint hot (the brush in View)"},
+      {"right drag", "paint cold"},
+  };
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + side_bar_width + (vp->Size.x - side_bar_width) * 0.5f,
+                                 vp->Pos.y + vp->Size.y * 0.5f),
+                          ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (ImGui::Begin("Keys and mouse", &open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                                                ImGuiWindowFlags_NoCollapse)) {
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+      for (const auto& [key, what] : kKeys) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted(key);
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(what);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("Keys act when no text field has the keyboard.");
+  }
+  ImGui::End();
+}
+
 }  // namespace
 
 PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
                          const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
                          const FrameInfo& frame, const render::ValueRange& drawn_range,
-                         SceneFileStatus* scene_file) {
+                         SceneFileStatus* scene_file, bool* help_open) {
   PanelActions a;
-  simulation_panel(sim, status, gpu_available, a);
-  view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
-  performance_panel(sim, status, frame);
-  validation_panel(status, a);
-  error_banner(status, a);
+  // One window pinned to the left edge, full height; only its right edge can be dragged.
+  // It scrolls when the open sections are taller than the window.
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float max_width = std::max(kSideBarMinWidth, vp->Size.x * kSideBarMaxFraction);
+  ImGui::SetNextWindowPos(vp->Pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(kSideBarWidth, vp->Size.y), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(kSideBarMinWidth, vp->Size.y), ImVec2(max_width, vp->Size.y));
+  ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: the views never show through
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings;
+  if (ImGui::Begin(kSideBarName, nullptr, flags)) {
+    a.side_bar_width = ImGui::GetWindowWidth();
+    if (help_open) {
+      if (ImGui::SmallButton("help (F1)")) *help_open = !*help_open;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("The keys and mouse actions");
+      ImGui::SameLine();
+    }
+    ImGui::TextDisabled("H hides this side bar");
+    if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
+      simulation_panel(sim, status, gpu_available, a);
+    if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen))
+      view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
+    if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_panel(sim, status, frame);
+    if (ImGui::CollapsingHeader("Validation", ImGuiTreeNodeFlags_DefaultOpen)) validation_panel(status, a);
+  } else {
+    a.side_bar_width = ImGui::GetWindowWidth();
+  }
+  ImGui::End();
+  error_banner(status, a.side_bar_width, a);
+  if (help_open && *help_open) help_window(a.side_bar_width, *help_open);
   return a;
 }
 

@@ -75,8 +75,8 @@ TEST_P(EveryModelsPanel, DrawsFromTheDescriptionAndEndsBalanced) {
   EXPECT_EQ(s.params, before.params);
   EXPECT_EQ(s.variant, before.variant);
   EXPECT_EQ(s.order, before.order);
-  // The Simulation panel lists the model's parameters (hidden ones aside).
-  const ImGuiWindow* panel = ImGui::FindWindowByName("Simulation");
+  // The side bar lists the model's parameters (hidden ones aside).
+  const ImGuiWindow* panel = ImGui::FindWindowByName(kSideBarName);
   ASSERT_NE(panel, nullptr);
   EXPECT_GT(panel->ContentSize.y, 100.0f);
 }

@@ -32,6 +32,11 @@ bool enum_combo(const char* label, Enum& value, const std::array<Enum, N>& all) 
   return changed;
 }
 
+/// The tooltip of the last item.
+void tip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
 void help_marker(const char* text) {
   ImGui::SameLine();
   ImGui::TextDisabled("(?)");
@@ -118,6 +123,7 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     help_marker("Press Enter to apply. Resizing restarts the field.");
     for (int n : info.quick_sides) {
       if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = s.nz = n;
+      tip("A cubic grid of this side; the field restarts.");
       ImGui::SameLine();
     }
     ImGui::NewLine();
@@ -127,6 +133,7 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     for (int k = 0; k < 3; ++k) {
       int pos = s.slice[k] < 0 ? depth[k] / 2 : s.slice[k];
       if (ImGui::SliderInt(kSliceNames[k], &pos, 0, std::max(0, depth[k] - 1))) s.slice[k] = pos;
+      tip("The cell index the slice passes through (Ctrl+click to type it).");
     }
     help_marker("Drag to move a slice; painting on a slice paints a sphere in the volume.");
   } else {
@@ -138,6 +145,7 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     help_marker("Press Enter to apply. Resizing restarts the field.");
     for (int n : info.quick_sides) {
       if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = n;
+      tip("A square grid of this side; the field restarts.");
       ImGui::SameLine();
     }
     ImGui::NewLine();
@@ -187,18 +195,24 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
   }
   ImGui::Separator();
   ImGui::Checkbox("adaptive steps per frame", &s.adaptive_steps);
+  tip("Grow or shrink the steps per batch so stepping takes about the budget each frame.");
   if (s.adaptive_steps) {
     float budget = static_cast<float>(s.frame_budget_ms);
     if (ImGui::SliderFloat("budget (ms)", &budget, 1.0f, 50.0f, "%.1f")) s.frame_budget_ms = budget;
+    tip("Time per frame given to stepping the simulation.");
     ImGui::Text("%d steps per batch", status.batch_steps);
   } else {
     ImGui::SliderInt("steps per frame", &s.steps_per_frame, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic);
+    tip("A fixed number of time steps between two frames.");
   }
   ImGui::Checkbox("pause (space)", &s.paused);
+  tip("Stop stepping; the view, painting and the panels keep working.");
   ImGui::SameLine();
   if (ImGui::Button("step once")) a.step_once = true;
+  tip("One batch of steps, then stay paused.");
   ImGui::SameLine();
   if (ImGui::Button("reset (R)")) a.reset = true;
+  tip("Restart the field from its initial condition (time 0).");
 }
 
 /// Save and open a scene file (TOML) at a typed path.
@@ -207,8 +221,10 @@ void scene_file_section(SceneFileStatus& f, PanelActions& a) {
   ImGui::InputText("scene file", f.path.data(), f.path.size());
   help_marker("A TOML file with the model, size, order, variant, parameters and view (docs in README).");
   if (ImGui::Button("save scene (Ctrl+S)")) a.save_scene = true;
+  tip("Write the model, grid, order, variant, parameters and view to the scene file.");
   ImGui::SameLine();
   if (ImGui::Button("open scene (Ctrl+O)")) a.open_scene = true;
+  tip("Read the scene file and restart from it; a bad file changes nothing.");
   if (!f.last_message.empty()) {
     if (f.last_failed) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.35f, 1));
     ImGui::TextWrapped("%s", f.last_message.c_str());
@@ -219,39 +235,53 @@ void scene_file_section(SceneFileStatus& f, PanelActions& a) {
 void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui, const RecordingStatus& rec,
                 const render::ValueRange& drawn, SceneFileStatus* scene_file, PanelActions& a) {
   enum_combo("colormap", v.style.colormap, render::kAllColormaps);
+  tip("The colours values map to.");
   if (enum_combo("range", v.range_mode, render::kAllRangeModes)) a.reset_range = true;
+  tip("auto: each frame's min and max; expanding: grows, never shrinks; fixed: the values typed below.");
   if (v.range_mode == render::RangeMode::fixed) {
     double r[2] = {v.fixed_range.lo, v.fixed_range.hi};
     if (ImGui::InputScalarN("min, max", ImGuiDataType_Double, r, 2, nullptr, nullptr, "%.4g",
                             ImGuiInputTextFlags_EnterReturnsTrue))
       v.fixed_range = {r[0], r[1]};
+    tip("The values at the two ends of the colormap (Enter to apply).");
   } else if (v.range_mode == render::RangeMode::expanding) {
     if (ImGui::SmallButton("restart range")) a.reset_range = true;
+    tip("Start the expanding range again from the current field.");
   }
   ImGui::Text("drawn range [%.4g, %.4g]", drawn.lo, drawn.hi);
   int sampling = v.style.sampling == render::Sampling::nearest ? 0 : 1;
   ImGui::RadioButton("nearest", &sampling, 0);
+  tip("Each cell a flat square: what the solver holds.");
   ImGui::SameLine();
   ImGui::RadioButton("linear", &sampling, 1);
+  tip("Colours blended between cell centres: smoother when zoomed in.");
   v.style.sampling = sampling == 0 ? render::Sampling::nearest : render::Sampling::linear;
   ImGui::Checkbox("colorbar", &v.style.colorbar);
+  tip("The colour scale with its values, right of the views.");
   ImGui::Text("zoom %.2fx (wheel; pan: middle or ctrl+left drag)", v.style.transform.zoom);
   ImGui::SameLine();
   if (ImGui::SmallButton("fit")) a.reset_view = true;
+  tip("Zoom 1, no pan: the whole field in view (F).");
 
   ImGui::Separator();
   ImGui::TextUnformatted("brush: left drag hot, right drag cold");
   float radius = static_cast<float>(brush.radius_cells);
   if (ImGui::SliderFloat("radius (cells)", &radius, 1.0f, 256.0f, "%.0f", ImGuiSliderFlags_Logarithmic))
     brush.radius_cells = radius;
+  tip("The brush's radius, in cells (a sphere on a 3D model).");
   ImGui::InputDouble("hot", &brush.hot, 0.1, 1.0, "%.3g");
+  tip("The value a left drag paints.");
   ImGui::InputDouble("cold", &brush.cold, 0.1, 1.0, "%.3g");
+  tip("The value a right drag paints.");
 
   ImGui::Separator();
   if (ImGui::Button("screenshot (P)")) a.screenshot = true;
+  tip("Save a PNG named by the date and time in the working directory.");
   ImGui::SameLine();
   ImGui::Checkbox("with UI", &screenshot_with_ui);
+  tip("Screenshots and recordings show the panels too; off: the views over the whole frame.");
   if (ImGui::Button(rec.active ? "stop recording" : "record")) a.toggle_recording = true;
+  tip("Record every frame to an MP4 (ffmpeg) or a PNG sequence; steps per frame are fixed while recording.");
   if (rec.active) {
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "REC %d frames", rec.frames);

@@ -40,7 +40,9 @@ class PanelFrames {
     ViewSettings view;
     BrushSettings brush;
     bool with_ui = false;
-    draw_panels(s, view, brush, with_ui, status, false, RecordingStatus{}, FrameInfo{}, render::ValueRange{0, 1});
+    bool help_open = true;  // the keys-and-mouse window too
+    draw_panels(s, view, brush, with_ui, status, false, RecordingStatus{}, FrameInfo{}, render::ValueRange{0, 1},
+                nullptr, &help_open);
     const ImGuiContext& g = *ImGui::GetCurrentContext();
     const std::pair<int, int> depth{g.CurrentWindowStack.Size, g.CurrentWindow ? g.CurrentWindow->IDStack.Size : -1};
     ImGui::Render();

@@ -9,7 +9,7 @@ include(GoogleTest)
 # tests skipped by itself (it sets SKIP_REGULAR_EXPRESSION).
 
 function(stencilscope_test name)
-  cmake_parse_arguments(T "" "LABEL" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "" "LABEL;RESOURCE_LOCK" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main ${T_LIBS})
   target_compile_options(${name} PRIVATE -Wall -Wextra)
@@ -17,7 +17,11 @@ function(stencilscope_test name)
   if(T_LABEL)
     set(labels ${T_LABEL})
   endif()
+  set(lock "")
+  if(T_RESOURCE_LOCK)
+    set(lock RESOURCE_LOCK ${T_RESOURCE_LOCK})
+  endif()
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-    PROPERTIES LABELS "${labels}")
+    PROPERTIES LABELS "${labels}" ${lock})
 endfunction()
 

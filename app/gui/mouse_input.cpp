@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "side_bar.hpp"
 #include "stencilscope/render/view_layout.hpp"
 #include "view_pass.hpp"
 
@@ -13,7 +14,7 @@ namespace ss::app {
 
 void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, const BrushSettings& brush,
                  MouseState& state) {
-  const render::FrameLayout layout = render::frame_layout(m.fb_width, m.fb_height, view.style.colorbar);
+  const render::FrameLayout layout = view_layout(m.fb_width, m.fb_height, view.style.colorbar, m.side_bar_px);
   // The view under the cursor: heat 2D the field (zoomable), heat 3D one of the slices (fitted).
   const bool slices = sim.views() == 3;
   int pane = 0;

@@ -14,6 +14,7 @@ struct MouseSample {
   double wheel = 0;                 ///< wheel steps this frame
   bool left = false, right = false, middle = false, ctrl = false;
   bool ui_wants_mouse = false;      ///< ImGui has the mouse: the view ignores it
+  double side_bar_px = 0;           ///< the side bar covers x < side_bar_px; the views lie right of it
 };
 
 /// Mouse state between frames (drags paint along the path, not only at frame samples).

@@ -8,13 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "side_bar.hpp"
 #include "stencilscope/render/gl.hpp"
 
 namespace ss::app {
 
 namespace {
-
-constexpr float kPanelWidth = 360;
 
 template <typename Enum, std::size_t N>
 bool enum_combo(const char* label, Enum& value, const std::array<Enum, N>& all) {
@@ -31,6 +30,11 @@ bool enum_combo(const char* label, Enum& value, const std::array<Enum, N>& all) 
     ImGui::EndCombo();
   }
   return changed;
+}
+
+/// The tooltip of the last item.
+void tip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
 void help_marker(const char* text) {
@@ -95,12 +99,6 @@ void param_widget(const ParamSpec& p, ParamValues& values) {
 }
 
 void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_available, PanelActions& a) {
-  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Simulation")) {
-    ImGui::End();
-    return;
-  }
   const ModelInfo& info = model_of(s).info();
   ImGui::TextUnformatted(status.headline.c_str());
 
@@ -125,6 +123,7 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     help_marker("Press Enter to apply. Resizing restarts the field.");
     for (int n : info.quick_sides) {
       if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = s.nz = n;
+      tip("A cubic grid of this side; the field restarts.");
       ImGui::SameLine();
     }
     ImGui::NewLine();
@@ -134,6 +133,7 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     for (int k = 0; k < 3; ++k) {
       int pos = s.slice[k] < 0 ? depth[k] / 2 : s.slice[k];
       if (ImGui::SliderInt(kSliceNames[k], &pos, 0, std::max(0, depth[k] - 1))) s.slice[k] = pos;
+      tip("The cell index the slice passes through (Ctrl+click to type it).");
     }
     help_marker("Drag to move a slice; painting on a slice paints a sphere in the volume.");
   } else {
@@ -145,6 +145,7 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     help_marker("Press Enter to apply. Resizing restarts the field.");
     for (int n : info.quick_sides) {
       if (ImGui::SmallButton(std::to_string(n).c_str())) s.nx = s.ny = n;
+      tip("A square grid of this side; the field restarts.");
       ImGui::SameLine();
     }
     ImGui::NewLine();
@@ -194,19 +195,24 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
   }
   ImGui::Separator();
   ImGui::Checkbox("adaptive steps per frame", &s.adaptive_steps);
+  tip("Grow or shrink the steps per batch so stepping takes about the budget each frame.");
   if (s.adaptive_steps) {
     float budget = static_cast<float>(s.frame_budget_ms);
     if (ImGui::SliderFloat("budget (ms)", &budget, 1.0f, 50.0f, "%.1f")) s.frame_budget_ms = budget;
+    tip("Time per frame given to stepping the simulation.");
     ImGui::Text("%d steps per batch", status.batch_steps);
   } else {
     ImGui::SliderInt("steps per frame", &s.steps_per_frame, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic);
+    tip("A fixed number of time steps between two frames.");
   }
   ImGui::Checkbox("pause (space)", &s.paused);
+  tip("Stop stepping; the view, painting and the panels keep working.");
   ImGui::SameLine();
   if (ImGui::Button("step once")) a.step_once = true;
+  tip("One batch of steps, then stay paused.");
   ImGui::SameLine();
   if (ImGui::Button("reset (R)")) a.reset = true;
-  ImGui::End();
+  tip("Restart the field from its initial condition (time 0).");
 }
 
 /// Save and open a scene file (TOML) at a typed path.
@@ -215,8 +221,10 @@ void scene_file_section(SceneFileStatus& f, PanelActions& a) {
   ImGui::InputText("scene file", f.path.data(), f.path.size());
   help_marker("A TOML file with the model, size, order, variant, parameters and view (docs in README).");
   if (ImGui::Button("save scene (Ctrl+S)")) a.save_scene = true;
+  tip("Write the model, grid, order, variant, parameters and view to the scene file.");
   ImGui::SameLine();
   if (ImGui::Button("open scene (Ctrl+O)")) a.open_scene = true;
+  tip("Read the scene file and restart from it; a bad file changes nothing.");
   if (!f.last_message.empty()) {
     if (f.last_failed) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.35f, 1));
     ImGui::TextWrapped("%s", f.last_message.c_str());
@@ -226,46 +234,54 @@ void scene_file_section(SceneFileStatus& f, PanelActions& a) {
 
 void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui, const RecordingStatus& rec,
                 const render::ValueRange& drawn, SceneFileStatus* scene_file, PanelActions& a) {
-  ImGui::SetNextWindowPos(ImVec2(10, 400), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(kPanelWidth, 0), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("View")) {
-    ImGui::End();
-    return;
-  }
   enum_combo("colormap", v.style.colormap, render::kAllColormaps);
+  tip("The colours values map to.");
   if (enum_combo("range", v.range_mode, render::kAllRangeModes)) a.reset_range = true;
+  tip("auto: each frame's min and max; expanding: grows, never shrinks; fixed: the values typed below.");
   if (v.range_mode == render::RangeMode::fixed) {
     double r[2] = {v.fixed_range.lo, v.fixed_range.hi};
     if (ImGui::InputScalarN("min, max", ImGuiDataType_Double, r, 2, nullptr, nullptr, "%.4g",
                             ImGuiInputTextFlags_EnterReturnsTrue))
       v.fixed_range = {r[0], r[1]};
+    tip("The values at the two ends of the colormap (Enter to apply).");
   } else if (v.range_mode == render::RangeMode::expanding) {
     if (ImGui::SmallButton("restart range")) a.reset_range = true;
+    tip("Start the expanding range again from the current field.");
   }
   ImGui::Text("drawn range [%.4g, %.4g]", drawn.lo, drawn.hi);
   int sampling = v.style.sampling == render::Sampling::nearest ? 0 : 1;
   ImGui::RadioButton("nearest", &sampling, 0);
+  tip("Each cell a flat square: what the solver holds.");
   ImGui::SameLine();
   ImGui::RadioButton("linear", &sampling, 1);
+  tip("Colours blended between cell centres: smoother when zoomed in.");
   v.style.sampling = sampling == 0 ? render::Sampling::nearest : render::Sampling::linear;
   ImGui::Checkbox("colorbar", &v.style.colorbar);
+  tip("The colour scale with its values, right of the views.");
   ImGui::Text("zoom %.2fx (wheel; pan: middle or ctrl+left drag)", v.style.transform.zoom);
   ImGui::SameLine();
   if (ImGui::SmallButton("fit")) a.reset_view = true;
+  tip("Zoom 1, no pan: the whole field in view (F).");
 
   ImGui::Separator();
   ImGui::TextUnformatted("brush: left drag hot, right drag cold");
   float radius = static_cast<float>(brush.radius_cells);
   if (ImGui::SliderFloat("radius (cells)", &radius, 1.0f, 256.0f, "%.0f", ImGuiSliderFlags_Logarithmic))
     brush.radius_cells = radius;
+  tip("The brush's radius, in cells (a sphere on a 3D model).");
   ImGui::InputDouble("hot", &brush.hot, 0.1, 1.0, "%.3g");
+  tip("The value a left drag paints.");
   ImGui::InputDouble("cold", &brush.cold, 0.1, 1.0, "%.3g");
+  tip("The value a right drag paints.");
 
   ImGui::Separator();
   if (ImGui::Button("screenshot (P)")) a.screenshot = true;
+  tip("Save a PNG named by the date and time in the working directory.");
   ImGui::SameLine();
   ImGui::Checkbox("with UI", &screenshot_with_ui);
+  tip("Screenshots and recordings show the panels too; off: the views over the whole frame.");
   if (ImGui::Button(rec.active ? "stop recording" : "record")) a.toggle_recording = true;
+  tip("Record every frame to an MP4 (ffmpeg) or a PNG sequence; steps per frame are fixed while recording.");
   if (rec.active) {
     ImGui::SameLine();
     ImGui::TextColored(ImVec4(1, 0.3f, 0.3f, 1), "REC %d frames", rec.frames);
@@ -273,15 +289,9 @@ void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui,
   if (!rec.description.empty()) ImGui::TextWrapped("%s", rec.description.c_str());
   if (!rec.last_message.empty()) ImGui::TextWrapped("%s", rec.last_message.c_str());
   if (scene_file) scene_file_section(*scene_file, a);
-  ImGui::End();
 }
 
 void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& frame) {
-  ImGui::SetNextWindowPos(ImVec2(380, 10), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Performance", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::End();
-    return;
-  }
   ImGui::Text("backend: %s", st.backend.c_str());
   ImGui::Text("upload: %s", st.upload_path ? std::string(to_string(*st.upload_path)).c_str() : "-");
   if (!st.interop_failure.empty()) ImGui::TextWrapped("interop unavailable: %s", st.interop_failure.c_str());
@@ -304,7 +314,7 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
       if (now - s.t_s <= 10.0) gbps.push_back(static_cast<float>(s.gbps));
     const float top = *std::max_element(gbps.begin(), gbps.end());
     ImGui::PlotLines("##gbps", gbps.data(), static_cast<int>(gbps.size()), 0, "GB/s, last 10 s", 0.0f, top * 1.2f + 1e-3f,
-                     ImVec2(kPanelWidth - 20, 70));
+                     ImVec2(ImGui::GetContentRegionAvail().x, 70));
   } else {
     ImGui::TextDisabled("no batch measured yet");
   }
@@ -315,15 +325,9 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   bool checks = render::gl_error_checks();
   if (ImGui::Checkbox("GL error checks", &checks)) render::set_gl_error_checks(checks);
   help_marker("glGetError after each group of GL calls; off saves the round trips.");
-  ImGui::End();
 }
 
 void validation_panel(const SimStatus& st, PanelActions& a) {
-  ImGui::SetNextWindowPos(ImVec2(380, 330), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Validation", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-    ImGui::End();
-    return;
-  }
   a.validation_visible = true;
   const Validation& v = st.validation;
   if (v.available) {
@@ -335,13 +339,14 @@ void validation_panel(const SimStatus& st, PanelActions& a) {
   } else {
     ImGui::TextDisabled("measuring...");
   }
-  ImGui::End();
 }
 
-void error_banner(const SimStatus& st, PanelActions& a) {
+/// The banner sits centred over the views, right of the side bar.
+void error_banner(const SimStatus& st, float side_bar_width, PanelActions& a) {
   if (st.error.empty() && st.note.empty()) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + vp->Size.x * 0.5f, vp->Pos.y + 10), ImGuiCond_Always, ImVec2(0.5f, 0));
+  const float views_x = vp->Pos.x + side_bar_width, views_w = std::max(1.0f, vp->Size.x - side_bar_width);
+  ImGui::SetNextWindowPos(ImVec2(views_x + views_w * 0.5f, vp->Pos.y + 10), ImGuiCond_Always, ImVec2(0.5f, 0));
   ImGui::SetNextWindowBgAlpha(0.9f);
   ImGui::Begin("##message", nullptr,
                ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
@@ -362,18 +367,79 @@ void error_banner(const SimStatus& st, PanelActions& a) {
   ImGui::End();
 }
 
+/// The keys and mouse actions, in a window over the views (F1 or the help button).
+void help_window(float side_bar_width, bool& open) {
+  static constexpr const char* kKeys[][2] = {
+      {"Space", "pause / run"},
+      {"R", "reset the field"},
+      {"P, F12", "screenshot (PNG; 'with UI' in View decides the panels)"},
+      {"H", "hide / show the side bar"},
+      {"F", "fit the view (zoom 1, no pan)"},
+      {"Ctrl+S, Ctrl+O", "save / open the scene file named in View"},
+      {"F1", "this help"},
+      {"wheel", "zoom about the cursor (2D field)"},
+      {"middle drag, Ctrl+left drag", "pan (2D field)"},
+      {"left drag", "paint hot (the brush in View)"},
+      {"right drag", "paint cold"},
+  };
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + side_bar_width + (vp->Size.x - side_bar_width) * 0.5f,
+                                 vp->Pos.y + vp->Size.y * 0.5f),
+                          ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  if (ImGui::Begin("Keys and mouse", &open, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                                                ImGuiWindowFlags_NoCollapse)) {
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+      for (const auto& [key, what] : kKeys) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::TextUnformatted(key);
+        ImGui::TableSetColumnIndex(1);
+        ImGui::TextUnformatted(what);
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextDisabled("Keys act when no text field has the keyboard.");
+  }
+  ImGui::End();
+}
+
 }  // namespace
 
 PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
                          const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
                          const FrameInfo& frame, const render::ValueRange& drawn_range,
-                         SceneFileStatus* scene_file) {
+                         SceneFileStatus* scene_file, bool* help_open) {
   PanelActions a;
-  simulation_panel(sim, status, gpu_available, a);
-  view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
-  performance_panel(sim, status, frame);
-  validation_panel(status, a);
-  error_banner(status, a);
+  // One window pinned to the left edge, full height; only its right edge can be dragged.
+  // It scrolls when the open sections are taller than the window.
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float max_width = std::max(kSideBarMinWidth, vp->Size.x * kSideBarMaxFraction);
+  ImGui::SetNextWindowPos(vp->Pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(kSideBarWidth, vp->Size.y), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(kSideBarMinWidth, vp->Size.y), ImVec2(max_width, vp->Size.y));
+  ImGui::SetNextWindowBgAlpha(1.0f);  // opaque: the views never show through
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings;
+  if (ImGui::Begin(kSideBarName, nullptr, flags)) {
+    a.side_bar_width = ImGui::GetWindowWidth();
+    if (help_open) {
+      if (ImGui::SmallButton("help (F1)")) *help_open = !*help_open;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("The keys and mouse actions");
+      ImGui::SameLine();
+    }
+    ImGui::TextDisabled("H hides this side bar");
+    if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
+      simulation_panel(sim, status, gpu_available, a);
+    if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen))
+      view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
+    if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_panel(sim, status, frame);
+    if (ImGui::CollapsingHeader("Validation", ImGuiTreeNodeFlags_DefaultOpen)) validation_panel(status, a);
+  } else {
+    a.side_bar_width = ImGui::GetWindowWidth();
+  }
+  ImGui::End();
+  error_banner(status, a.side_bar_width, a);
+  if (help_open && *help_open) help_window(a.side_bar_width, *help_open);
   return a;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The ImGui panels: Simulation, View, Performance, Validation, and the error banner.
+// The ImGui panels: Simulation, View, Performance, Validation in one side bar, and the error banner.
 // They edit the app's plain settings structs and return what was clicked; they own nothing.
 #include <array>
 #include <string>
@@ -21,6 +21,7 @@ struct PanelActions {
   bool validation_visible = false;  ///< the Validation panel is open: keep its numbers fresh
   bool save_scene = false;     ///< write the scene to SceneFileStatus::path (Ctrl+S)
   bool open_scene = false;     ///< read the scene from SceneFileStatus::path (Ctrl+O)
+  float side_bar_width = 0;    ///< the side bar's width this frame (ImGui units); the views start right of it
 };
 
 /// The View panel's scene file section: the path typed there, and the last result.
@@ -45,11 +46,17 @@ struct RecordingStatus {
   std::string last_message;  ///< e.g. "saved stencilscope-20261122-101500.png"
 };
 
-/// Draws every panel. `screenshot_with_ui` is part of the view settings' picture options.
-/// `scene_file`: the View panel's Save/Open scene section (none without it).
+/// The name of the side bar's ImGui window.
+inline constexpr const char* kSideBarName = "Controls";
+
+/// Draws the side bar (the Simulation, View, Performance and Validation sections in one
+/// column at the left, full height) and the error banner over the views.
+/// `screenshot_with_ui` is part of the view settings' picture options.
+/// `scene_file`: the View section's Save/Open scene section (none without it).
+/// `help_open`: the keys-and-mouse help window is shown (F1); its button toggles it (none without it).
 PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
                          const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
                          const FrameInfo& frame, const render::ValueRange& drawn_range,
-                         SceneFileStatus* scene_file = nullptr);
+                         SceneFileStatus* scene_file = nullptr, bool* help_open = nullptr);
 
 }  // namespace ss::app

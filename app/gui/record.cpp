@@ -92,12 +92,17 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     sim.advance(settings, false);
     if (!sim.status().error.empty()) throw Error("stopped at frame " + std::to_string(k) + ": " + sim.status().error);
     scene.view.style.range = range.update(scene.view, sim.field_stats());
-    pass.draw(sim, o.width, o.height, scene.view.style);
+    // The panels first: the views lie right of the side bar they draw.
+    double side_bar_px = 0;
     if (ui) {
       ui->new_frame();
       ImGui::NewFrame();
-      draw_panels(settings, scene.view, scene.brush, screenshot_ui, sim.status(), sim.gpu_available(), rec_status,
-                  FrameInfo{frame_ms.empty() ? 16.7 : frame_ms.back(), 0}, range.drawn());
+      side_bar_px = draw_panels(settings, scene.view, scene.brush, screenshot_ui, sim.status(), sim.gpu_available(),
+                                rec_status, FrameInfo{frame_ms.empty() ? 16.7 : frame_ms.back(), 0}, range.drawn())
+                        .side_bar_width;
+    }
+    pass.draw(sim, o.width, o.height, scene.view.style, side_bar_px);
+    if (ui) {
       ImGui::Render();
       ui->render(ImGui::GetDrawData());
     }
@@ -169,13 +174,18 @@ int run_record(const RecordOptions& o) {
     if (!sim.status().error.empty()) throw Error("recording stopped at frame " + std::to_string(k) + ": " + sim.status().error);
     if (o.ui) sim.request_validation();
     scene.view.style.range = range.update(scene.view, sim.field_stats());
-    pass.draw(sim, o.width, o.height, scene.view.style);
+    // The panels first: the views lie right of the side bar they draw.
+    double side_bar_px = 0;
     if (ui) {
       ui->new_frame();
       ImGui::NewFrame();
       rec_status.frames = recorder.frames();
-      draw_panels(settings, scene.view, scene.brush, screenshot_ui, sim.status(), sim.gpu_available(), rec_status,
-                  FrameInfo{1000.0 / o.fps, 0}, range.drawn());
+      side_bar_px = draw_panels(settings, scene.view, scene.brush, screenshot_ui, sim.status(), sim.gpu_available(),
+                                rec_status, FrameInfo{1000.0 / o.fps, 0}, range.drawn())
+                        .side_bar_width;
+    }
+    pass.draw(sim, o.width, o.height, scene.view.style, side_bar_px);
+    if (ui) {
       ImGui::Render();
       ui->render(ImGui::GetDrawData());
     }

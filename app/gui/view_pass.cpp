@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <glm/glm.hpp>
 
+#include "side_bar.hpp"
+
 namespace ss::app {
 
 ViewPass::ViewPass() {
@@ -17,19 +19,21 @@ ViewPass::ViewPass() {
   }
 }
 
-void ViewPass::draw(const render::FieldTexture& field, int width, int height, const render::ViewStyle& style) {
+void ViewPass::draw(const render::FieldTexture& field, int width, int height, const render::ViewStyle& style,
+                    double side_bar_px) {
   if (!target_ || target_->width() != width || target_->height() != height) {
     target_.reset();
     target_.emplace(width, height);
   }
   target_->bind();
-  const render::FrameLayout layout = render::frame_layout(width, height, style.colorbar);
+  const render::FrameLayout layout = view_layout(width, height, style.colorbar, side_bar_px);
   if (renderer_) renderer_->draw(field, layout, style);
 }
 
-void ViewPass::draw(const LiveSimulation& sim, int width, int height, const render::ViewStyle& style) {
+void ViewPass::draw(const LiveSimulation& sim, int width, int height, const render::ViewStyle& style,
+                    double side_bar_px) {
   if (sim.views() == 1) {
-    draw(sim.texture(), width, height, style);
+    draw(sim.texture(), width, height, style, side_bar_px);
     return;
   }
   if (!target_ || target_->width() != width || target_->height() != height) {
@@ -37,7 +41,7 @@ void ViewPass::draw(const LiveSimulation& sim, int width, int height, const rend
     target_.emplace(width, height);
   }
   target_->bind();
-  const render::FrameLayout layout = render::frame_layout(width, height, style.colorbar);
+  const render::FrameLayout layout = view_layout(width, height, style.colorbar, side_bar_px);
   const SliceLayout panes = slice_layout(layout.field_area);
   std::vector<render::FieldPane> fields;
   for (int v = 0; v < 3; ++v)

@@ -53,11 +53,13 @@ class ViewPass {
   /// so the window can show the message.
   ViewPass();
   /// Draws into the target (re-created when width x height changes); leaves it bound.
-  /// Without a renderer it only clears. Throws render::GLError.
-  void draw(const render::FieldTexture& field, int width, int height, const render::ViewStyle& style);
-  /// The simulation's views: heat 2D its field (as above), heat 3D the three slices
+  /// The views take the frame right of `side_bar_px` (see view_layout); the strip left of
+  /// it is only cleared. Without a renderer it only clears. Throws render::GLError.
+  void draw(const render::FieldTexture& field, int width, int height, const render::ViewStyle& style,
+            double side_bar_px = 0);
+  /// The simulation's views: a 2D model its field (as above), a 3D model the three slices
   /// (fitted, no zoom or pan) and the sketch.
-  void draw(const LiveSimulation& sim, int width, int height, const render::ViewStyle& style);
+  void draw(const LiveSimulation& sim, int width, int height, const render::ViewStyle& style, double side_bar_px = 0);
   /// The last drawn frame, RGBA, top row first.
   render::Image read() const;
   const render::RenderTarget& target() const { return *target_; }

@@ -31,8 +31,10 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 }
 
 /// Keys that ImGui does not want (shortcuts); the mouse goes to apply_mouse.
-void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimSettings& settings, ViewSettings& view,
-                  const BrushSettings& brush, MouseState& mouse, PanelActions& actions) {
+/// `side_bar_px`: the side bar's width in framebuffer pixels (0 when hidden).
+void handle_input(GLFWwindow* window, double fb_scale, double side_bar_px, LiveSimulation& sim, SimSettings& settings,
+                  ViewSettings& view, const BrushSettings& brush, MouseState& mouse, PanelActions& actions,
+                  bool& help_open) {
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.WantCaptureKeyboard) {
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) settings.paused = !settings.paused;
@@ -40,6 +42,7 @@ void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimS
     if (ImGui::IsKeyPressed(GLFW_KEY_P) || ImGui::IsKeyPressed(GLFW_KEY_F12)) actions.screenshot = true;
     if (ImGui::IsKeyPressed(GLFW_KEY_H)) view.show_ui = !view.show_ui;
     if (ImGui::IsKeyPressed(GLFW_KEY_F)) actions.reset_view = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_F1)) help_open = !help_open;
   }
   // Ctrl+S / Ctrl+O also while the path field has the keyboard (ImGui gives them no meaning there).
   if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_S, false)) actions.save_scene = true;
@@ -58,6 +61,7 @@ void handle_input(GLFWwindow* window, double fb_scale, LiveSimulation& sim, SimS
   m.middle = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
   m.ctrl = io.KeyCtrl;
   m.ui_wants_mouse = io.WantCaptureMouse;
+  m.side_bar_px = side_bar_px;
   apply_mouse(m, sim, view, brush, mouse);
 }
 
@@ -119,6 +123,7 @@ int run_window(const WindowOptions& options) {
   bool pictures_with_ui = options.screenshot_ui;
   RecordingStatus recording;
   SceneFileStatus scene_file;
+  bool help_open = false;
   if (!options.scene_path.empty()) {
     const std::size_t n = std::min(options.scene_path.size(), scene_file.path.size() - 1);
     std::copy_n(options.scene_path.begin(), n, scene_file.path.begin());
@@ -145,10 +150,15 @@ int run_window(const WindowOptions& options) {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     PanelActions actions;
-    if (view.show_ui)
+    const bool panels_drawn = view.show_ui;
+    if (panels_drawn)
       actions = draw_panels(settings, view, brush, pictures_with_ui, sim.status(), sim.gpu_available(), recording,
-                            frame_info, range.drawn(), &scene_file);
-    handle_input(window.get(), ww > 0 ? static_cast<double>(fbw) / ww : 1.0, sim, settings, view, brush, mouse, actions);
+                            frame_info, range.drawn(), &scene_file, &help_open);
+    const double fb_scale = ww > 0 ? static_cast<double>(fbw) / ww : 1.0;
+    handle_input(window.get(), fb_scale, panels_drawn ? actions.side_bar_width * fb_scale : 0.0, sim, settings, view,
+                 brush, mouse, actions, help_open);
+    // The views lie right of the side bar while it is shown (H may have hidden it just now).
+    const double side_bar_px = panels_drawn && view.show_ui ? actions.side_bar_width * fb_scale : 0.0;
 
     try {
       apply_actions(actions, sim, settings, view, range);
@@ -166,9 +176,14 @@ int run_window(const WindowOptions& options) {
     bool ui_ended = false;
     try {
       render_timer.begin();
-      pass.draw(sim, fbw, fbh, view.style);
       const bool capture = want_screenshot || recorder || (options.frames > 0 && frame == options.frames);
-      if (capture) view_only = pass.read();
+      // A picture without the UI shows the views over the whole frame, as if the side bar were hidden.
+      if (capture && !pictures_with_ui && side_bar_px > 0) {
+        pass.draw(sim, fbw, fbh, view.style);
+        view_only = pass.read();
+      }
+      pass.draw(sim, fbw, fbh, view.style, side_bar_px);
+      if (capture && !view_only) view_only = pass.read();
       pass.target().blit_to_default(fbw, fbh);
       ImGui::Render();
       ui_ended = true;

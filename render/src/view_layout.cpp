@@ -10,12 +10,13 @@ double fit_scale(const PixelRect& area, int nx, int ny, double zoom) {
 }
 }  // namespace
 
-FrameLayout frame_layout(int width, int height, bool with_colorbar) {
+FrameLayout frame_layout(int width, int height, bool with_colorbar, double left_px) {
   FrameLayout l;
   l.width = width;
   l.height = height;
-  const int strip = with_colorbar && width > 2 * kColorbarStripPx ? kColorbarStripPx : 0;
-  l.field_area = {0, 0, static_cast<double>(width - strip), static_cast<double>(height)};
+  const double left = std::clamp(left_px, 0.0, std::max(0.0, width - 1.0));  // at least a pixel for the views
+  const int strip = with_colorbar && width - left > 2 * kColorbarStripPx ? kColorbarStripPx : 0;
+  l.field_area = {left, 0, width - strip - left, static_cast<double>(height)};
   if (strip > 0) {
     const double margin = std::max(16.0, height * 0.08);
     l.colorbar = {static_cast<double>(width - strip + 14), margin, 22, std::max(1.0, height - 2 * margin)};

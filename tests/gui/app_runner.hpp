@@ -113,11 +113,13 @@ inline HostHeat3D<float> cpu_field3d(int nx, int ny, int nz, int steps) {
 
 /// The three slice panes of a heat 3D frame, worked out here independently of the app:
 /// the field area split 2x2 with a 4-pixel gap, XY top left, XZ top right, YZ bottom left.
-inline std::array<render::PixelRect, 3> slice_panes(int width, int height) {
-  const render::PixelRect a = render::frame_layout(width, height, true).field_area;
+inline std::array<render::PixelRect, 3> slice_panes(const render::PixelRect& a) {
   const double w = (a.width - 4) / 2, h = (a.height - 4) / 2;
   return {render::PixelRect{a.x, a.y, w, h}, render::PixelRect{a.x + w + 4, a.y, w, h},
           render::PixelRect{a.x, a.y + h + 4, w, h}};
+}
+inline std::array<render::PixelRect, 3> slice_panes(int width, int height) {
+  return slice_panes(render::frame_layout(width, height, true).field_area);
 }
 
 /// Checks the pixels of the three slices at `at` (z of XY, y of XZ, x of YZ; -1: the

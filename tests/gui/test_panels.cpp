@@ -40,7 +40,9 @@ class PanelFrames {
     ViewSettings view;
     BrushSettings brush;
     bool with_ui = false;
-    draw_panels(s, view, brush, with_ui, status, false, RecordingStatus{}, FrameInfo{}, render::ValueRange{0, 1});
+    bool help_open = true;  // the keys-and-mouse window too
+    draw_panels(s, view, brush, with_ui, status, false, RecordingStatus{}, FrameInfo{}, render::ValueRange{0, 1},
+                nullptr, &help_open);
     const ImGuiContext& g = *ImGui::GetCurrentContext();
     const std::pair<int, int> depth{g.CurrentWindowStack.Size, g.CurrentWindow ? g.CurrentWindow->IDStack.Size : -1};
     ImGui::Render();
@@ -75,8 +77,8 @@ TEST_P(EveryModelsPanel, DrawsFromTheDescriptionAndEndsBalanced) {
   EXPECT_EQ(s.params, before.params);
   EXPECT_EQ(s.variant, before.variant);
   EXPECT_EQ(s.order, before.order);
-  // The Simulation panel lists the model's parameters (hidden ones aside).
-  const ImGuiWindow* panel = ImGui::FindWindowByName("Simulation");
+  // The side bar lists the model's parameters (hidden ones aside).
+  const ImGuiWindow* panel = ImGui::FindWindowByName(kSideBarName);
   ASSERT_NE(panel, nullptr);
   EXPECT_GT(panel->ContentSize.y, 100.0f);
 }

@@ -1,8 +1,13 @@
 // The windowed app under a display (Xvfb in ./run test): 30 frames with the CPU backend,
 // then a screenshot whose pixels must be the colormap of the field the CPU backend computes.
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <vector>
 
 #include "app_runner.hpp"
+#include "side_bar.hpp"
+#include "sim/core/model.hpp"
 
 using namespace ss;
 using namespace ss::test;
@@ -112,3 +117,85 @@ TEST(Window, RecordWithADisplayDrawsThroughAWindowAndGivesTheSameFrames) {
   }
   std::filesystem::remove_all(dir);
 }
+
+// The side bar: at 1280x720 with the panels in the picture, no view pixel lies under a
+// panel. The views' rectangles come from the app's own layout (side_bar.hpp); the side
+// bar's background is the commonest colour left of kSideBarWidth; it must not appear in
+// the views, and every view (the 2D field, or each 3D slice) must hold colormap pixels.
+namespace {
+
+class EveryModelsSideBar : public ::testing::TestWithParam<const Model*> {};
+
+std::string model_name(const ::testing::TestParamInfo<const Model*>& p) { return p.param->info().name; }
+
+bool near(const std::array<int, 3>& a, const std::array<int, 3>& b, int tolerance) {
+  for (int c = 0; c < 3; ++c)
+    if (std::abs(a[c] - b[c]) > tolerance) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_P(EveryModelsSideBar, AtTheDefaultSizeNoViewPixelLiesUnderThePanels) {
+  if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  const ModelInfo& info = GetParam()->info();
+  const auto dir = scratch_dir("side_bar_" + info.name);
+  const std::string png = (dir / "shot.png").string();
+  const int width = 1280, height = 720;
+  const RunResult r = run_app("--model " + info.name + " --device cpu --width 1280 --height 720 --frames 5"
+                              " --screenshot-ui --screenshot '" + png + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const render::Image img = render::read_png(png);
+  ASSERT_EQ(img.width, width);
+  ASSERT_EQ(img.height, height);
+
+  // The side bar: its commonest colour is its background, which covers most of it.
+  const int bar = static_cast<int>(app::kSideBarWidth);
+  std::map<std::array<int, 3>, int> counts;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < bar; ++x) ++counts[pixel(img, x, y)];
+  const auto panel_bg = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+                          return a.second < b.second;
+                        })->first;
+  const std::array<int, 3> view_bg{render::kBackgroundRgb[0], render::kBackgroundRgb[1], render::kBackgroundRgb[2]};
+  EXPECT_GT(counts[panel_bg], bar * height / 3) << "the side bar fills the left of the window";
+  EXPECT_FALSE(near(panel_bg, view_bg, 4)) << "the panels' background differs from the views'";
+
+  // The views: the frame right of the side bar, the field (or its slices) and the colorbar.
+  const render::FrameLayout layout = app::view_layout(width, height, true, app::kSideBarWidth);
+  EXPECT_EQ(layout.field_area.x, app::kSideBarWidth);
+  ASSERT_GT(layout.colorbar.width, 0);
+  EXPECT_GE(layout.colorbar.x, layout.field_area.x + layout.field_area.width) << "the colorbar stays with the views";
+  std::vector<render::PixelRect> views;
+  if (info.dims == 3) {
+    const auto panes = slice_panes(layout.field_area);
+    views.assign(panes.begin(), panes.end());
+  } else {
+    views.push_back(layout.field_area);
+  }
+  // No panel background anywhere right of the side bar (a pixel of margin for its edge).
+  int covered = 0;
+  for (int y = 0; y < height; ++y)
+    for (int x = bar + 1; x < width; ++x) covered += near(pixel(img, x, y), panel_bg, 2);
+  EXPECT_EQ(covered, 0) << "pixels of panel background over the views";
+  // Each view holds colormap pixels: neither background, over most of its (fitted) field.
+  for (std::size_t k = 0; k < views.size(); ++k) {
+    const render::PixelRect& v = views[k];
+    int lit = 0, total = 0;
+    for (int y = static_cast<int>(v.y) + 20; y < static_cast<int>(v.y + v.height) - 1; ++y)  // below the pane's label
+      for (int x = static_cast<int>(v.x) + 1; x < static_cast<int>(v.x + v.width) - 1; ++x) {
+        const auto p = pixel(img, x, y);
+        lit += !near(p, view_bg, 2) && !near(p, panel_bg, 2);
+        ++total;
+      }
+    std::printf("[ side bar ] %s view %zu at (%.0f, %.0f) %.0fx%.0f: %d of %d pixels coloured (%.0f%%)\n",
+                info.name.c_str(), k, v.x, v.y, v.width, v.height, lit, total, 100.0 * lit / total);
+    EXPECT_GT(lit, total / 3) << info.name << " view " << k << ": too few colormap pixels";
+  }
+  std::printf("[ side bar ] %s: side bar background rgb(%d, %d, %d) on %d of %d pixels left of x = %d; "
+              "%d right of it\n",
+              info.name.c_str(), panel_bg[0], panel_bg[1], panel_bg[2], counts[panel_bg], bar * height, bar, covered);
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, EveryModelsSideBar, ::testing::ValuesIn(models()), model_name);

@@ -32,7 +32,9 @@ struct FrameLayout {
 };
 
 /// The layout of a width-by-height frame, with or without a colorbar strip on the right.
-FrameLayout frame_layout(int width, int height, bool with_colorbar);
+/// `left_px`: a strip on the left that something else covers (the app's side bar); the
+/// field area and the colorbar share the rest, so the colorbar stays with its field.
+FrameLayout frame_layout(int width, int height, bool with_colorbar, double left_px = 0);
 
 /// The rectangle the whole nx-by-ny field covers (may extend past the area when zoomed in).
 PixelRect field_rect(const PixelRect& area, int nx, int ny, const ViewTransform& view);

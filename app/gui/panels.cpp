@@ -225,6 +225,9 @@ void scene_file_section(SceneFileStatus& f, PanelActions& a) {
   ImGui::SameLine();
   if (ImGui::Button("open scene (Ctrl+O)")) a.open_scene = true;
   tip("Read the scene file and restart from it; a bad file changes nothing.");
+  if (ImGui::Button("save checkpoint")) a.save_checkpoint = true;
+  tip("Write the scene and the running state (every field, step and time) to an HDF5 file next to the scene file "
+      "(.h5 for .toml); `stencilscope --resume FILE.h5` goes on from it bit for bit.");
   if (!f.last_message.empty()) {
     if (f.last_failed) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.35f, 1));
     ImGui::TextWrapped("%s", f.last_message.c_str());

@@ -21,6 +21,7 @@ struct PanelActions {
   bool validation_visible = false;  ///< the Validation panel is open: keep its numbers fresh
   bool save_scene = false;     ///< write the scene to SceneFileStatus::path (Ctrl+S)
   bool open_scene = false;     ///< read the scene from SceneFileStatus::path (Ctrl+O)
+  bool save_checkpoint = false;  ///< write the scene and the state to the path with .h5 for .toml
   float side_bar_width = 0;    ///< the side bar's width this frame (ImGui units); the views start right of it
 };
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint.hpp"
 #include "gui.hpp"
 #include "mouse_input.hpp"
 #include "recorder.hpp"
@@ -69,6 +70,23 @@ void handle_input(GLFWwindow* window, double fb_scale, double side_bar_px, LiveS
 /// changes nothing: the message goes to the panel and the note banner.
 void apply_scene_actions(const PanelActions& a, SceneFileStatus& file, LiveSimulation& sim, SimSettings& settings,
                          ViewSettings& view, RangeFollower& range) {
+  if (a.save_checkpoint) {
+    std::string path(file.path.data());
+    if (path.size() > 5 && path.substr(path.size() - 5) == ".toml") path.resize(path.size() - 5);
+    path += ".h5";
+    try {
+      const ModelConfig config = sim.config();
+      write_checkpoint(path, sim.model().name, config.size, sim.model().dims,
+                       scene_text(to_scene_file(settings, view)), sim.copy_state(), sim.simulation().time());
+      file.last_message = "saved checkpoint " + path;
+      file.last_failed = false;
+      std::fprintf(stderr, "stencilscope: %s\n", file.last_message.c_str());
+    } catch (const Error& e) {
+      file.last_message = e.what();
+      file.last_failed = true;
+      sim.set_note(std::string("could not save the checkpoint: ") + e.what());
+    }
+  }
   if (!a.save_scene && !a.open_scene) return;
   const std::string path(file.path.data());
   try {

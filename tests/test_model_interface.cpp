@@ -7,6 +7,7 @@
 // STENCILSCOPE_TEST_GPU, on the GPU backend (label gpu; skipped without a device).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -284,6 +285,19 @@ TEST_P(EveryModel, CopyAndLoadRoundTripBitwise) {
   SimState wrong = saved;
   wrong.fields.emplace_back(3, 0.0f);
   EXPECT_THROW(sim->load_state(wrong), Error);
+}
+
+TEST_P(EveryModel, DiagnosticsAreNamedAndFinite) {
+  require_variants();
+  auto sim = make(fastest(info()));
+  run(*sim, 2);
+  const std::vector<Diagnostic> d = sim->diagnostics();
+  if (sim->copy_state().fields.empty()) return;  // a model with no state of its own may report nothing
+  ASSERT_FALSE(d.empty());
+  for (const Diagnostic& x : d) {
+    EXPECT_FALSE(x.name.empty());
+    EXPECT_TRUE(std::isfinite(x.value)) << x.name;
+  }
 }
 
 #ifdef STENCILSCOPE_TEST_GPU

@@ -71,6 +71,7 @@ LiveSimulation::LiveSimulation(SimSettings& settings) : start_(std::chrono::stea
   settings.params = sim_->config().params;
   applied_ = settings;
   last_validation_ = start_ - std::chrono::hours(1);
+  last_diagnostics_ = last_validation_;
 }
 
 LiveSimulation::~LiveSimulation() = default;
@@ -102,6 +103,7 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   status_.error.clear();
   status_.history.clear();
   status_.validation = {};
+  status_.diagnostics = {};
   adaptive_steps_ = 1;
   update_status();
 }
@@ -228,6 +230,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
   }
   if (dirty_) upload(wait_for_batch);
   if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
+  if (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) sample_diagnostics();
   if (const auto stats = uploader_.stats(*sim_); stats && !stats->finite && status_.error.empty())
     status_.error = fmt::format(
         "the field holds NaN or Inf after step {} (dt {:.4g}, stability limit {:.4g}): paused; reset to go on",
@@ -261,6 +264,7 @@ void LiveSimulation::reset() {
   dirty_ = true;
   status_.error.clear();
   status_.validation = {};
+  status_.diagnostics = {};
   upload();
   update_status();
 }
@@ -296,6 +300,38 @@ void LiveSimulation::validate() {
   last_validation_ = std::chrono::steady_clock::now();
   validation_wanted_ = false;
   status_.validation = sim_->validate();
+}
+
+void LiveSimulation::sample_diagnostics() {
+  if (in_flight_) return;  // never wait for a batch: try again next frame
+  last_diagnostics_ = std::chrono::steady_clock::now();
+  diagnostics_wanted_ = false;
+  const std::vector<Diagnostic> d = sim_->diagnostics();
+  DiagnosticSeries& s = status_.diagnostics;
+  std::vector<std::string> names;
+  for (const Diagnostic& x : d) names.push_back(x.unit.empty() ? x.name : x.name + " [" + x.unit + "]");
+  if (names != s.names) s = DiagnosticSeries{names, {}, {}, std::vector<std::deque<double>>(names.size())};
+  s.time.push_back(sim_->time());
+  s.steps.push_back(sim_->steps_done());
+  for (std::size_t k = 0; k < d.size(); ++k) s.values[k].push_back(d[k].value);
+  if (s.time.size() > kHistory) {
+    s.time.pop_front();
+    s.steps.pop_front();
+    for (auto& v : s.values) v.pop_front();
+  }
+}
+
+std::string LiveSimulation::diagnostics_csv() const {
+  const DiagnosticSeries& s = status_.diagnostics;
+  std::string out = "time,step";
+  for (const std::string& n : s.names) out += "," + n;
+  out += "\n";
+  for (std::size_t i = 0; i < s.time.size(); ++i) {
+    out += fmt::format("{:.17g},{}", s.time[i], s.steps[i]);
+    for (const auto& v : s.values) out += fmt::format(",{:.17g}", v[i]);
+    out += "\n";
+  }
+  return out;
 }
 
 void LiveSimulation::update_status() {

@@ -28,6 +28,14 @@ struct PerfSample {
   double copy_ratio = 0;   ///< gbps / the backend's copy bandwidth
 };
 
+/// The model's diagnostics over time (the Plots section and its CSV): one row per sample.
+struct DiagnosticSeries {
+  std::vector<std::string> names;   ///< with the unit in brackets where it has one
+  std::deque<double> time;          ///< simulated time of each sample
+  std::deque<long> steps;
+  std::vector<std::deque<double>> values;  ///< values[k][n]: diagnostic k at sample n
+};
+
 /// What the panels show (read-only for them).
 struct SimStatus {
   std::string backend;               ///< "GPU: NVIDIA H100 ..." or "CPU"
@@ -46,6 +54,7 @@ struct SimStatus {
   std::string error;                 ///< non-empty: stepping is paused because of it
   std::string note;                  ///< a one-line remark (e.g. "switched to the CPU backend: ...")
   Validation validation;
+  DiagnosticSeries diagnostics;
 };
 
 class LiveSimulation {
@@ -88,6 +97,11 @@ class LiveSimulation {
   void set_note(std::string message) { status_.note = std::move(message); }
   /// Asks for a validation at the next opportunity (throttled to twice a second).
   void request_validation() { validation_wanted_ = true; }
+  /// Asks for a diagnostics sample at the next opportunity (throttled to 4 a second; never
+  /// waits for a running batch).
+  void request_diagnostics() { diagnostics_wanted_ = true; }
+  /// The diagnostics so far as CSV: a header "time,step,<names>" and a row per sample.
+  std::string diagnostics_csv() const;
 
   /// The texture of view `view` (0 .. views() - 1).
   const render::FieldTexture& texture(int view = 0) const { return *textures_.at(static_cast<std::size_t>(view)); }
@@ -113,6 +127,7 @@ class LiveSimulation {
   void record_batch(double ms, int steps);
   void start_batch(const SimSettings& settings, int steps, bool wait);
   void validate();
+  void sample_diagnostics();
   void update_status();
 
   ViewPlacement placement() const;
@@ -127,7 +142,8 @@ class LiveSimulation {
   int adaptive_steps_ = 1;
   bool dirty_ = true;  // the texture is older than the field
   bool validation_wanted_ = false;
-  std::chrono::steady_clock::time_point start_, last_validation_;
+  bool diagnostics_wanted_ = false;
+  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_;
 };
 
 }  // namespace ss::app

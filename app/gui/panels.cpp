@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <string>
 #include <vector>
 
@@ -330,6 +331,27 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   help_marker("glGetError after each group of GL calls; off saves the round trips.");
 }
 
+/// The model's diagnostics over time: a plot per quantity (the last 10 s of samples) and
+/// the CSV export of everything sampled.
+void plots_panel(const SimStatus& st, PanelActions& a) {
+  a.plots_visible = true;
+  const DiagnosticSeries& d = st.diagnostics;
+  if (d.names.empty()) {
+    ImGui::TextDisabled(d.time.empty() ? "sampling..." : "this model reports no diagnostics");
+    return;
+  }
+  ImGui::Text("%zu samples, t = %.6g", d.time.size(), d.time.empty() ? 0.0 : d.time.back());
+  for (std::size_t k = 0; k < d.names.size(); ++k) {
+    std::vector<float> v(d.values[k].begin(), d.values[k].end());
+    if (v.size() > 400) v.erase(v.begin(), v.end() - 400);
+    const std::string overlay = fmt::format("{} {:.6g}", d.names[k], d.values[k].empty() ? 0.0 : d.values[k].back());
+    ImGui::PlotLines(("##diag" + std::to_string(k)).c_str(), v.data(), static_cast<int>(v.size()), 0, overlay.c_str(),
+                     FLT_MAX, FLT_MAX, ImVec2(-1, 46));
+  }
+  if (ImGui::Button("export CSV")) a.export_plots = true;
+  tip("Write every sample so far (time, step and each quantity) to stencilscope-diagnostics.csv in the working folder.");
+}
+
 void validation_panel(const SimStatus& st, PanelActions& a) {
   a.validation_visible = true;
   const Validation& v = st.validation;
@@ -437,6 +459,7 @@ PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& br
       view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
     if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_panel(sim, status, frame);
     if (ImGui::CollapsingHeader("Validation", ImGuiTreeNodeFlags_DefaultOpen)) validation_panel(status, a);
+    if (ImGui::CollapsingHeader("Plots")) plots_panel(status, a);  // closed: no sampling cost
   } else {
     a.side_bar_width = ImGui::GetWindowWidth();
   }

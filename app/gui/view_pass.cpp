@@ -1,5 +1,7 @@
 #include "view_pass.hpp"
 
+#include <fstream>
+
 #include <cmath>
 #include <cstdio>
 
@@ -144,6 +146,13 @@ void apply_actions(const PanelActions& a, LiveSimulation& sim, SimSettings& sett
   if (a.reset_view) view.style.transform = {};
   if (a.reset_range) range.restart();
   if (a.validation_visible) sim.request_validation();
+  if (a.plots_visible) sim.request_diagnostics();
+  if (a.export_plots) {
+    const std::string path = "stencilscope-diagnostics.csv";
+    std::ofstream f(path);
+    f << sim.diagnostics_csv();
+    sim.set_note(f.flush() ? "wrote " + path : "could not write " + path);
+  }
 }
 
 }  // namespace ss::app

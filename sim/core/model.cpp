@@ -1,5 +1,6 @@
 #include "sim/core/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -134,6 +135,26 @@ std::array<int, 2> Simulation::view_size(int view) const {
     case 1: return {n[0], n[2]};  // XZ
     default: return {n[1], n[2]};  // YZ
   }
+}
+
+std::vector<Diagnostic> Simulation::diagnostics() {
+  const SimState st = copy_state();
+  std::vector<Diagnostic> out;
+  for (std::size_t f = 0; f < st.fields.size(); ++f) {
+    const std::vector<float>& v = st.fields[f];
+    if (v.empty()) continue;
+    double lo = v[0], hi = v[0], sum = 0;
+    for (float x : v) {
+      lo = std::min<double>(lo, x);
+      hi = std::max<double>(hi, x);
+      sum += x;
+    }
+    const std::string prefix = st.fields.size() > 1 ? fmt::format("field {} ", f) : std::string();
+    out.push_back({prefix + "min", info().views.value_unit, lo});
+    out.push_back({prefix + "max", info().views.value_unit, hi});
+    out.push_back({prefix + "mean", info().views.value_unit, sum / static_cast<double>(v.size())});
+  }
+  return out;
 }
 
 Validation Simulation::validate() {

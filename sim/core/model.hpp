@@ -170,6 +170,14 @@ struct Validation {
   double time = 0;
 };
 
+/// One number a model reports about its state, followed over time in the app's plots
+/// ("total heat"; later models: energy, max Mach number).
+struct Diagnostic {
+  std::string name;
+  std::string unit;  ///< "" when dimensionless
+  double value = 0;
+};
+
 /// Bytes moved and cells updated by one step, as the bandwidth figures count them:
 /// each input read once and each output written once.
 struct StepAccounting {
@@ -237,6 +245,9 @@ class Simulation {
   virtual void load_state(const SimState& state) = 0;
   /// The field against the model's exact solution, when it has one for this configuration.
   virtual Validation validate();
+  /// Numbers to follow over time, after queued work (reads the state: call it sparingly).
+  /// By default the minimum, maximum and mean of each stepped field; models add theirs.
+  virtual std::vector<Diagnostic> diagnostics();
 };
 
 /// Which backend a simulation runs on.

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <chrono>
+#include <algorithm>
+#include <thread>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -171,6 +174,40 @@ TEST_F(LiveSimulationTest, ALoadedStateContinuesBitForBitAsOneRun) {
   SimState wrong;
   wrong.fields.emplace_back(7, 0.0f);
   EXPECT_THROW(sim.load_state(wrong), Error) << "a state of another grid is refused";
+}
+
+TEST_F(LiveSimulationTest, DiagnosticsSampleTheStateOverTimeAndExportAsCsv) {
+  settings_.params["boundary"] = std::string("periodic");  // the total heat is conserved
+  LiveSimulation sim(settings_);
+  SimSettings paused = settings_;
+  paused.paused = true;
+  sim.request_diagnostics();
+  sim.advance(paused, false);  // the first request samples at once: the initial field, nothing stepped
+  const DiagnosticSeries& d = sim.status().diagnostics;
+  ASSERT_EQ(d.time.size(), 1u);
+  const std::vector<std::string> want_names{"min", "max", "mean", "total heat"};
+  ASSERT_EQ(d.names, want_names);
+  const SimState st = sim.copy_state();
+  const std::vector<float>& f = st.fields.at(0);
+  double sum = 0;
+  for (float x : f) sum += x;
+  EXPECT_EQ(d.values[0][0], *std::min_element(f.begin(), f.end()));
+  EXPECT_EQ(d.values[1][0], *std::max_element(f.begin(), f.end()));
+  EXPECT_DOUBLE_EQ(d.values[2][0], sum / f.size());
+  const double h = 1.0 / settings_.nx;
+  EXPECT_NEAR(d.values[3][0], sum * h * h, 1e-12 * std::abs(sum * h * h));
+  for (int k = 0; k < 4; ++k) sim.advance(settings_, false);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  sim.request_diagnostics();
+  sim.advance(settings_, false);
+  ASSERT_EQ(d.time.size(), 2u);
+  EXPECT_GT(d.steps[1], d.steps[0]);
+  EXPECT_NEAR(d.values[3][1], d.values[3][0], 1e-5 * std::abs(d.values[3][0])) << "periodic: the total heat is kept";
+  const std::string csv = sim.diagnostics_csv();
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "time,step,min,max,mean,total heat");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);
+  sim.reset();
+  EXPECT_TRUE(sim.status().diagnostics.time.empty()) << "a reset starts the plots again";
 }
 
 TEST_F(LiveSimulationTest, AdaptiveBatchesGrowTowardsTheBudget) {

@@ -61,6 +61,16 @@ class HeatSimulation : public Simulation {
     config_.order = order;
   }
   const std::string& variant() const override { return variant_; }
+  /// The generic min, max and mean, and the total heat: the integral of T over the domain
+  /// (conserved under the periodic and insulated rules, a check on the step).
+  std::vector<Diagnostic> diagnostics() override {
+    std::vector<Diagnostic> d = Simulation::diagnostics();
+    const double h = sim_.setup().h;
+    for (const Diagnostic& x : d)
+      if (x.name == "mean")
+        d.push_back({"total heat", "", x.value * static_cast<double>(points()) * (info_.dims == 2 ? h * h : h * h * h)});
+    return d;
+  }
 
  protected:
   const ModelInfo& info_;

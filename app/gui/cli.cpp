@@ -242,6 +242,11 @@ GuiCommands add_gui_commands(CLI::App& app) {
   add_scene_options(rec, *record_args, 10, "--scene");
   rec->add_option("--frames", record->frames, "Frames to record")->capture_default_str()->check(CLI::PositiveNumber);
   rec->add_option("--out", record->out, "FILE.mp4 (or .mkv/.mov/.webm), or a directory for PNGs");
+  rec->add_option("--checkpoint", record->checkpoint,
+                  "Write a checkpoint (HDF5: the scene and the state) to FILE at the end, and every --checkpoint-every "
+                  "steps; --resume FILE goes on from it");
+  rec->add_option("--checkpoint-every", record->checkpoint_every, "Steps between checkpoints (0: only at the end)")
+      ->check(CLI::NonNegativeNumber);
   rec->add_flag("--measure", record->measure,
                 "Write nothing: run the window's frame loop (adaptive steps) and report frames per second");
   rec->add_option("--width", record->width, "Frame width in pixels")->capture_default_str()->check(CLI::PositiveNumber);

@@ -64,6 +64,8 @@ struct RecordOptions {
   bool headless = false;           ///< own EGL context (automatic without a display)
   int fps = 30;
   bool measure = false;            ///< no files: run the window's loop (adaptive steps, no waiting) and report fps
+  std::string checkpoint;          ///< write a checkpoint (HDF5) here at the end, and every checkpoint_every steps
+  long checkpoint_every = 0;       ///< 0: only at the end
 };
 
 /// The callbacks add_gui_commands returns; each returns the exit code.

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint.hpp"
 #include "gui.hpp"
 #include "recorder.hpp"
 #include "sim/core/error.hpp"
@@ -73,6 +74,13 @@ class RecordContext {
 /// frame adapt to the frame budget and batches are never waited for, as in the
 /// window; each frame ends with glFinish, so the figure is what a person would get
 /// with vsync off (a little pessimistic: a driver may queue frames).
+/// Writes the scene and the state of `sim` to `path` (a checkpoint; replaced each time).
+void save_checkpoint(const std::string& path, LiveSimulation& sim, const SimSettings& settings, const ViewSettings& view) {
+  write_checkpoint(path, sim.model().name, sim.config().size, sim.model().dims, scene_text(to_scene_file(settings, view)),
+                   sim.copy_state(), sim.simulation().time());
+  std::fprintf(stderr, "stencilscope: record: checkpoint %s at step %ld\n", path.c_str(), sim.status().steps_done);
+}
+
 int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions scene,
                    std::optional<render::UiRenderer>& ui) {
   SimSettings& settings = scene.sim;
@@ -164,6 +172,7 @@ int run_record(const RecordOptions& o) {
 
   bool screenshot_ui = o.ui;
   RecordingStatus rec_status{true, recorder.description(), 0, {}};
+  long next_checkpoint = sim.status().steps_done + o.checkpoint_every;
   // Frame 0 is the initial field; frame k shows k batches of steps_per_frame steps.
   // With --ui one extra frame comes first and is dropped: ImGui lays windows out on
   // their first frame and draws them from the second.
@@ -192,8 +201,13 @@ int run_record(const RecordOptions& o) {
     if (k < 0) continue;
     recorder.add(pass.read());
     context.present(pass);
+    if (!o.checkpoint.empty() && o.checkpoint_every > 0 && sim.status().steps_done >= next_checkpoint) {
+      save_checkpoint(o.checkpoint, sim, settings, scene.view);
+      next_checkpoint = sim.status().steps_done + o.checkpoint_every;
+    }
   }
   recorder.finish();
+  if (!o.checkpoint.empty()) save_checkpoint(o.checkpoint, sim, settings, scene.view);
   const SimStatus& st = sim.status();
   std::fprintf(stderr, "stencilscope: record: wrote %d frames (step %ld): %s\n", recorder.frames(), st.steps_done,
                recorder.description().c_str());

@@ -220,3 +220,31 @@ TEST(RecordHeadless, ResumesACheckpointFromItsStepAndRefusesChangesToItsGrid) {
   std::filesystem::remove(checkpoint);
 }
 
+TEST(RecordHeadless, CheckpointsDuringARecordingResumeBitForBit) {
+#ifndef STENCILSCOPE_HAVE_HDF5
+  GTEST_SKIP() << "this build has no HDF5 (libhdf5-dev): no checkpoints";
+#endif
+  const auto tmp = std::filesystem::temp_directory_path();
+  const std::string checkpoint = (tmp / "stencilscope-record.h5").string(), frames = (tmp / "stencilscope-record-frames").string();
+  const std::string whole = (tmp / "stencilscope-record-whole.npy").string(), resumed = (tmp / "stencilscope-record-resumed.npy").string();
+  std::filesystem::remove_all(frames);
+  // 4 frames of 3 steps: frame 0 is the initial field, so the recording ends at step 9,
+  // with checkpoints written at steps 3, 6 and 9 (every 3 steps) and at the end.
+  const RunResult r = run_app("record --headless --size 40x30 --boundary periodic --steps-per-frame 3 --frames 4 --width 160 "
+                              "--height 120 --device cpu --out '" + frames + "' --checkpoint '" + checkpoint +
+                              "' --checkpoint-every 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::size_t written = 0;
+  for (std::size_t at = r.output.find("checkpoint "); at != std::string::npos; at = r.output.find("checkpoint ", at + 1))
+    ++written;
+  EXPECT_GE(written, 3u) << r.output;
+  ASSERT_EQ(run_app("export --resume '" + checkpoint + "' --steps 3 --device cpu --out '" + resumed + "'").exit_code, 0);
+  ASSERT_EQ(run_app("export --model heat2d --size 40x30 --boundary periodic --steps 12 --device cpu --out '" + whole + "'").exit_code, 0);
+  std::ifstream a(whole, std::ios::binary), b(resumed, std::ios::binary);
+  const std::string bytes_a((std::istreambuf_iterator<char>(a)), {}), bytes_b((std::istreambuf_iterator<char>(b)), {});
+  EXPECT_FALSE(bytes_a.empty());
+  EXPECT_EQ(bytes_a, bytes_b) << "record to step 9, checkpoint, resume 3 steps == 12 steps in one run";
+  for (const std::string& f : {checkpoint, whole, resumed}) std::filesystem::remove(f);
+  std::filesystem::remove_all(frames);
+}
+

@@ -17,7 +17,7 @@ namespace ss::app {
 namespace {
 
 struct ExportArgs {
-  std::string model = "heat2d";
+  std::string model = default_model();
   std::string size;
   int order = 0;
   std::string variant = "auto";

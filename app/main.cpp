@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "param_options.hpp"
 #include "sim/core/error.hpp"
 #ifdef STENCILSCOPE_WITH_GUI
 #include "gui.hpp"
@@ -46,10 +47,11 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("record")) return gui.record();
     return gui.window();  // no subcommand: the default scene in a window
 #else
-    // Built without the GUI: the default is the heat 2D benchmark.
+    // Built without the GUI: the default is the benchmark of the default scene's model.
     CLI::App defaults;
     auto run = ss::app::add_bench_command(defaults);
-    const char* args[] = {"stencilscope", "bench", "heat2d"};
+    const std::string model = ss::app::default_model();
+    const char* args[] = {"stencilscope", "bench", model.c_str()};
     defaults.parse(3, const_cast<char**>(args));
     return run();
 #endif

@@ -21,6 +21,8 @@ std::string models_with(const std::string& name) {
 
 }  // namespace
 
+std::string default_model() { return models().front()->info().name; }
+
 std::string flag_of(const std::string& name) {
   std::string f = name;
   std::replace(f.begin(), f.end(), '_', '-');

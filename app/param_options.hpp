@@ -21,6 +21,9 @@ struct ParamArgs {
   std::vector<std::string> assignments;         ///< the --param NAME=VALUE texts
 };
 
+/// The model of the default scene: the first registered (sim/models/list.inc).
+std::string default_model();
+
 /// The flag of parameter `name`: "--" + the name with '_' as '-' ("--fixed-value").
 std::string flag_of(const std::string& name);
 

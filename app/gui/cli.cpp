@@ -22,7 +22,7 @@ namespace {
 struct SceneArgs {
   std::string scene;  ///< a scene file (TOML); the flags given override its values
   std::string resume;  ///< a checkpoint (HDF5): its scene and state
-  std::string model = "heat2d";
+  std::string model = default_model();
   std::string size;  ///< empty: the model's default scene size
   int order = 0;     ///< 0: the model's default order
   std::string variant = "auto";

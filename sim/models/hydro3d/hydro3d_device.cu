@@ -1,0 +1,380 @@
+// GPU backend of hydro 3D: the four fields, the RK3 intermediates, the outputs, the
+// divergence (19pt), the forcing tables and the view slices in device memory, on the
+// object's own stream. A substep is: ghost zone of the fields, then the variant's
+// kernel(s); a step is three substeps and, for turbulence, the forcing.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "sim/core/cuda_check.cuh"
+#include "sim/core/device.hpp"
+#include "sim/models/hydro3d/hydro3d_kernels.cuh"
+#include "sim/models/hydro3d/hydro3d_solver.hpp"
+
+namespace ss {
+
+namespace {
+
+constexpr int kGlobalBX = 32, kGlobalBY = 4;
+constexpr int kP19BX = 32, kP19BY = 4;
+constexpr int kStreamBX = 32, kStreamBY = 8;
+constexpr int kP55Ez = 4;
+
+int sm_count() {
+  static const int n = [] {
+    int dev = 0, count = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev));
+    return count;
+  }();
+  return n;
+}
+
+/// Planes per block of a 2.5D kernel: enough blocks for `waves` waves of the device's
+/// resident blocks, slabs of at least 16 planes (or nz).
+int slab_planes(long long tiles, int nz, long long resident) {
+  const long long want = std::max<long long>(1, (2 * resident + tiles - 1) / tiles);
+  const int planes = static_cast<int>((nz + want - 1) / want);
+  return std::min(nz, std::max(16, planes));
+}
+
+template <typename Kernel>
+long long resident_blocks(Kernel kernel, int threads, std::size_t dynamic_smem) {
+  if (dynamic_smem > 48 * 1024)
+    SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(dynamic_smem)));
+  int per_sm = 0;
+  SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem));
+  if (per_sm < 1) throw Error("hydro3d: a kernel does not fit on this device");
+  return static_cast<long long>(per_sm) * sm_count();
+}
+
+}  // namespace
+
+template <typename T>
+struct DeviceHydro3D<T>::Impl {
+  Hydro3DSetup setup;
+  HydroVariant variant;
+  HydroWeights<T> w;
+  HydroConstants<T> c;
+  CudaStream stream;
+  CudaEvent start, stop;
+  bool timing = false;
+  std::optional<double> last_ms;
+  DeviceBuffer<T> f[kHydroFields], rk[kHydroFields], out[kHydroFields], div;
+  DeviceBuffer<T> forcing_tables;
+  DeviceBuffer<float> slices[3];
+  DeviceBuffer<T> kick_buffer;
+  std::vector<T> host_tables;
+  long steps = 0;
+
+  explicit Impl(const Hydro3DSetup& s, HydroVariant v)
+      : setup(s), variant(v), w(hydro_weights<T>(s.h)), c(hydro_constants<T>(s)) {
+    const std::size_t n = s.grid.elements();
+    check_device_memory((3 * kHydroFields + 1) * n * sizeof(T), "hydro3d on this grid");
+    for (int q = 0; q < kHydroFields; ++q) {
+      f[q] = DeviceBuffer<T>(n);
+      rk[q] = DeviceBuffer<T>(n);
+      out[q] = DeviceBuffer<T>(n);
+    }
+    div = DeviceBuffer<T>(n);
+    host_tables = hydro_forcing_tables<T>(s);
+    if (!host_tables.empty()) {
+      forcing_tables = DeviceBuffer<T>(host_tables.size());
+      SS_CUDA_CHECK(cudaMemcpyAsync(forcing_tables.get(), host_tables.data(), host_tables.size() * sizeof(T),
+                                    cudaMemcpyHostToDevice, stream.get()));
+    }
+    const Grid3D& g = s.grid;
+    slices[0] = DeviceBuffer<float>(static_cast<std::size_t>(g.nx) * g.ny);
+    slices[1] = DeviceBuffer<float>(static_cast<std::size_t>(g.nx) * g.nz);
+    slices[2] = DeviceBuffer<float>(static_cast<std::size_t>(g.ny) * g.nz);
+    // Everything a kernel might read outside what it writes is defined: zero the buffers.
+    for (int q = 0; q < kHydroFields; ++q) {
+      SS_CUDA_CHECK(cudaMemsetAsync(rk[q].get(), 0, n * sizeof(T), stream.get()));
+      SS_CUDA_CHECK(cudaMemsetAsync(out[q].get(), 0, n * sizeof(T), stream.get()));
+    }
+    SS_CUDA_CHECK(cudaMemsetAsync(div.get(), 0, n * sizeof(T), stream.get()));
+    reset();
+  }
+
+  void reset() {
+    const auto init = hydro3d_initial_fields<T>(setup);
+    for (int q = 0; q < kHydroFields; ++q)
+      SS_CUDA_CHECK(cudaMemcpyAsync(f[q].get(), init[q].data(), init[q].size() * sizeof(T), cudaMemcpyHostToDevice,
+                                    stream.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    steps = 0;
+  }
+
+  void fill_ghosts(const HydroFieldList<T>& list) {
+    const long long cells = hydro_ghost_cells(setup.grid);
+    const int blocks = static_cast<int>(std::min<long long>((cells + 255) / 256, 8LL * sm_count()));
+    hydro_fill_ghosts<T><<<blocks, 256, 0, stream.get()>>>(list, setup.grid);
+    SS_CUDA_LAUNCH_CHECK("hydro_fill_ghosts");
+  }
+
+  void fill_field_ghosts() { fill_ghosts(HydroFieldList<T>{{f[0].get(), f[1].get(), f[2].get(), f[3].get()}, kHydroFields}); }
+
+  HydroBuffers<T> buffers() {
+    HydroBuffers<T> b;
+    for (int q = 0; q < kHydroFields; ++q) {
+      b.f[q] = f[q].get();
+      b.rk[q] = rk[q].get();
+      b.out[q] = out[q].get();
+    }
+    b.div = div.get();
+    return b;
+  }
+
+  void substep(int s) {
+    const Grid3D& g = setup.grid;
+    const HydroRk<T> r = hydro_rk<T>();
+    const HydroStep<T> st{g, w, c, s, r.alpha[s], r.beta[s]};
+    const HydroBuffers<T> b = buffers();
+    cudaStream_t cs = stream.get();
+    switch (variant) {
+      case HydroVariant::global: {
+        const dim3 block(kGlobalBX, kGlobalBY), grid((g.nx + kGlobalBX - 1) / kGlobalBX, (g.ny + kGlobalBY - 1) / kGlobalBY, g.nz);
+        hydro_global<T><<<grid, block, 0, cs>>>(b, st);
+        SS_CUDA_LAUNCH_CHECK("hydro_global");
+        break;
+      }
+      case HydroVariant::p55: {
+        using S = P55Shape<T>;
+        static const long long resident = resident_blocks(hydro_p55<T>, S::TX * S::TY * S::TZ, S::smem_bytes);
+        (void)resident;
+        const dim3 block(S::TX, S::TY, S::TZ);
+        const dim3 grid((g.nx + S::TX - 1) / S::TX, (g.ny + S::TY - 1) / S::TY, (g.nz + S::TZ * kP55Ez - 1) / (S::TZ * kP55Ez));
+        hydro_p55<T><<<grid, block, S::smem_bytes, cs>>>(b, st, kP55Ez);
+        SS_CUDA_LAUNCH_CHECK("hydro_p55");
+        break;
+      }
+      case HydroVariant::p19: {
+        using S = SlabShape<kP19BX, kP19BY>;
+        const long long tiles = static_cast<long long>((g.nx + S::BX - 1) / S::BX) * ((g.ny + S::BY - 1) / S::BY);
+        static const long long resident = resident_blocks(hydro_p19_first<T, kP19BX, kP19BY>, S::threads, 0);
+        const int planes = slab_planes(tiles, g.nz, resident);
+        const dim3 block(S::BX, S::BY), grid((g.nx + S::BX - 1) / S::BX, (g.ny + S::BY - 1) / S::BY, (g.nz + planes - 1) / planes);
+        hydro_p19_first<T, kP19BX, kP19BY><<<grid, block, 0, cs>>>(b, st, planes);
+        SS_CUDA_LAUNCH_CHECK("hydro_p19_first");
+        fill_ghosts(HydroFieldList<T>{{div.get(), nullptr, nullptr, nullptr}, 1});
+        hydro_p19_second<T, kP19BX, kP19BY><<<grid, block, 0, cs>>>(b, st, planes);
+        SS_CUDA_LAUNCH_CHECK("hydro_p19_second");
+        break;
+      }
+      case HydroVariant::stream25d: {
+        using S = StreamShape<T, kStreamBX, kStreamBY>;
+        const long long tiles = static_cast<long long>((g.nx + S::BX - 1) / S::BX) * ((g.ny + S::BY - 1) / S::BY);
+        static const long long resident = resident_blocks(hydro_stream25d<T, kStreamBX, kStreamBY>, S::threads, S::smem_bytes);
+        const int planes = slab_planes(tiles, g.nz, resident);
+        const dim3 block(S::BX, S::BY), grid((g.nx + S::BX - 1) / S::BX, (g.ny + S::BY - 1) / S::BY, (g.nz + planes - 1) / planes);
+        hydro_stream25d<T, kStreamBX, kStreamBY><<<grid, block, S::smem_bytes, cs>>>(b, st, planes);
+        SS_CUDA_LAUNCH_CHECK("hydro_stream25d");
+        break;
+      }
+      default: throw Error(fmt_variant_error());
+    }
+    for (int q = 0; q < kHydroFields; ++q) std::swap(f[q], out[q]);
+    fill_field_ghosts();
+  }
+
+  std::string fmt_variant_error() const {
+    return "hydro3d: variant " + std::string(to_string(variant)) + " does not run on the GPU";
+  }
+
+  void force() {
+    if (setup.forcing_k.empty()) return;
+    const HydroForcingStep fs = hydro_forcing_step(setup, steps);
+    const Grid3D& g = setup.grid;
+    const T* tab = forcing_tables.get() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
+    const dim3 block(32, 4), grid((g.nx + 31) / 32, (g.ny + 3) / 4, g.nz);
+    hydro_force<T><<<grid, block, 0, stream.get()>>>(f[1].get(), f[2].get(), f[3].get(), g, tab, static_cast<T>(fs.amp_dt[0]),
+                                                   static_cast<T>(fs.amp_dt[1]), static_cast<T>(fs.amp_dt[2]),
+                                                   static_cast<T>(fs.cos_phase), static_cast<T>(fs.sin_phase));
+    SS_CUDA_LAUNCH_CHECK("hydro_force");
+    fill_field_ghosts();
+  }
+
+  void step(int n) {
+    for (int t = 0; t < n; ++t) {
+      for (int s = 0; s < 3; ++s) substep(s);
+      force();
+      ++steps;
+    }
+  }
+};
+
+template <typename T>
+DeviceHydro3D<T>::DeviceHydro3D(const Hydro3DSetup& setup, HydroVariant variant) {
+  require_cuda_device();
+  if (!is_gpu(variant)) throw Error("hydro3d: variant " + std::string(to_string(variant)) + " does not run on the GPU");
+  impl_ = std::make_unique<Impl>(setup, variant);
+}
+template <typename T>
+DeviceHydro3D<T>::~DeviceHydro3D() = default;
+
+template <typename T>
+void DeviceHydro3D<T>::reset() {
+  impl_->reset();
+}
+template <typename T>
+void DeviceHydro3D<T>::step(int n) {
+  impl_->step(n);
+}
+template <typename T>
+void DeviceHydro3D<T>::set_variant(HydroVariant v) {
+  if (!is_gpu(v)) throw Error("hydro3d: variant " + std::string(to_string(v)) + " does not run on the GPU");
+  impl_->variant = v;
+}
+template <typename T>
+HydroVariant DeviceHydro3D<T>::variant() const {
+  return impl_->variant;
+}
+
+template <typename T>
+HydroState<T> DeviceHydro3D<T>::state() {
+  const Grid3D& g = impl_->setup.grid;
+  HydroState<T> st;
+  std::vector<T> padded(g.elements());
+  for (int q = 0; q < kHydroFields; ++q) {
+    SS_CUDA_CHECK(cudaMemcpyAsync(padded.data(), impl_->f[q].get(), padded.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                  impl_->stream.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+    auto& v = st[static_cast<std::size_t>(q)];
+    v.resize(g.points());
+    std::size_t o = 0;
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) v[o++] = padded[g.index(i, j, k)];
+  }
+  return st;
+}
+
+template <typename T>
+void DeviceHydro3D<T>::load_state(const HydroState<T>& st, long steps_done) {
+  const Grid3D& g = impl_->setup.grid;
+  std::vector<T> padded(g.elements(), T(0));
+  for (int q = 0; q < kHydroFields; ++q) {
+    const auto& v = st[static_cast<std::size_t>(q)];
+    if (v.size() != g.points())
+      throw Error("a hydro3d state of " + std::to_string(v.size()) + " cells does not fit this grid");
+    std::size_t o = 0;
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) padded[g.index(i, j, k)] = v[o++];
+    SS_CUDA_CHECK(cudaMemcpyAsync(impl_->f[q].get(), padded.data(), padded.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                  impl_->stream.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+  }
+  impl_->fill_field_ghosts();
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+  impl_->steps = steps_done;
+}
+
+template <typename T>
+void DeviceHydro3D<T>::kick(const HydroKick& kick) {
+  const Grid3D& g = impl_->setup.grid;
+  const std::size_t p = g.points();
+  std::vector<T> du(3 * p);
+  std::size_t o = 0;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i, ++o) {
+        const auto d = hydro_kick_at(kick, g, i, j, k);
+        for (int a = 0; a < 3; ++a) du[static_cast<std::size_t>(a) * p + o] = static_cast<T>(d[static_cast<std::size_t>(a)]);
+      }
+  if (impl_->kick_buffer.size() != du.size()) impl_->kick_buffer = DeviceBuffer<T>(du.size());
+  SS_CUDA_CHECK(cudaMemcpyAsync(impl_->kick_buffer.get(), du.data(), du.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                impl_->stream.get()));
+  const dim3 block(32, 4), grid((g.nx + 31) / 32, (g.ny + 3) / 4, g.nz);
+  hydro_add_interior<T><<<grid, block, 0, impl_->stream.get()>>>(impl_->f[1].get(), impl_->f[2].get(), impl_->f[3].get(), g,
+                                                                impl_->kick_buffer.get());
+  SS_CUDA_LAUNCH_CHECK("hydro_add_interior");
+  impl_->fill_field_ghosts();
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));  // du lives on the host stack
+}
+
+template <typename T>
+void DeviceHydro3D<T>::poison_scratch() {
+  const std::size_t n = impl_->setup.grid.elements();
+  std::vector<T> nan(n, std::numeric_limits<T>::quiet_NaN());
+  for (int q = 0; q < kHydroFields; ++q) {
+    SS_CUDA_CHECK(cudaMemcpyAsync(impl_->rk[q].get(), nan.data(), n * sizeof(T), cudaMemcpyHostToDevice, impl_->stream.get()));
+    SS_CUDA_CHECK(cudaMemcpyAsync(impl_->out[q].get(), nan.data(), n * sizeof(T), cudaMemcpyHostToDevice, impl_->stream.get()));
+  }
+  SS_CUDA_CHECK(cudaMemcpyAsync(impl_->div.get(), nan.data(), n * sizeof(T), cudaMemcpyHostToDevice, impl_->stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+
+template <typename T>
+const float* DeviceHydro3D<T>::slice_on_device(int q, int axis, int index) {
+  const Grid3D& g = impl_->setup.grid;
+  const int nu = axis == 2 ? g.ny : g.nx, nv = axis == 0 ? g.ny : g.nz;
+  float* buf = impl_->slices[axis].get();
+  const dim3 block(32, 8), grid((nu + 31) / 32, (nv + 7) / 8);
+  hydro_slice_quantity<T><<<grid, block, 0, impl_->stream.get()>>>(impl_->f[0].get(), impl_->f[1].get(), impl_->f[2].get(),
+                                                                  impl_->f[3].get(), g, impl_->w, q, axis, index, buf, nu, nv);
+  SS_CUDA_LAUNCH_CHECK("hydro_slice_quantity");
+  return buf;
+}
+
+template <typename T>
+void DeviceHydro3D<T>::copy_slice(int q, int axis, int index, float* dst) {
+  const Grid3D& g = impl_->setup.grid;
+  const int nu = axis == 2 ? g.ny : g.nx, nv = axis == 0 ? g.ny : g.nz;
+  const float* buf = slice_on_device(q, axis, index);
+  SS_CUDA_CHECK(cudaMemcpyAsync(dst, buf, static_cast<std::size_t>(nu) * nv * sizeof(float), cudaMemcpyDeviceToHost,
+                                impl_->stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+
+template <typename T>
+void DeviceHydro3D<T>::record_start() {
+  SS_CUDA_CHECK(cudaEventRecord(impl_->start.get(), impl_->stream.get()));
+  impl_->timing = true;
+}
+template <typename T>
+void DeviceHydro3D<T>::record_stop() {
+  SS_CUDA_CHECK(cudaEventRecord(impl_->stop.get(), impl_->stream.get()));
+}
+template <typename T>
+std::optional<double> DeviceHydro3D<T>::batch_ms() {
+  if (!impl_->timing) return impl_->last_ms;
+  const cudaError_t e = cudaEventQuery(impl_->stop.get());
+  if (e == cudaErrorNotReady) return std::nullopt;
+  SS_CUDA_CHECK(e);
+  float ms = 0;
+  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, impl_->start.get(), impl_->stop.get()));
+  impl_->timing = false;
+  impl_->last_ms = ms;
+  return impl_->last_ms;
+}
+template <typename T>
+bool DeviceHydro3D<T>::idle() const {
+  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
+  if (e == cudaErrorNotReady) return false;
+  SS_CUDA_CHECK(e);
+  return true;
+}
+template <typename T>
+void DeviceHydro3D<T>::synchronize() {
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+template <typename T>
+void* DeviceHydro3D<T>::native_stream() const {
+  return impl_->stream.get();
+}
+template <typename T>
+const Hydro3DSetup& DeviceHydro3D<T>::setup() const {
+  return impl_->setup;
+}
+template <typename T>
+long DeviceHydro3D<T>::steps_done() const {
+  return impl_->steps;
+}
+
+template class DeviceHydro3D<float>;
+template class DeviceHydro3D<double>;
+
+}  // namespace ss

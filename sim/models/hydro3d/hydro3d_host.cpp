@@ -1,0 +1,254 @@
+// Hydro 3D on the CPU: both methods over the shared point functions, OpenMP over planes.
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/models/hydro3d/hydro3d_solver.hpp"
+
+namespace ss {
+
+std::string_view to_string(HydroVariant v) {
+  switch (v) {
+    case HydroVariant::global: return "global";
+    case HydroVariant::p55: return "55pt";
+    case HydroVariant::p19: return "19pt";
+    case HydroVariant::stream25d: return "stream25d";
+    case HydroVariant::cpu: return "cpu";
+    case HydroVariant::cpu19pt: return "cpu19pt";
+    case HydroVariant::reference: return "reference";
+  }
+  return "?";
+}
+
+HydroVariant parse_hydro_variant(std::string_view s) {
+  for (HydroVariant v : kAllHydroVariants)
+    if (s == to_string(v)) return v;
+  throw Error(fmt::format("unknown hydro3d variant '{}' (global, 55pt, 19pt, stream25d, cpu, cpu19pt or reference)", s));
+}
+
+bool is_gpu(HydroVariant v) {
+  return v == HydroVariant::global || v == HydroVariant::p55 || v == HydroVariant::p19 || v == HydroVariant::stream25d;
+}
+
+HydroMethod method_of(HydroVariant v) {
+  return v == HydroVariant::p19 || v == HydroVariant::cpu19pt ? HydroMethod::two_pass : HydroMethod::single_pass;
+}
+
+template <typename T>
+HydroStats hydro_stats(const HydroState<T>& st, double h) {
+  HydroStats s;
+  const std::size_t n = st[0].size();
+  double kin = 0, mass = 0, umax2 = 0;
+  bool finite = true;
+#pragma omp parallel for reduction(+ : kin, mass) reduction(max : umax2) reduction(&& : finite)
+  for (std::size_t c = 0; c < n; ++c) {
+    const double rho = std::exp(static_cast<double>(st[0][c]));
+    const double ux = st[1][c], uy = st[2][c], uz = st[3][c];
+    const double u2 = ux * ux + uy * uy + uz * uz;
+    finite = finite && std::isfinite(rho) && std::isfinite(u2);
+    kin += 0.5 * rho * u2;
+    mass += rho;
+    umax2 = std::max(umax2, u2);
+  }
+  s.kinetic = kin * h * h * h;
+  s.mass = mass * h * h * h;
+  s.umax = std::sqrt(umax2);
+  s.finite = finite;
+  return s;
+}
+
+template HydroStats hydro_stats<float>(const HydroState<float>&, double);
+template HydroStats hydro_stats<double>(const HydroState<double>&, double);
+
+template <typename T>
+HostHydro3D<T>::HostHydro3D(const Hydro3DSetup& setup, HydroMethod method)
+    : setup_(setup), method_(method), w_(hydro_weights<T>(setup.h)), c_(hydro_constants<T>(setup)) {
+  const std::size_t n = setup_.grid.elements();
+  for (std::size_t f = 0; f < kHydroFields; ++f) {
+    rk_[f].assign(n, T(0));
+    out_[f].assign(n, T(0));
+  }
+  div_.assign(n, T(0));
+  forcing_tables_ = hydro_forcing_tables<T>(setup_);
+  reset();
+}
+
+template <typename T>
+void HostHydro3D<T>::reset() {
+  f_ = hydro3d_initial_fields<T>(setup_);
+  steps_ = 0;
+}
+
+template <typename T>
+void HostHydro3D<T>::fill_ghosts(std::vector<T>& v) const {
+  const long long cells = hydro_ghost_cells(setup_.grid);
+#pragma omp parallel for
+  for (long long e = 0; e < cells; ++e) {
+    std::size_t dst, src;
+    hydro_ghost_cell(setup_.grid, e, dst, src);
+    v[dst] = v[src];
+  }
+}
+
+template <typename T>
+void HostHydro3D<T>::poison_scratch() {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  for (std::size_t f = 0; f < kHydroFields; ++f) {
+    std::fill(rk_[f].begin(), rk_[f].end(), nan);
+    std::fill(out_[f].begin(), out_[f].end(), nan);
+  }
+  std::fill(div_.begin(), div_.end(), nan);
+}
+
+template <typename T>
+void HostHydro3D<T>::substep(int s) {
+  const Grid3D& g = setup_.grid;
+  const HydroRk<T> rk = hydro_rk<T>();
+  const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
+  const T* fp[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
+  const bool single = method_ == HydroMethod::single_pass;
+#pragma omp parallel for
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const std::size_t n = g.index(i, j, k);
+        auto at = [&](int f, int di, int dj, int dk) { return fp[f][static_cast<std::ptrdiff_t>(n) + di + dj * pitch + dk * plane]; };
+        T rl, ru[3];
+        if (single) {
+          const HydroPoint<T> p = hydro_gather<T, true>(w_, at);
+          hydro_rhs<T, true>(p, c_, rl, ru);
+        } else {
+          const HydroPoint<T> p = hydro_gather<T, false>(w_, at);
+          hydro_rhs<T, false>(p, c_, rl, ru);
+          div_[n] = hydro_divergence(w_, at);
+        }
+        hydro_rk3(s, rk.alpha[s], rk.beta[s], c_.dt, rl, fp[0][n], rk_[0][n], out_[0][n]);
+        for (int a = 0; a < 3; ++a) hydro_rk3(s, rk.alpha[s], rk.beta[s], c_.dt, ru[a], fp[a + 1][n], rk_[a + 1][n], out_[a + 1][n]);
+      }
+  if (!single) {
+    fill_ghosts(div_);
+    const T dt_nu3 = c_.dt * c_.nu3;
+    const T* d = div_.data();
+    const std::ptrdiff_t stride[3] = {1, pitch, plane};
+#pragma omp parallel for
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.index(i, j, k));
+          for (int a = 0; a < 3; ++a) {
+            const std::ptrdiff_t st = stride[a];
+            const T gd = hydro_d1(w_, d[n - 3 * st], d[n - 2 * st], d[n - st], d[n + st], d[n + 2 * st], d[n + 3 * st]);
+            hydro_second_pass(rk.beta[s], dt_nu3, gd, rk_[a + 1][static_cast<std::size_t>(n)], out_[a + 1][static_cast<std::size_t>(n)]);
+          }
+        }
+  }
+  for (std::size_t f = 0; f < kHydroFields; ++f) {
+    std::swap(f_[f], out_[f]);
+    fill_ghosts(f_[f]);
+  }
+}
+
+template <typename T>
+void HostHydro3D<T>::force() {
+  if (setup_.forcing_k.empty()) return;
+  const HydroForcingStep fs = hydro_forcing_step(setup_, steps_);
+  const Grid3D& g = setup_.grid;
+  const T* tab = forcing_tables_.data() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
+  const T amp[3] = {static_cast<T>(fs.amp_dt[0]), static_cast<T>(fs.amp_dt[1]), static_cast<T>(fs.amp_dt[2])};
+  const T cph = static_cast<T>(fs.cos_phase), sph = static_cast<T>(fs.sin_phase);
+#pragma omp parallel for
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const std::size_t n = g.index(i, j, k);
+        hydro_force_point(tab, g, i, j, k, amp, cph, sph, f_[1][n], f_[2][n], f_[3][n]);
+      }
+  for (int f = 1; f < kHydroFields; ++f) fill_ghosts(f_[static_cast<std::size_t>(f)]);
+}
+
+template <typename T>
+void HostHydro3D<T>::step(int n) {
+  for (int t = 0; t < n; ++t) {
+    for (int s = 0; s < 3; ++s) substep(s);
+    force();
+    ++steps_;
+  }
+}
+
+template <typename T>
+HydroState<T> HostHydro3D<T>::state() const {
+  const Grid3D& g = setup_.grid;
+  HydroState<T> st;
+  for (std::size_t f = 0; f < kHydroFields; ++f) {
+    st[f].resize(g.points());
+    std::size_t o = 0;
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) st[f][o++] = f_[f][g.index(i, j, k)];
+  }
+  return st;
+}
+
+template <typename T>
+void HostHydro3D<T>::load_state(const HydroState<T>& st, long steps_done) {
+  const Grid3D& g = setup_.grid;
+  for (std::size_t f = 0; f < kHydroFields; ++f) {
+    if (st[f].size() != g.points())
+      throw Error(fmt::format("a hydro3d state of {} cells does not fit this {} x {} x {} grid", st[f].size(), g.nx, g.ny, g.nz));
+    std::size_t o = 0;
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) f_[f][g.index(i, j, k)] = st[f][o++];
+    fill_ghosts(f_[f]);
+  }
+  steps_ = steps_done;
+}
+
+template <typename T>
+void HostHydro3D<T>::kick(const HydroKick& kick) {
+  const Grid3D& g = setup_.grid;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const auto du = hydro_kick_at(kick, g, i, j, k);
+        const std::size_t n = g.index(i, j, k);
+        for (int a = 0; a < 3; ++a) f_[static_cast<std::size_t>(a) + 1][n] += static_cast<T>(du[static_cast<std::size_t>(a)]);
+      }
+  for (int f = 1; f < kHydroFields; ++f) fill_ghosts(f_[static_cast<std::size_t>(f)]);
+}
+
+template <typename T>
+T hydro_quantity(const T* const (&f)[kHydroFields], const Grid3D& g, const HydroWeights<T>& w, int q,
+                 int i, int j, int k) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.index(i, j, k));
+  const std::ptrdiff_t st[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+  auto d = [&](int field, int axis) {
+    const T* v = f[field] + n;
+    const std::ptrdiff_t s = st[axis];
+    return hydro_d1(w, v[-3 * s], v[-2 * s], v[-s], v[s], v[2 * s], v[3 * s]);
+  };
+  switch (q) {
+    case 0: return f[0][n];
+    case 1: return std::exp(f[0][n]);
+    case 2: {
+      const T ux = f[1][n], uy = f[2][n], uz = f[3][n];
+      return std::sqrt(ux * ux + uy * uy + uz * uz);
+    }
+    case 3: case 4: case 5: return f[q - 2][n];
+    case 6: {
+      const T cx = d(3, 1) - d(2, 2), cy = d(1, 2) - d(3, 0), cz = d(2, 0) - d(1, 1);
+      return std::sqrt(cx * cx + cy * cy + cz * cz);
+    }
+    default: return hydro_sum3(d(1, 0), d(2, 1), d(3, 2));
+  }
+}
+
+template float hydro_quantity<float>(const float* const (&)[kHydroFields], const Grid3D&, const HydroWeights<float>&, int, int, int, int);
+template double hydro_quantity<double>(const double* const (&)[kHydroFields], const Grid3D&, const HydroWeights<double>&, int, int, int, int);
+
+template class HostHydro3D<float>;
+template class HostHydro3D<double>;
+
+}  // namespace ss

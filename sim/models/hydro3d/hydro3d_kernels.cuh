@@ -1,0 +1,355 @@
+#pragma once
+// Hydro 3D kernels. Every kernel gathers values and calls the point functions of
+// hydro3d.hpp; none does arithmetic of its own on the fields, so the variants of one
+// method agree bit for bit with each other and with the CPU (this file is compiled
+// with -fmad=false: no implicit contraction, as on the host).
+#include <cuda_runtime.h>
+
+#include "sim/models/hydro3d/hydro3d.hpp"
+
+namespace ss {
+
+/// The buffers of one RK3 substep: read f (ghosts filled), update rk in place, write out.
+template <typename T>
+struct HydroBuffers {
+  const T* f[kHydroFields];
+  T* rk[kHydroFields];
+  T* out[kHydroFields];
+  T* div;  ///< two-pass method: the divergence field
+};
+
+/// What every integration kernel reads besides the buffers.
+template <typename T>
+struct HydroStep {
+  Grid3D g;
+  HydroWeights<T> w;
+  HydroConstants<T> c;
+  int substep;
+  T alpha, beta;
+};
+
+/// Up to four fields whose ghost zones one launch fills.
+template <typename T>
+struct HydroFieldList {
+  T* p[kHydroFields];
+  int count;
+};
+
+/// Periodic ghost zone of the listed fields: one thread per ghost cell.
+template <typename T>
+__global__ void hydro_fill_ghosts(HydroFieldList<T> fields, Grid3D g) {
+  const long long cells = hydro_ghost_cells(g);
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < cells;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    std::size_t dst, src;
+    hydro_ghost_cell(g, e, dst, src);
+    for (int f = 0; f < fields.count; ++f) fields.p[f][dst] = fields.p[f][src];
+  }
+}
+
+/// The RK3 update of the four fields at cell n from the right-hand sides.
+template <typename T>
+__device__ __forceinline__ void hydro_update(const HydroBuffers<T>& b, const HydroStep<T>& s, std::size_t n, T f0, T u0,
+                                             T u1, T u2, T rl, const T (&ru)[3]) {
+  hydro_rk3(s.substep, s.alpha, s.beta, s.c.dt, rl, f0, b.rk[0][n], b.out[0][n]);
+  hydro_rk3(s.substep, s.alpha, s.beta, s.c.dt, ru[0], u0, b.rk[1][n], b.out[1][n]);
+  hydro_rk3(s.substep, s.alpha, s.beta, s.c.dt, ru[1], u1, b.rk[2][n], b.out[2][n]);
+  hydro_rk3(s.substep, s.alpha, s.beta, s.c.dt, ru[2], u2, b.rk[3][n], b.out[3][n]);
+}
+
+// ---- global: one point per thread, every value from global memory -------------------
+
+template <typename T>
+__global__ void __launch_bounds__(128) hydro_global(HydroBuffers<T> b, HydroStep<T> s) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y, k = blockIdx.z;
+  if (i >= s.g.nx || j >= s.g.ny) return;
+  const std::size_t n = s.g.index(i, j, k);
+  const std::ptrdiff_t pitch = s.g.pitch, plane = static_cast<std::ptrdiff_t>(s.g.plane());
+  auto at = [&](int f, int di, int dj, int dk) { return __ldg(b.f[f] + n + di + dj * pitch + dk * plane); };
+  const HydroPoint<T> p = hydro_gather<T, true>(s.w, at);
+  T rl, ru[3];
+  hydro_rhs<T, true>(p, s.c, rl, ru);
+  hydro_update(b, s, n, at(0, 0, 0, 0), p.u[0], p.u[1], p.u[2], rl, ru);
+}
+
+// ---- 55pt: a 3D tile plus halo in shared memory, a rolling cache along z (Sect. 4.1) --
+
+/// Tile of the 55-point method: TX x TY x TZ threads, each updating one point of each
+/// of EZ consecutive z blocks; the shared block holds TZ + 2R planes of (TX + 2R) x
+/// (TY + 2R) values of the four fields, used as a ring along z.
+template <typename T>
+struct P55Shape {
+  static constexpr int TX = 8, TY = 8, TZ = 8, R = kHydroRadius;
+  static constexpr int SX = TX + 2 * R, SY = TY + 2 * R, SZ = TZ + 2 * R;
+  static constexpr int plane = SX * SY;
+  static constexpr std::size_t smem_bytes = sizeof(T) * kHydroFields * SZ * plane;
+};
+
+template <typename T>
+__global__ void __launch_bounds__(512) hydro_p55(HydroBuffers<T> b, HydroStep<T> s, int ez) {
+  using S = P55Shape<T>;
+  constexpr int R = S::R;
+  extern __shared__ unsigned char smem_raw[];
+  T* sm = reinterpret_cast<T*>(smem_raw);  // [field][slot][y][x]
+  const Grid3D& g = s.g;
+  const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
+  const int tid = (tz * S::TY + ty) * S::TX + tx;
+  const int x0 = blockIdx.x * S::TX, y0 = blockIdx.y * S::TY, z_begin = blockIdx.z * S::TZ * ez;
+  const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
+  // Loads planes z (first .. first + count - 1) into their ring slots (z mod SZ).
+  auto load = [&](int first, int count) {
+    const int total = kHydroFields * count * S::plane;
+    for (int e = tid; e < total; e += S::TX * S::TY * S::TZ) {
+      const int f = e / (count * S::plane), r = e % (count * S::plane);
+      const int dz = r / S::plane, q = r % S::plane, yy = q / S::SX, xx = q % S::SX;
+      const int z = first + dz, y = y0 + yy - R, x = x0 + xx - R;
+      T v = T(0);
+      if (z < g.nz + R && y < g.ny + R && x < g.nx + R) v = __ldg(b.f[f] + g.index(x, y, z));
+      const int slot = ((z + R) % S::SZ + S::SZ) % S::SZ;
+      sm[(f * S::SZ + slot) * S::plane + yy * S::SX + xx] = v;
+    }
+  };
+  const int z_end = min(g.nz, z_begin + S::TZ * ez);
+  load(z_begin - R, S::TZ + 2 * R);
+  for (int zb = z_begin; zb < z_end; zb += S::TZ) {
+    if (zb > z_begin) load(zb + S::TZ + R - S::TZ, S::TZ);  // the TZ planes past the ones kept
+    __syncthreads();
+    const int i = x0 + tx, j = y0 + ty, k = zb + tz;
+    if (i < g.nx && j < g.ny && k < z_end) {
+      int base[2 * R + 1];  // the ring slot of plane k + dk, times the plane size, plus this thread's cell
+SS_UNROLL
+      for (int m = 0; m < 2 * R + 1; ++m) base[m] = (((k + m) % S::SZ + S::SZ) % S::SZ) * S::plane + (ty + R) * S::SX + tx + R;
+      auto at = [&](int f, int di, int dj, int dk) {
+        return sm[f * S::SZ * S::plane + base[dk + R] + dj * S::SX + di];
+      };
+      const HydroPoint<T> p = hydro_gather<T, true>(s.w, at);
+      T rl, ru[3];
+      hydro_rhs<T, true>(p, s.c, rl, ru);
+      hydro_update(b, s, g.index(i, j, k), at(0, 0, 0, 0), p.u[0], p.u[1], p.u[2], rl, ru);
+    }
+    __syncthreads();
+  }
+  (void)pitch;
+  (void)plane;
+}
+
+// ---- 19pt: two passes, each a 2.5D slab (Sect. 4.2) ----------------------------------
+
+/// The xy tile of the 2.5D kernels: BX x BY threads, a plane of (BX + 2R) x (BY + 2R).
+template <int BX_, int BY_>
+struct SlabShape {
+  static constexpr int BX = BX_, BY = BY_, R = kHydroRadius;
+  static constexpr int SX = BX + 2 * R, SY = BY + 2 * R, plane = SX * SY, threads = BX * BY;
+};
+
+/// Loads plane z of `field` (tile at x0, y0, halo included) into `dst` (SX x SY):
+/// cells past the ghost zone read as 0 (only threads outside the interior use them).
+template <typename Shape, typename T>
+__device__ __forceinline__ void load_plane(T* dst, const T* field, const Grid3D& g, int x0, int y0, int z, int tid) {
+  constexpr int R = Shape::R;
+  for (int e = tid; e < Shape::plane; e += Shape::threads) {
+    const int yy = e / Shape::SX, xx = e % Shape::SX, y = y0 + yy - R, x = x0 + xx - R;
+    dst[e] = (y < g.ny + R && x < g.nx + R) ? __ldg(field + g.index(x, y, z)) : T(0);
+  }
+}
+
+/// Pass 1 of the 19-point method: div u, and the RK3 update without nu/3 grad div u
+/// (eqs 14-16). Each block marches z from z_begin over `planes` planes: the xy planes
+/// in shared memory, the z columns in registers.
+template <typename T, int BX, int BY>
+__global__ void __launch_bounds__(BX * BY) hydro_p19_first(HydroBuffers<T> b, HydroStep<T> s, int planes) {
+  using S = SlabShape<BX, BY>;
+  constexpr int R = S::R;
+  __shared__ T sm[kHydroFields][S::plane];
+  const Grid3D& g = s.g;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+  const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY, z_begin = blockIdx.z * planes;
+  const int z_end = min(g.nz, z_begin + planes);
+  const int i = x0 + tx, j = y0 + ty;
+  const bool inside = i < g.nx && j < g.ny;
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.plane());
+  T col[kHydroFields][2 * R + 1];  // z column of each field, index dk + R
+  if (inside)
+    for (int f = 0; f < kHydroFields; ++f)
+      for (int m = 0; m < 2 * R; ++m) col[f][m + 1] = __ldg(b.f[f] + g.index(i, j, z_begin - R + m));
+  for (int k = z_begin; k < z_end; ++k) {
+    for (int f = 0; f < kHydroFields; ++f) {
+      load_plane<S>(sm[f], b.f[f], g, x0, y0, k, tid);
+      if (inside) {
+SS_UNROLL
+        for (int m = 0; m < 2 * R; ++m) col[f][m] = col[f][m + 1];
+        col[f][2 * R] = __ldg(b.f[f] + g.index(i, j, k + R));
+      }
+    }
+    __syncthreads();
+    if (inside) {
+      auto at = [&](int f, int di, int dj, int dk) {
+        return dk != 0 ? col[f][dk + R] : sm[f][(ty + R + dj) * S::SX + tx + R + di];
+      };
+      const HydroPoint<T> p = hydro_gather<T, false>(s.w, at);
+      T rl, ru[3];
+      hydro_rhs<T, false>(p, s.c, rl, ru);
+      const std::size_t n = g.index(i, j, k);
+      b.div[n] = hydro_divergence(s.w, at);
+      hydro_update(b, s, n, col[0][R], p.u[0], p.u[1], p.u[2], rl, ru);
+    }
+    __syncthreads();
+  }
+  (void)plane;
+}
+
+/// Pass 2 of the 19-point method (eqs 17-18): grad div u from the divergence field
+/// (ghosts filled), added to the intermediates and the outputs of the velocity.
+template <typename T, int BX, int BY>
+__global__ void __launch_bounds__(BX * BY) hydro_p19_second(HydroBuffers<T> b, HydroStep<T> s, int planes) {
+  using S = SlabShape<BX, BY>;
+  constexpr int R = S::R;
+  __shared__ T sm[S::plane];
+  const Grid3D& g = s.g;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+  const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY, z_begin = blockIdx.z * planes;
+  const int z_end = min(g.nz, z_begin + planes);
+  const int i = x0 + tx, j = y0 + ty;
+  const bool inside = i < g.nx && j < g.ny;
+  const T dt_nu3 = s.c.dt * s.c.nu3;
+  T col[2 * R + 1];
+  if (inside)
+    for (int m = 0; m < 2 * R; ++m) col[m + 1] = __ldg(b.div + g.index(i, j, z_begin - R + m));
+  for (int k = z_begin; k < z_end; ++k) {
+    load_plane<S>(sm, b.div, g, x0, y0, k, tid);
+    if (inside) {
+SS_UNROLL
+      for (int m = 0; m < 2 * R; ++m) col[m] = col[m + 1];
+      col[2 * R] = __ldg(b.div + g.index(i, j, k + R));
+    }
+    __syncthreads();
+    if (inside) {
+      const T* c = sm + (ty + R) * S::SX + tx + R;
+      const T gx = hydro_d1(s.w, c[-3], c[-2], c[-1], c[1], c[2], c[3]);
+      const T gy = hydro_d1(s.w, c[-3 * S::SX], c[-2 * S::SX], c[-S::SX], c[S::SX], c[2 * S::SX], c[3 * S::SX]);
+      const T gz = hydro_d1(s.w, col[0], col[1], col[2], col[4], col[5], col[6]);
+      const std::size_t n = g.index(i, j, k);
+      hydro_second_pass(s.beta, dt_nu3, gx, b.rk[1][n], b.out[1][n]);
+      hydro_second_pass(s.beta, dt_nu3, gy, b.rk[2][n], b.out[2][n]);
+      hydro_second_pass(s.beta, dt_nu3, gz, b.rk[3][n], b.out[3][n]);
+    }
+    __syncthreads();
+  }
+}
+
+// ---- stream25d (ours): one pass, a ring of xy planes of u in shared memory ------------
+
+/// The ring of the single-pass streaming kernel: 2R + 1 planes of u_x, u_y, u_z (tile
+/// plus halo, for the mixed derivatives in xz and yz) and one plane of ln rho (its
+/// z derivative comes from a register column).
+template <typename T, int BX_, int BY_>
+struct StreamShape : SlabShape<BX_, BY_> {
+  using Base = SlabShape<BX_, BY_>;
+  static constexpr int RING = 2 * Base::R + 1;
+  static constexpr int planes = 3 * RING + 1;
+  static constexpr std::size_t smem_bytes = sizeof(T) * planes * Base::plane;
+};
+
+template <typename T, int BX, int BY>
+__global__ void __launch_bounds__(BX * BY) hydro_stream25d(HydroBuffers<T> b, HydroStep<T> s, int planes) {
+  using S = StreamShape<T, BX, BY>;
+  constexpr int R = S::R, RING = S::RING;
+  extern __shared__ unsigned char smem_raw[];
+  T* ring = reinterpret_cast<T*>(smem_raw);  // [u component][slot][y][x], then ln rho's plane
+  T* lnrho = ring + 3 * RING * S::plane;
+  const Grid3D& g = s.g;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
+  const int x0 = blockIdx.x * BX, y0 = blockIdx.y * BY, z_begin = blockIdx.z * planes;
+  const int z_end = min(g.nz, z_begin + planes);
+  const int i = x0 + tx, j = y0 + ty;
+  const bool inside = i < g.nx && j < g.ny;
+  auto slot_of = [](int z) { return ((z % RING) + RING) % RING; };
+  // The planes z_begin - R .. z_begin + R - 1 of u; the ln rho column.
+  for (int z = z_begin - R; z < z_begin + R; ++z)
+    for (int c = 0; c < 3; ++c) load_plane<S>(ring + (c * RING + slot_of(z)) * S::plane, b.f[c + 1], g, x0, y0, z, tid);
+  T col[2 * R + 1];
+  if (inside)
+    for (int m = 0; m < 2 * R; ++m) col[m + 1] = __ldg(b.f[0] + g.index(i, j, z_begin - R + m));
+  for (int k = z_begin; k < z_end; ++k) {
+    for (int c = 0; c < 3; ++c) load_plane<S>(ring + (c * RING + slot_of(k + R)) * S::plane, b.f[c + 1], g, x0, y0, k + R, tid);
+    load_plane<S>(lnrho, b.f[0], g, x0, y0, k, tid);
+    if (inside) {
+SS_UNROLL
+      for (int m = 0; m < 2 * R; ++m) col[m] = col[m + 1];
+      col[2 * R] = __ldg(b.f[0] + g.index(i, j, k + R));
+    }
+    __syncthreads();
+    if (inside) {
+      const int centre = (ty + R) * S::SX + tx + R;
+      int base[2 * R + 1];  // the ring slot of plane k + dk, times the plane size, plus this thread's cell
+SS_UNROLL
+      for (int m = 0; m < 2 * R + 1; ++m) base[m] = slot_of(k + m - R) * S::plane + centre;
+      auto at = [&](int f, int di, int dj, int dk) {
+        if (f == 0) return dk != 0 ? col[dk + R] : lnrho[centre + dj * S::SX + di];
+        return ring[(f - 1) * RING * S::plane + base[dk + R] + dj * S::SX + di];
+      };
+      const HydroPoint<T> p = hydro_gather<T, true>(s.w, at);
+      T rl, ru[3];
+      hydro_rhs<T, true>(p, s.c, rl, ru);
+      hydro_update(b, s, g.index(i, j, k), col[R], p.u[0], p.u[1], p.u[2], rl, ru);
+    }
+    __syncthreads();
+  }
+}
+
+// ---- forcing, kicks and views -----------------------------------------------------------
+
+template <typename T>
+__global__ void hydro_force(T* ux, T* uy, T* uz, Grid3D g, const T* tab, T a0, T a1, T a2, T cph, T sph) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y, k = blockIdx.z;
+  if (i >= g.nx || j >= g.ny) return;
+  const std::size_t n = g.index(i, j, k);
+  const T amp[3] = {a0, a1, a2};
+  hydro_force_point(tab, g, i, j, k, amp, cph, sph, ux[n], uy[n], uz[n]);
+}
+
+/// Adds a precomputed velocity increment (interior, x fastest) to u.
+template <typename T>
+__global__ void hydro_add_interior(T* ux, T* uy, T* uz, Grid3D g, const T* du) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y, k = blockIdx.z;
+  if (i >= g.nx || j >= g.ny) return;
+  const std::size_t n = g.index(i, j, k), o = (static_cast<std::size_t>(k) * g.ny + j) * g.nx + i, p = g.points();
+  ux[n] += du[o];
+  uy[n] += du[p + o];
+  uz[n] += du[2 * p + o];
+}
+
+/// Quantity q (kHydroQuantities) on slice `axis` at `index` into dst (nu x nv, u fastest).
+template <typename T>
+__global__ void hydro_slice_quantity(const T* f0, const T* f1, const T* f2, const T* f3, Grid3D g, HydroWeights<T> w,
+                                     int q, int axis, int index, float* dst, int nu, int nv) {
+  const int u = blockIdx.x * blockDim.x + threadIdx.x, v = blockIdx.y * blockDim.y + threadIdx.y;
+  if (u >= nu || v >= nv) return;
+  const int i = axis == 2 ? index : u, j = axis == 0 ? v : (axis == 1 ? index : u), k = axis == 0 ? index : v;
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.index(i, j, k));
+  const std::ptrdiff_t st[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+  const T* f[4] = {f0, f1, f2, f3};
+  auto d = [&](int field, int a) {
+    const T* c = f[field] + n;
+    const std::ptrdiff_t s = st[a];
+    return hydro_d1(w, c[-3 * s], c[-2 * s], c[-s], c[s], c[2 * s], c[3 * s]);
+  };
+  T r;
+  switch (q) {
+    case 0: r = f0[n]; break;
+    case 1: r = exp(f0[n]); break;
+    case 2: r = sqrt(f1[n] * f1[n] + f2[n] * f2[n] + f3[n] * f3[n]); break;
+    case 3: r = f1[n]; break;
+    case 4: r = f2[n]; break;
+    case 5: r = f3[n]; break;
+    case 6: {
+      const T cx = d(3, 1) - d(2, 2), cy = d(1, 2) - d(3, 0), cz = d(2, 0) - d(1, 1);
+      r = sqrt(cx * cx + cy * cy + cz * cz);
+      break;
+    }
+    default: r = hydro_sum3(d(1, 0), d(2, 1), d(3, 2));
+  }
+  dst[static_cast<std::size_t>(v) * nu + u] = static_cast<float>(r);
+}
+
+}  // namespace ss

@@ -1,0 +1,128 @@
+#pragma once
+// Hydro 3D backends. HostHydro3D steps the four fields on the CPU with either method
+// (float: the `cpu` and `cpu19pt` variants; double: the `reference` yardstick);
+// DeviceHydro3D runs the GPU variants. Both run the point functions of hydro3d.hpp.
+#include <array>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "sim/models/hydro3d/hydro3d.hpp"
+
+namespace ss {
+
+/// Kernel variants. GPU: global (one point per thread, every value from global memory),
+/// p55 ("55pt": a 3D tile plus halo in shared memory with a rolling cache along z, as the
+/// paper's Sect. 4.1), p19 ("19pt": two passes, each a 2.5D xy slab in shared memory with
+/// the z column in registers, Sect. 4.2), stream25d (ours: one pass, a ring of xy planes
+/// of u in shared memory so the mixed derivatives come from the ring, the block marching
+/// along z). CPU: cpu and cpu19pt (float, OpenMP), reference (double, single pass).
+enum class HydroVariant { global, p55, p19, stream25d, cpu, cpu19pt, reference };
+inline constexpr std::array kAllHydroVariants = {HydroVariant::global, HydroVariant::p55,    HydroVariant::p19,
+                                                 HydroVariant::stream25d, HydroVariant::cpu, HydroVariant::cpu19pt,
+                                                 HydroVariant::reference};
+inline constexpr std::array kGpuHydroVariants = {HydroVariant::global, HydroVariant::p55, HydroVariant::p19,
+                                                 HydroVariant::stream25d};
+std::string_view to_string(HydroVariant v);
+HydroVariant parse_hydro_variant(std::string_view s);
+bool is_gpu(HydroVariant v);
+/// The method a variant discretises grad div u with.
+HydroMethod method_of(HydroVariant v);
+
+/// The interiors of the four fields (x fastest) in one vector each.
+template <typename T>
+using HydroState = std::array<std::vector<T>, kHydroFields>;
+
+/// Summary numbers of a state: kinetic energy 1/2 sum rho |u|^2 h^3, mass, |u|max.
+struct HydroStats {
+  double kinetic = 0, mass = 0, umax = 0;
+  bool finite = true;
+};
+template <typename T>
+HydroStats hydro_stats(const HydroState<T>& st, double h);
+
+/// CPU backend: the fields, the RK3 intermediates and the output buffers in host
+/// memory; OpenMP over z planes.
+template <typename T>
+class HostHydro3D {
+ public:
+  HostHydro3D(const Hydro3DSetup& setup, HydroMethod method);
+
+  void reset();
+  void step(int n);
+  void set_method(HydroMethod m) { method_ = m; }
+  HydroMethod method() const { return method_; }
+  /// Field f (0 ln rho, 1..3 u) on the padded grid.
+  const std::vector<T>& field(int f) const { return f_[static_cast<std::size_t>(f)]; }
+  HydroState<T> state() const;
+  void load_state(const HydroState<T>& st, long steps_done);
+  void kick(const HydroKick& k);
+  /// Fills every buffer a step writes (intermediates, outputs, divergence) with NaN.
+  void poison_scratch();
+  const Hydro3DSetup& setup() const { return setup_; }
+  long steps_done() const { return steps_; }
+
+ private:
+  void fill_ghosts(std::vector<T>& v) const;
+  void substep(int s);
+  void force();
+
+  Hydro3DSetup setup_;
+  HydroMethod method_;
+  HydroWeights<T> w_;
+  HydroConstants<T> c_;
+  std::array<std::vector<T>, kHydroFields> f_, rk_, out_;
+  std::vector<T> div_;
+  std::vector<T> forcing_tables_;
+  long steps_ = 0;
+};
+
+/// GPU backend: the same buffers in device memory, on the object's own stream. T is
+/// float or double. Every method throws ss::Error when there is no usable CUDA device.
+template <typename T>
+class DeviceHydro3D {
+ public:
+  DeviceHydro3D(const Hydro3DSetup& setup, HydroVariant variant);
+  ~DeviceHydro3D();
+  DeviceHydro3D(const DeviceHydro3D&) = delete;
+  DeviceHydro3D& operator=(const DeviceHydro3D&) = delete;
+
+  void reset();
+  /// Queues n steps on the stream.
+  void step(int n);
+  void set_variant(HydroVariant v);
+  HydroVariant variant() const;
+  HydroState<T> state();
+  void load_state(const HydroState<T>& st, long steps_done);
+  void kick(const HydroKick& k);
+  void poison_scratch();
+  /// Queues quantity q (kHydroQuantities) on slice `axis` (0 xy, 1 xz, 2 yz) at `index`
+  /// into the slice's device buffer (float, u fastest) and returns it.
+  const float* slice_on_device(int q, int axis, int index);
+  /// The same, copied to dst on the host (after queued work).
+  void copy_slice(int q, int axis, int index, float* dst);
+  void record_start();
+  void record_stop();
+  std::optional<double> batch_ms();
+  bool idle() const;
+  void synchronize();
+  void* native_stream() const;
+  const Hydro3DSetup& setup() const;
+  long steps_done() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// What a 3D view of hydro3d can show, in menu order.
+inline constexpr std::array<std::string_view, 8> kHydroQuantities = {
+    "ln rho", "rho", "|u|", "u_x", "u_y", "u_z", "vorticity |curl u|", "divergence"};
+
+/// Quantity q at cell (i, j, k) of a state on the padded grid (host side of the views).
+template <typename T>
+T hydro_quantity(const T* const (&f)[kHydroFields], const Grid3D& g, const HydroWeights<T>& w, int q,
+                 int i, int j, int k);
+
+}  // namespace ss

@@ -1,0 +1,403 @@
+// hydro3d as the rest of the program sees it: its description, its simulations on the
+// CPU and the GPU (three slices of a chosen quantity), its benchmark.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/core/device.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/model.hpp"
+#include "sim/core/slice3d.hpp"
+#include "sim/core/views.hpp"
+#include "sim/models/hydro3d/hydro3d_bench.hpp"
+#include "sim/models/hydro3d/hydro3d_physics.hpp"
+#include "sim/models/hydro3d/hydro3d_solver.hpp"
+
+namespace ss {
+
+namespace {
+
+ParamSpec real_param(const char* name, const char* label, const char* unit, double def, double lo, double hi,
+                     const char* help, const char* shown_when = "") {
+  ParamSpec p;
+  p.name = name;
+  p.label = label;
+  p.unit = unit;
+  p.kind = ParamKind::real;
+  p.default_number = def;
+  p.min = lo;
+  p.max = hi;
+  p.help = help;
+  p.shown_when = shown_when;
+  return p;
+}
+
+std::vector<ParamSpec> hydro_params() {
+  std::vector<ParamSpec> p;
+  ParamSpec init;
+  init.name = "init";
+  init.label = "initial field";
+  init.kind = ParamKind::choice;
+  init.choices = {"explosion", "decay", "turbulence"};
+  init.default_choice = "explosion";
+  init.help = "explosion: a Gaussian shell of radial velocity (eq 23); decay: a shear wave u0 sin(k x) e_y decaying "
+              "by viscosity (eq 22, exact); turbulence: at rest, driven by the non-helical forcing of eqs 24-25";
+  p.push_back(init);
+  ParamSpec boundary;
+  boundary.name = "boundary";
+  boundary.label = "boundary";
+  boundary.kind = ParamKind::choice;
+  boundary.choices = {"periodic"};
+  boundary.default_choice = "periodic";
+  boundary.help = "periodic on every face (ghost zones of width 3); other boundaries are not supported yet";
+  p.push_back(boundary);
+  p.push_back(real_param("cs", "cs (sound speed)", "", 1.0, 1e-6, 1e6, "the isothermal sound speed; must be positive"));
+  p.push_back(real_param("nu", "nu (viscosity)", "", 5e-3, 0.0, 1e6,
+                         "kinematic viscosity; the viscous Courant limit is 0.08 h^2 / nu; the grid holds a mesh Reynolds "
+                         "number |u| h / nu up to about 5"));
+  ParamSpec dt = real_param("dt", "dt", "", 0.0, 0.0, 1e300,
+                            "time step; 0: safety x the Courant limit min(0.4 h / (|u|max + cs), 0.08 h^2 / nu) at t = 0; "
+                            "above the limit is refused");
+  dt.zero_means_auto = true;
+  p.push_back(dt);
+  p.push_back(real_param("safety", "safety factor", "", 0.8, 1e-3, 1.0, "the auto dt as a fraction of the Courant limit"));
+  p.push_back(real_param("box", "box width", "", 2 * M_PI, 1e-6, 1e6, "the box width along x (cells are cubes of side box / nx); 2 pi makes k = 1 the box"));
+  p.push_back(real_param("u0", "u0", "", 0.1, -10, 10, "amplitude of the decaying shear wave", "init=decay"));
+  ParamSpec k = real_param("k", "k", "", 13, 1, 1e4, "wavenumber of the shear wave, in units of 2 pi / box (the paper: 13)",
+                           "init=decay");
+  k.kind = ParamKind::integer;
+  p.push_back(k);
+  p.push_back(real_param("u_ampl", "u_ampl", "", 1.0, -10, 10, "peak radial velocity of the shell", "init=explosion"));
+  p.push_back(real_param("r_shell", "r_shell", "", 0.8, 0.0, 1e6, "radius of the shell's peak", "init=explosion"));
+  p.push_back(real_param("d_shell", "d_shell", "", 0.2, 1e-6, 1e6, "width of the shell", "init=explosion"));
+  p.push_back(real_param("kf", "kf (forcing)", "", 1.5, 1.0, 1e4,
+                         "forcing wavenumber: wave vectors with |k| in [kf - 1/2, kf + 1/2), units of 2 pi / box",
+                         "init=turbulence"));
+  p.push_back(real_param("f0", "f0 (forcing)", "", 0.02, 0.0, 1e3, "forcing amplitude (eq 25)", "init=turbulence"));
+  ParamSpec seed;
+  seed.name = "seed";
+  seed.label = "seed";
+  seed.kind = ParamKind::integer;
+  seed.default_number = 1;
+  seed.min = 0;
+  seed.max = 4294967295.0;
+  seed.help = "seed of the forcing's random wave vectors and phases";
+  seed.shown_when = "init=turbulence";
+  p.push_back(seed);
+  return p;
+}
+
+ModelInfo describe() {
+  ModelInfo m;
+  m.name = "hydro3d";
+  m.title = "hydro 3D";
+  m.description = "isothermal compressible viscous flow, 6th order, RK3: the Astaroth solver (Pekkilä et al. 2017)";
+  m.dims = 3;
+  m.default_size = {96, 96, 96};
+  m.quick_sides = {64, 96, 128, 256};
+  m.min_side = kHydroMinSide;
+  m.orders = {6};
+  m.default_order = 6;
+  m.params = hydro_params();
+  m.variants = {
+      {"global", "single pass, one point per thread, every value from global memory (the plain baseline)", true, true},
+      {"55pt", "the paper's single pass: a 3D tile plus halo in shared memory, a rolling cache along z", true, true},
+      {"19pt", "the paper's two passes: div u first, then its gradient; 2.5D slabs (another discretisation)", true, true},
+      {"stream25d", "ours: single pass, a ring of xy planes of u in shared memory, marching along z", true, true},
+      {"cpu", "single pass, float, OpenMP over planes", false, true},
+      {"cpu19pt", "two passes, float, OpenMP over planes", false, true},
+      {"reference", "double precision, single pass (a yardstick for bench)", false, false},
+  };
+  m.fastest_gpu = "stream25d";
+  m.fastest_cpu = "cpu";
+  for (std::string_view q : kHydroQuantities) m.views.quantities.emplace_back(q);
+  m.presets = {
+      {"explosion", "a radial kinetic explosion: a Gaussian shell of outward velocity (eq 23), Re = u r_shell / nu = 80",
+       {{"init", std::string("explosion")}, {"nu", 0.01}}},
+      {"decay", "a shear wave decaying by viscosity, with its exact solution (eq 22)",
+       {{"init", std::string("decay")}, {"nu", 5e-3}, {"k", 4.0}}},
+      {"turbulence", "forced non-helical turbulence at kf = 1.5 (eqs 24-25)",
+       {{"init", std::string("turbulence")}, {"nu", 5e-3}, {"kf", 1.5}, {"f0", 0.02}}},
+  };
+  m.paint_note = "";
+  m.bench.default_size = {256, 256, 256};
+  m.bench.default_steps = 5;
+  m.bench.steps_help = "full RK3 steps per timed run";
+  return m;
+}
+
+const ModelInfo& info() {
+  static const ModelInfo i = describe();
+  return i;
+}
+
+Hydro3DConfig to_hydro(const ModelConfig& c) {
+  if (c.order != 6) throw Error(fmt::format("order {}: hydro3d is sixth order only", c.order));
+  Hydro3DConfig h;
+  h.nx = c.size[0], h.ny = c.size[1], h.nz = c.size[2];
+  h.init = parse_hydro_init(c.word("init"));
+  h.cs = c.number("cs");
+  h.nu = c.number("nu");
+  h.dt = c.number("dt");
+  h.safety = c.number("safety");
+  h.box = c.number("box");
+  h.u0 = c.number("u0");
+  h.k = static_cast<int>(c.number("k"));
+  h.u_ampl = c.number("u_ampl");
+  h.r_shell = c.number("r_shell");
+  h.d_shell = c.number("d_shell");
+  h.kf = c.number("kf");
+  h.f0 = c.number("f0");
+  h.seed = static_cast<std::uint32_t>(c.number("seed"));
+  return h;
+}
+
+/// What the two backends share: description, configuration, dt, accounting, status.
+class HydroSimulation : public Simulation {
+ public:
+  HydroSimulation(const ModelConfig& config, const Hydro3DSetup& setup) : config_(config), setup_(setup) {}
+  const ModelInfo& info() const override { return ss::info(); }
+  const ModelConfig& config() const override { return config_; }
+  std::size_t points() const override { return setup_.grid.points(); }
+  double dt() const override { return setup_.dt; }
+  double dt_limit() const override { return setup_.dt_limit; }
+  StepAccounting accounting() const override {
+    StepAccounting a;
+    a.bytes = 3.0 * kHydroValuesPerCellSubstep * sizeof(float) * static_cast<double>(points());
+    a.cell_updates = static_cast<double>(points());
+    return a;
+  }
+  std::string status_line() const override {
+    const Grid3D& g = setup_.grid;
+    return fmt::format("hydro 3D ({}), {} x {} x {}, step {}, t = {:.6g}", to_string(setup_.config.init), g.nx, g.ny,
+                       g.nz, steps_done(), time());
+  }
+  void set_order(int order) override {
+    if (order != 6) throw Error(fmt::format("order {}: hydro3d is sixth order only", order));
+  }
+  const std::string& variant() const override { return variant_; }
+  void paint(int view, double u, double v, double radius, double value, const ViewPlacement& where) override {
+    const auto p = slice_to_volume(slice_axis_of_view(view), where.slices[static_cast<std::size_t>(view)], u, v);
+    HydroKick k;
+    k.cx = p[0] - 0.5, k.cy = p[1] - 0.5, k.cz = p[2] - 0.5;  // cell centres sit at integer indices here
+    k.sigma = std::max(1.0, radius / 2);
+    k.amp = value * setup_.config.cs;
+    kick(k);
+  }
+  FieldView view(int v, const ViewPlacement& where) override {
+    FieldView f;
+    const auto n = view_size(v);
+    f.nu = n[0], f.nv = n[1];
+    f.u_stride = 1;
+    f.v_stride = static_cast<std::size_t>(n[0]);
+    place_view(f, v, where);
+    return f;
+  }
+  SimState copy_state() override {
+    const HydroState<float> st = state();
+    SimState s;
+    s.steps_done = steps_done();
+    for (const auto& f : st) s.fields.push_back(f);
+    return s;
+  }
+  void load_state(const SimState& s) override {
+    if (s.fields.size() != kHydroFields)
+      throw Error(fmt::format("a hydro3d state has {} fields (ln rho, u_x, u_y, u_z), not {}", kHydroFields, s.fields.size()));
+    HydroState<float> st;
+    for (std::size_t f = 0; f < kHydroFields; ++f) {
+      if (s.fields[f].size() != points())
+        throw Error(fmt::format("a hydro3d state of {} cells does not fit this grid ({} cells)", s.fields[f].size(), points()));
+      st[f] = s.fields[f];
+    }
+    load(st, s.steps_done);
+  }
+  /// Kinetic energy, max Mach number, mass and dt.
+  std::vector<Diagnostic> diagnostics() override {
+    const HydroStats st = hydro_stats(state(), setup_.h);
+    return {{"kinetic energy", "", st.kinetic},
+            {"max Mach", "", st.umax / setup_.config.cs},
+            {"mass", "", st.mass},
+            {"dt", "", setup_.dt},
+            {"Courant limit now", "", hydro3d_dt_limit(setup_.h, setup_.config.cs, setup_.config.nu, st.umax)}};
+  }
+  /// The decay case against its exact solution (eq 22).
+  Validation validate() override {
+    Validation v;
+    if (setup_.config.init != HydroInit::decay) {
+      v.why_not = "only the decay case has an exact solution (eq 22)";
+      return v;
+    }
+    const HydroState<float> st = state();
+    v.available = true;
+    v.steps = steps_done();
+    v.time = time();
+    const double amp = std::abs(hydro_decay_amplitude(setup_, v.time));
+    const double rms = hydro_decay_rms_error(st, setup_, v.time);
+    v.rel_l2 = amp > 0 ? rms / (amp / std::sqrt(2.0)) : rms;
+    double linf = 0;
+    const Grid3D& g = setup_.grid;
+    const double k = 2 * M_PI / setup_.config.box * setup_.config.k, a = hydro_decay_amplitude(setup_, v.time);
+    std::size_t o = 0;
+    for (int kk = 0; kk < g.nz; ++kk)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i, ++o) linf = std::max(linf, std::abs(st[2][o] - a * std::sin(k * setup_.x(i))));
+    v.rel_linf = amp > 0 ? linf / amp : linf;
+    return v;
+  }
+
+ protected:
+  virtual HydroState<float> state() = 0;
+  virtual void load(const HydroState<float>& st, long steps) = 0;
+  virtual void kick(const HydroKick& k) = 0;
+  /// Sets f.data, offset, on_device and stream for view v.
+  virtual void place_view(FieldView& f, int v, const ViewPlacement& where) = 0;
+  int quantity_of(const ViewPlacement& where) const {
+    if (where.quantity.empty()) return 0;
+    for (std::size_t q = 0; q < kHydroQuantities.size(); ++q)
+      if (where.quantity == kHydroQuantities[q]) return static_cast<int>(q);
+    throw Error(fmt::format("hydro3d has no quantity '{}'", where.quantity));
+  }
+
+  ModelConfig config_;
+  Hydro3DSetup setup_;
+  std::string variant_;
+};
+
+class HostSim final : public HydroSimulation {
+ public:
+  HostSim(const ModelConfig& config, const Hydro3DSetup& setup, std::string_view variant)
+      : HydroSimulation(config, setup), sim_(setup, HydroMethod::single_pass), w_(hydro_weights<float>(setup.h)) {
+    set_variant(variant);
+  }
+  std::string backend_name() const override { return "CPU"; }
+  bool on_gpu() const override { return false; }
+  long steps_done() const override { return sim_.steps_done(); }
+  void reset() override { sim_.reset(); }
+  void set_variant(std::string_view v) override {
+    check_live_variant(info(), v);
+    const HydroVariant parsed = parse_hydro_variant(v);
+    if (is_gpu(parsed)) throw Error(fmt::format("variant {} does not run on the CPU backend (choose {})", v, info().variant_list("cpu")));
+    sim_.set_method(method_of(parsed));
+    variant_ = v;
+  }
+  void start_steps(int n) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    sim_.step(n);
+    last_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::optional<double> finished_batch_ms() override { return last_ms_; }
+  bool idle() const override { return true; }
+  void wait() override {}
+  void copy_view(int v, const ViewPlacement& where, float* dst) override {
+    const FieldView f = view(v, where);
+    std::copy(f.data, f.data + static_cast<std::size_t>(f.nu) * f.nv, dst);
+  }
+
+ protected:
+  HydroState<float> state() override { return sim_.state(); }
+  void load(const HydroState<float>& st, long steps) override { sim_.load_state(st, steps); }
+  void kick(const HydroKick& k) override { sim_.kick(k); }
+  void place_view(FieldView& f, int v, const ViewPlacement& where) override {
+    const Grid3D& g = setup_.grid;
+    const int q = quantity_of(where), index = where.slices[static_cast<std::size_t>(v)];
+    std::vector<float>& buf = slices_[static_cast<std::size_t>(v)];
+    buf.resize(static_cast<std::size_t>(f.nu) * f.nv);
+    const float* const fields[kHydroFields] = {sim_.field(0).data(), sim_.field(1).data(), sim_.field(2).data(), sim_.field(3).data()};
+    for (int b = 0; b < f.nv; ++b)
+      for (int a = 0; a < f.nu; ++a) {
+        const int i = v == 2 ? index : a, j = v == 0 ? b : (v == 1 ? index : a), k = v == 0 ? index : b;
+        buf[static_cast<std::size_t>(b) * f.nu + a] = hydro_quantity(fields, g, w_, q, i, j, k);
+      }
+    f.data = buf.data();
+  }
+
+ private:
+  HostHydro3D<float> sim_;
+  HydroWeights<float> w_;
+  std::array<std::vector<float>, 3> slices_;
+  std::optional<double> last_ms_;
+};
+
+class DeviceSim final : public HydroSimulation {
+ public:
+  DeviceSim(const ModelConfig& config, const Hydro3DSetup& setup, std::string_view variant)
+      : HydroSimulation(config, setup), sim_(setup, HydroVariant::stream25d), device_(cuda_device_name()) {
+    set_variant(variant);
+  }
+  std::string backend_name() const override { return "GPU: " + device_; }
+  bool on_gpu() const override { return true; }
+  long steps_done() const override { return sim_.steps_done(); }
+  void reset() override {
+    sim_.synchronize();
+    sim_.reset();
+  }
+  void set_variant(std::string_view v) override {
+    check_live_variant(info(), v);
+    const HydroVariant parsed = parse_hydro_variant(v);
+    if (!is_gpu(parsed)) throw Error(fmt::format("variant {} does not run on the GPU backend (choose {})", v, info().variant_list("gpu")));
+    sim_.set_variant(parsed);
+    variant_ = v;
+  }
+  void start_steps(int n) override {
+    sim_.record_start();
+    sim_.step(n);
+    sim_.record_stop();
+  }
+  std::optional<double> finished_batch_ms() override { return sim_.batch_ms(); }
+  bool idle() const override { return sim_.idle(); }
+  void wait() override { sim_.synchronize(); }
+  void copy_view(int v, const ViewPlacement& where, float* dst) override {
+    sim_.copy_slice(quantity_of(where), v, where.slices[static_cast<std::size_t>(v)], dst);
+  }
+
+ protected:
+  HydroState<float> state() override { return sim_.state(); }
+  void load(const HydroState<float>& st, long steps) override { sim_.load_state(st, steps); }
+  void kick(const HydroKick& k) override { sim_.kick(k); }
+  void place_view(FieldView& f, int v, const ViewPlacement& where) override {
+    f.data = sim_.slice_on_device(quantity_of(where), v, where.slices[static_cast<std::size_t>(v)]);
+    f.offset = 0;
+    f.on_device = true;
+    f.stream = sim_.native_stream();
+  }
+
+ private:
+  DeviceHydro3D<float> sim_;
+  std::string device_;
+};
+
+class HydroModel final : public Model {
+ public:
+  const ModelInfo& info() const override { return ss::info(); }
+  void validate(const ModelConfig& c) const override { make_hydro3d_setup(to_hydro(c)); }
+  std::unique_ptr<Simulation> create(const ModelConfig& c, Backend backend, std::string_view variant) const override {
+    const Hydro3DSetup setup = make_hydro3d_setup(to_hydro(c));
+    if (backend == Backend::cpu) {
+      check_host_memory((3 * kHydroFields + 1) * setup.grid.elements() * sizeof(float), "hydro3d on this grid");
+      return std::make_unique<HostSim>(c, setup, variant);
+    }
+    require_cuda_device();
+    return std::make_unique<DeviceSim>(c, setup, variant);
+  }
+  BenchReport bench(const BenchRequest& r) const override {
+    Hydro3DBenchOptions o;
+    o.config = to_hydro(r.config);
+    o.steps = r.steps;
+    o.repeats = r.repeats;
+    for (const std::string& v : r.variants) o.variants.push_back(parse_hydro_variant(v));
+    o.precision = r.precision;
+    o.progress = r.progress;
+    return run_hydro3d_bench(o);
+  }
+};
+
+}  // namespace
+
+const Model& hydro3d_model() {
+  static const HydroModel model;
+  return model;
+}
+
+}  // namespace ss

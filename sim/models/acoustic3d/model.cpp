@@ -68,7 +68,7 @@ std::vector<ParamSpec> acoustic_params() {
     p.push_back(number(fmt::format("src_{}", axis), fmt::format("source {}", axis), "cells", ParamKind::integer, -1, -1,
                        1e6,
                        fmt::format("node of the source along {} (-1: the centre); the receivers lie on the line along x "
-                                   "through it. Painting adds a Gaussian pressure pulse at rest",
+                                   "through it",
                                    axis)));
   ParamSpec b = choice("boundary", {"sponge", "periodic"},
                        "sponge (Cerjan 1985 damping in a layer along the faces, p = 0 beyond) or periodic (wrapped)");

@@ -207,6 +207,40 @@ TEST(Acoustic3DPhysics, FreeSurfaceStaysZeroAndReflectsWithOppositePolarity) {
   EXPECT_NEAR(reflected, image_exact, 0.15 * std::abs(image_exact));
 }
 
+// A paint adds the same Gaussian pulse to p and p_prev (a pulse at rest), never on the
+// free surface.
+TEST(Acoustic3DPhysics, PaintAddsAPulseAtRestOffTheFreeSurface) {
+  const Acoustic3DSetup s = make_acoustic3d_setup(cube(16));
+  HostAcoustic3D<float> sim(s);
+  sim.paint({8.5, 8.5, 1.5, 3.0, 2.0});
+  const Grid3D& g = s.grid;
+  EXPECT_EQ(sim.interior(), sim.previous_interior());
+  EXPECT_NEAR(sim.pressure()[g.index(8, 8, 1)], 2.0, 1e-6);  // the centre node
+  EXPECT_NEAR(sim.pressure()[g.index(10, 8, 1)], 2.0 * std::exp(-4.0 / (2 * 1.5 * 1.5)), 1e-6);
+  EXPECT_EQ(sim.pressure()[g.index(14, 8, 1)], 0.0f);  // outside the sphere
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) EXPECT_EQ(sim.pressure()[g.index(i, j, 0)], 0.0f);
+  sim.step(5);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) EXPECT_EQ(sim.pressure()[g.index(i, j, 0)], 0.0f);
+}
+
+// The traces written as .npy read back with shape (steps, nx) and the same values.
+TEST(Acoustic3DPhysics, TracesRoundTripThroughNpy) {
+  Acoustic3DConfig c = cube(16);
+  c.f0 = 60;
+  const Acoustic3DSetup s = make_acoustic3d_setup(c);
+  HostAcoustic3D<float> sim(s);
+  sim.step(12);
+  const std::string path = (std::filesystem::temp_directory_path() / "acoustic3d_test_traces.npy").string();
+  write_traces_npy(path, sim.traces(), c.nx);
+  const NpyArray a = read_npy(path);
+  EXPECT_EQ(a.shape, (std::vector<std::size_t>{12, 16}));
+  EXPECT_EQ(a.values, sim.traces());
+  EXPECT_NE(a.values[11 * 16 + s.src[0]], 0.0f);  // the source node's trace has started
+  std::filesystem::remove(path);
+}
+
 // ---- energy --------------------------------------------------------------
 
 // A pulse at rest in a periodic box without source: leapfrog conserves its discrete energy

@@ -123,7 +123,10 @@ TEST(Acoustic3DGpuLive, PaintOrderLoadAndSwitchesFollowTheCpu) {
   other.copy_interiors_to_host(p.data(), p_prev.data());
   EXPECT_TRUE(same_bits(p, host.interior()));
   EXPECT_TRUE(same_bits(p_prev, host.previous_interior()));
-  EXPECT_TRUE(same_bits(other.traces(), host.traces()));
+  // other records from its load on: the host's last 3 rows.
+  const std::vector<float> tail(host.traces().end() - 3 * s.grid.nx, host.traces().end());
+  EXPECT_EQ(other.first_trace_step(), host.steps_done() - 3);
+  EXPECT_TRUE(same_bits(other.traces(), tail));
 }
 
 TEST(Acoustic3DGpuLarge, TallThinAndFlatGrids) {

@@ -194,13 +194,11 @@ Acoustic3DSetup make_acoustic3d_setup(const Acoustic3DConfig& c) {
   const int given[3] = {c.src_x, c.src_y, c.src_z};
   const char* axis[3] = {"src_x", "src_y", "src_z"};
   for (int a = 0; a < 3; ++a) {
-    s.src[a] = given[a] == -1 ? n[a] / 2 : given[a];
-    if (s.src[a] < 0 || s.src[a] >= n[a])
-      throw Error(fmt::format("{} = {} puts the source outside the grid (0 to {}, or -1 for the centre)", axis[a],
+    s.src[a] = given[a] == 0 ? n[a] / 2 : given[a];
+    if (s.src[a] < 1 || s.src[a] >= n[a])
+      throw Error(fmt::format("{} = {} puts the source outside the grid (nodes 1 to {}, or 0 for the centre)", axis[a],
                               given[a], n[a] - 1));
   }
-  if (s.src[2] == 0 && ghost_rule_of(s).free_top)
-    throw Error("src_z = 0 puts the source on the free surface, where p = 0: choose src_z of 1 or more");
   s.source_strength = 4 * std::numbers::pi * c.vp * c.vp * c.h;
   return s;
 }

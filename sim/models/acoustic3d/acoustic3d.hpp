@@ -78,7 +78,9 @@ struct Acoustic3DConfig {
   double h = 10;                     ///< m: grid spacing
   double dt = 0;                     ///< s; 0 picks kAcousticDtFraction of the order-8 limit
   double f0 = 10;                    ///< Hz: peak frequency of the Ricker source
-  int src_x = -1, src_y = -1, src_z = -1;  ///< source node; -1: the centre of that axis
+  /// Source node, 1 .. n - 1 per axis; 0: the centre of that axis (node 0, the outermost
+  /// and under a free top the surface, never holds the source).
+  int src_x = 0, src_y = 0, src_z = 0;
   bool source = true;                ///< false: no source (tests start from a loaded field)
   AcousticBoundary boundary = AcousticBoundary::sponge;
   TopBoundary top = TopBoundary::free;

@@ -2,6 +2,7 @@
 // CPU and the GPU (three slices of the pressure or of the medium), its benchmark.
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -64,12 +65,15 @@ std::vector<ParamSpec> acoustic_params() {
   p.push_back(dt);
   p.push_back(number("f0", "f0 (source peak)", "Hz", ParamKind::real, 10, 1e-3, 1e6,
                      "peak frequency of the Ricker source; keep vmin / (2.5 f0 h) at 5 nodes or more per wavelength"));
-  for (const char* axis : {"x", "y", "z"})
-    p.push_back(number(fmt::format("src_{}", axis), fmt::format("source {}", axis), "cells", ParamKind::integer, -1, -1,
-                       1e6,
-                       fmt::format("node of the source along {} (-1: the centre); the receivers lie on the line along x "
-                                   "through it",
-                                   axis)));
+  for (const char* axis : {"x", "y", "z"}) {
+    ParamSpec src = number(fmt::format("src_{}", axis), fmt::format("source {}", axis), "cells", ParamKind::integer, 0,
+                           0, 1e300,
+                           fmt::format("node of the source along {}, 1 to n - 1 (0: the centre); the receivers lie on "
+                                       "the line along x through it",
+                                       axis));
+    src.zero_means_auto = true;
+    p.push_back(src);
+  }
   ParamSpec b = choice("boundary", {"sponge", "periodic"},
                        "sponge (Cerjan 1985 damping in a layer along the faces, p = 0 beyond) or periodic (wrapped)");
   b.selects_code = true;
@@ -124,6 +128,12 @@ ModelInfo describe() {
   return m;
 }
 
+/// A whole-number parameter as an int; values past the int range (the ranges are open
+/// above) become INT_MAX, which the setup then refuses naming it.
+int whole(const ModelConfig& c, std::string_view name) {
+  return static_cast<int>(std::min(c.number(name), static_cast<double>(std::numeric_limits<int>::max())));
+}
+
 Acoustic3DConfig to_acoustic3d(const ModelConfig& c) {
   Acoustic3DConfig a;
   a.nx = c.size[0];
@@ -137,12 +147,12 @@ Acoustic3DConfig to_acoustic3d(const ModelConfig& c) {
   a.h = c.number("h");
   a.dt = c.number("dt");
   a.f0 = c.number("f0");
-  a.src_x = static_cast<int>(c.number("src_x"));
-  a.src_y = static_cast<int>(c.number("src_y"));
-  a.src_z = static_cast<int>(c.number("src_z"));
+  a.src_x = whole(c, "src_x");
+  a.src_y = whole(c, "src_y");
+  a.src_z = whole(c, "src_z");
   a.boundary = parse_acoustic_boundary(c.word("boundary"));
   a.top = parse_top_boundary(c.word("top"));
-  a.sponge_width = static_cast<int>(c.number("sponge_width"));
+  a.sponge_width = whole(c, "sponge_width");
   return a;
 }
 

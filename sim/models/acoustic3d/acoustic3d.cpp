@@ -1,0 +1,247 @@
+// Acoustic 3D: the setup and its checks, the media, the Ricker source, the sponge.
+#include "sim/models/acoustic3d/acoustic3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/core/npy.hpp"
+#include "sim/core/parse_word.hpp"
+
+namespace ss {
+
+std::string_view to_string(Acoustic3DVariant v) {
+  switch (v) {
+    case Acoustic3DVariant::global: return "global";
+    case Acoustic3DVariant::stream25d: return "stream25d";
+    case Acoustic3DVariant::cpu: return "cpu";
+    case Acoustic3DVariant::reference: return "reference";
+  }
+  return "?";
+}
+Acoustic3DVariant parse_acoustic3d_variant(std::string_view s) { return parse_word(s, kAllAcoustic3DVariants, "variant"); }
+bool is_gpu(Acoustic3DVariant v) { return v == Acoustic3DVariant::global || v == Acoustic3DVariant::stream25d; }
+
+std::string_view to_string(Medium m) {
+  switch (m) {
+    case Medium::homogeneous: return "homogeneous";
+    case Medium::layered: return "layered";
+    case Medium::random: return "random";
+  }
+  return "?";
+}
+Medium parse_medium(std::string_view s) { return parse_word(s, kAllMedia, "medium"); }
+
+std::string_view to_string(AcousticBoundary b) { return b == AcousticBoundary::sponge ? "sponge" : "periodic"; }
+AcousticBoundary parse_acoustic_boundary(std::string_view s) { return parse_word(s, kAllAcousticBoundaries, "boundary"); }
+
+std::string_view to_string(TopBoundary t) { return t == TopBoundary::free ? "free" : "absorbing"; }
+TopBoundary parse_top_boundary(std::string_view s) { return parse_word(s, kAllTopBoundaries, "top"); }
+
+double acoustic3d_dt_limit(int order, double vmax, double h) {
+  return 2.0 * h / (vmax * std::sqrt(3.0 * second_derivative_spectral_radius(order)));
+}
+
+std::vector<float> acoustic3d_medium(const Acoustic3DConfig& c) {
+  std::vector<float> v(static_cast<std::size_t>(c.nx) * c.ny * c.nz);
+  auto at = [&](int i, int j, int k) -> float& { return v[(static_cast<std::size_t>(k) * c.ny + j) * c.nx + i]; };
+  switch (c.medium) {
+    case Medium::homogeneous:
+      std::fill(v.begin(), v.end(), static_cast<float>(c.vp));
+      break;
+    case Medium::layered: {
+      constexpr double factor[4] = {1.0, 1.25, 1.5, 1.75};
+      for (int k = 0; k < c.nz; ++k) {
+        const float layer = static_cast<float>(c.vp * factor[std::min(3, 4 * k / c.nz)]);
+        for (int j = 0; j < c.ny; ++j)
+          for (int i = 0; i < c.nx; ++i) at(i, j, k) = layer;
+      }
+      break;
+    }
+    case Medium::random: {
+      // 24 plane waves of random direction, phase and wavelength (8 cells to half the
+      // largest side): smooth at the grid's scale, different at every seed.
+      constexpr double pi = std::numbers::pi;
+      std::mt19937 rng(c.seed);
+      std::uniform_real_distribution<double> u(0.0, 1.0);
+      const double longest = std::max(8.0, 0.5 * std::max({c.nx, c.ny, c.nz}));
+      struct Wave { double kx, ky, kz, phase; };
+      std::vector<Wave> waves(24);
+      for (Wave& w : waves) {
+        const double cz = 2 * u(rng) - 1, az = 2 * pi * u(rng), s = std::sqrt(1 - cz * cz);
+        const double k = 2 * pi / (8.0 + (longest - 8.0) * u(rng));
+        w = {k * s * std::cos(az), k * s * std::sin(az), k * cz, 2 * pi * u(rng)};
+      }
+      std::vector<double> n(v.size());
+      double peak = 0;
+#pragma omp parallel for schedule(static) reduction(max : peak)
+      for (int k = 0; k < c.nz; ++k)
+        for (int j = 0; j < c.ny; ++j)
+          for (int i = 0; i < c.nx; ++i) {
+            double sum = 0;
+            for (const Wave& w : waves) sum += std::cos(w.kx * i + w.ky * j + w.kz * k + w.phase);
+            n[(static_cast<std::size_t>(k) * c.ny + j) * c.nx + i] = sum;
+            peak = std::max(peak, std::abs(sum));
+          }
+      for (std::size_t e = 0; e < v.size(); ++e)
+        v[e] = static_cast<float>(c.vp * (1.0 + c.perturbation * n[e] / std::max(peak, 1e-300)));
+      break;
+    }
+  }
+  return v;
+}
+
+std::shared_ptr<const std::vector<float>> load_velocity_npy(const std::string& path, int nx, int ny, int nz) {
+  NpyArray a = read_npy(path);
+  const std::vector<std::size_t> want = {static_cast<std::size_t>(nz), static_cast<std::size_t>(ny),
+                                         static_cast<std::size_t>(nx)};
+  if (a.shape != want) {
+    std::string got;
+    for (std::size_t n : a.shape) got += (got.empty() ? "" : ", ") + std::to_string(n);
+    throw Error(fmt::format("'{}' holds an array of shape ({}); the grid needs (nz, ny, nx) = ({}, {}, {})", path, got,
+                            nz, ny, nx));
+  }
+  for (std::size_t e = 0; e < a.values.size(); ++e)
+    if (!(std::isfinite(a.values[e]) && a.values[e] > 0)) {
+      const std::size_t i = e % nx, j = e / nx % ny, k = e / (static_cast<std::size_t>(nx) * ny);
+      throw Error(fmt::format("'{}': the velocity at node (x {}, y {}, z {}) is {}; it must be positive", path, i, j, k,
+                              a.values[e]));
+    }
+  return std::make_shared<const std::vector<float>>(std::move(a.values));
+}
+
+double Acoustic3DSetup::ricker(double t) const {
+  const double a = std::numbers::pi * config.f0 * (t - 1.5 / config.f0);
+  return (1 - 2 * a * a) * std::exp(-a * a);
+}
+
+double Acoustic3DSetup::source_increment(long n) const {
+  const double h = config.h;
+  return dt * dt / (h * h * h) * source_strength * ricker(static_cast<double>(n) * dt);
+}
+
+double Acoustic3DSetup::damping(int axis, int i) const {
+  if (sponge == 0) return 1.0;
+  const int n = axis == 0 ? grid.nx : axis == 1 ? grid.ny : grid.nz;
+  const bool free_top = axis == 2 && config.top == TopBoundary::free;
+  const int d = free_top ? n - 1 - i : std::min(i, n - 1 - i);  // nodes from the outermost
+  if (d >= sponge) return 1.0;
+  const double x = kCerjanA * (sponge - d);
+  return std::exp(-x * x);
+}
+
+double Acoustic3DSetup::courant2(int i, int j, int k) const {
+  const double c = static_cast<double>(velocity_at(i, j, k)) * dt / config.h;
+  return c * c;
+}
+
+AcousticGhostRule ghost_rule_of(const Acoustic3DSetup& s) {
+  AcousticGhostRule r;
+  r.periodic = s.config.boundary == AcousticBoundary::periodic;
+  r.free_top = !r.periodic && s.config.top == TopBoundary::free;
+  return r;
+}
+
+Acoustic3DSetup make_acoustic3d_setup(const Acoustic3DConfig& c) {
+  check_order(c.order);
+  auto positive = [](double x, const char* what, const char* unit) {
+    if (!(std::isfinite(x) && x > 0)) throw Error(fmt::format("{} must be positive (got {}{})", what, x, unit));
+  };
+  positive(c.vp, "vp", " m/s");
+  positive(c.h, "h (grid spacing)", " m");
+  positive(c.f0, "f0 (source peak frequency)", " Hz");
+  if (!(c.perturbation >= 0 && c.perturbation < 1))
+    throw Error(fmt::format("perturbation = {} must lie in [0, 1) (velocities stay positive)", c.perturbation));
+  Acoustic3DSetup s;
+  s.config = c;
+  s.grid = Grid3D::make(c.nx, c.ny, c.nz);
+  if (c.velocity) {
+    if (c.velocity->size() != s.grid.points())
+      throw Error(fmt::format("the velocity model holds {} values; the grid has {} nodes", c.velocity->size(),
+                              s.grid.points()));
+    s.velocity = c.velocity;
+  } else {
+    s.velocity = std::make_shared<const std::vector<float>>(acoustic3d_medium(c));
+  }
+  const auto [lo, hi] = std::minmax_element(s.velocity->begin(), s.velocity->end());
+  s.vmin = *lo;
+  s.vmax = *hi;
+  if (!(s.vmin > 0 && std::isfinite(s.vmax))) throw Error(fmt::format("velocities must be positive (found {})", s.vmin));
+  s.dt_limit = acoustic3d_dt_limit(c.order, s.vmax, c.h);
+  if (c.dt == 0) {
+    s.dt = kAcousticDtFraction * acoustic3d_dt_limit(kMaxOrder, s.vmax, c.h);
+  } else if (!(std::isfinite(c.dt) && c.dt > 0)) {
+    throw Error(fmt::format("dt must be positive (got {})", c.dt));
+  } else if (c.dt > s.dt_limit) {
+    throw Error(fmt::format("dt {:.6g} s is above the stability limit {:.6g} s of order {} (vmax {:g} m/s, h {:g} m)",
+                            c.dt, s.dt_limit, c.order, s.vmax, c.h));
+  } else {
+    s.dt = c.dt;
+  }
+  if (c.boundary == AcousticBoundary::sponge) {
+    const int smallest = std::min({c.nx, c.ny, c.nz});
+    if (c.sponge_width < 0) throw Error(fmt::format("sponge width {} must not be negative", c.sponge_width));
+    s.sponge = c.sponge_width == 0 ? std::min(kDefaultSpongeWidth, smallest / 3) : c.sponge_width;
+    if (3 * s.sponge > smallest)
+      throw Error(fmt::format("sponge width {} cells is wider than a third of the smallest side ({} of {}x{}x{})",
+                              s.sponge, smallest / 3, c.nx, c.ny, c.nz));
+  }
+  const int n[3] = {c.nx, c.ny, c.nz};
+  const int given[3] = {c.src_x, c.src_y, c.src_z};
+  const char* axis[3] = {"src_x", "src_y", "src_z"};
+  for (int a = 0; a < 3; ++a) {
+    s.src[a] = given[a] == 0 ? n[a] / 2 : given[a];
+    if (s.src[a] < 1 || s.src[a] >= n[a])
+      throw Error(fmt::format("{} = {} puts the source outside the grid (nodes 1 to {}, or 0 for the centre)", axis[a],
+                              given[a], n[a] - 1));
+  }
+  s.source_strength = 4 * std::numbers::pi * c.vp * c.vp * c.h;
+  return s;
+}
+
+template <typename T>
+std::vector<T> damping_tables(const Acoustic3DSetup& s) {
+  std::vector<T> t;
+  const int n[3] = {s.grid.nx, s.grid.ny, s.grid.nz};
+  for (int a = 0; a < 3; ++a)
+    for (int i = 0; i < n[a]; ++i) t.push_back(static_cast<T>(s.damping(a, i)));
+  return t;
+}
+
+template <typename T>
+std::vector<T> courant2_field(const Acoustic3DSetup& s) {
+  const Grid3D& g = s.grid;
+  std::vector<T> f(g.elements(), T(0));
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) f[g.index(i, j, k)] = static_cast<T>(s.courant2(i, j, k));
+  return f;
+}
+
+std::vector<float> velocity_field(const Acoustic3DSetup& s) {
+  const Grid3D& g = s.grid;
+  std::vector<float> f(g.elements(), 0.0f);
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) f[g.index(i, j, k)] = s.velocity_at(i, j, k);
+  return f;
+}
+
+int acoustic3d_slab_planes(long long tiles, int nz, int sms) {
+  tiles = std::max<long long>(tiles, 1);
+  const long long slabs = std::max<long long>(1, (2LL * std::max(sms, 1) + tiles - 1) / tiles);
+  const int len = static_cast<int>((nz + slabs - 1) / slabs);
+  return std::max(len, std::min(16, nz));
+}
+
+template std::vector<float> damping_tables<float>(const Acoustic3DSetup&);
+template std::vector<double> damping_tables<double>(const Acoustic3DSetup&);
+template std::vector<float> courant2_field<float>(const Acoustic3DSetup&);
+template std::vector<double> courant2_field<double>(const Acoustic3DSetup&);
+
+}  // namespace ss

@@ -1,0 +1,217 @@
+#pragma once
+// Acoustic 3D: constant-density acoustic waves, p_tt = v^2 lap(p) + s(t) delta(x - x_s),
+// on nx-by-ny-by-nz grid nodes of spacing h (node (i, j, k) at (i h, j h, k h); z grows
+// downwards from the top plane k = 0). Leapfrog in time,
+//   p^{n+1} = 2 p^n - p^{n-1} + (v dt / h)^2 lap_1(p^n) + dt^2 s(t_n) / h^3 at the source node,
+// lap_1 the central second differences of order 2..8 at unit spacing (stencil.hpp), so the
+// point source is a discrete delta of weight 1/h^3. The medium is a velocity per node;
+// the boundaries are a Cerjan (1985) sponge with a free (p = 0) or absorbing top, or
+// periodic. docs/acoustic3d.md derives the source scaling and the stability limit.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/grid3d.hpp"
+#include "sim/core/hostdevice.hpp"
+#include "sim/core/stencil.hpp"
+
+namespace ss {
+
+/// Kernel variants of acoustic 3D. GPU: global (one point per thread), stream25d (an xy
+/// tile in shared memory, the z column in registers, marching along z). CPU: cpu (the
+/// shared point function, OpenMP) and reference (double, plain loops, bench only).
+enum class Acoustic3DVariant { global, stream25d, cpu, reference };
+inline constexpr std::array kAllAcoustic3DVariants = {Acoustic3DVariant::global, Acoustic3DVariant::stream25d,
+                                                      Acoustic3DVariant::cpu, Acoustic3DVariant::reference};
+inline constexpr std::array kGpuAcoustic3DVariants = {Acoustic3DVariant::global, Acoustic3DVariant::stream25d};
+
+std::string_view to_string(Acoustic3DVariant v);
+/// Throws ss::Error naming the bad word and the accepted ones.
+Acoustic3DVariant parse_acoustic3d_variant(std::string_view s);
+bool is_gpu(Acoustic3DVariant v);
+
+/// The velocity model. homogeneous: vp everywhere. layered: four horizontal layers of
+/// equal thickness, vp x 1, 1.25, 1.5, 1.75 from the top down. random: vp (1 + a n(x)),
+/// n a smooth random field (a sum of seeded plane waves of wavelengths 8 cells and up)
+/// scaled to [-1, 1], a the perturbation.
+enum class Medium { homogeneous, layered, random };
+inline constexpr std::array kAllMedia = {Medium::homogeneous, Medium::layered, Medium::random};
+std::string_view to_string(Medium m);
+Medium parse_medium(std::string_view s);
+
+/// sponge: Cerjan damping in a layer along every face (the top's by `TopBoundary`),
+/// p = 0 beyond it. periodic: the box wraps (tests: energy, convergence).
+enum class AcousticBoundary { sponge, periodic };
+inline constexpr std::array kAllAcousticBoundaries = {AcousticBoundary::sponge, AcousticBoundary::periodic};
+std::string_view to_string(AcousticBoundary b);
+AcousticBoundary parse_acoustic_boundary(std::string_view s);
+
+/// The top face (k = 0) under the sponge boundary. free: p = 0 on the plane k = 0 (odd
+/// mirror ghosts, no sponge there). absorbing: a sponge like the other faces.
+enum class TopBoundary { free, absorbing };
+inline constexpr std::array kAllTopBoundaries = {TopBoundary::free, TopBoundary::absorbing};
+std::string_view to_string(TopBoundary t);
+TopBoundary parse_top_boundary(std::string_view s);
+
+/// Safety factor of the automatic dt: this fraction of the stability limit of order 8,
+/// the strictest order, so that dt (and the time of the field) stays the same when the
+/// order changes on a live field.
+inline constexpr double kAcousticDtFraction = 0.5;
+/// The sponge's default width in cells (Cerjan et al. 1985 used 20).
+inline constexpr int kDefaultSpongeWidth = 20;
+/// Cerjan's damping: a node d cells into a sponge of width W (d = 0 the outermost) is
+/// multiplied by exp(-(a (W - d))^2) every step; a = 0.015 is Cerjan's value for W = 20.
+inline constexpr double kCerjanA = 0.015;
+/// Receiver traces kept per run: the first this many steps after a reset or a load.
+inline constexpr int kTraceSteps = 4096;
+
+struct Acoustic3DConfig {
+  int nx = 128, ny = 128, nz = 128;  ///< grid nodes per axis
+  int order = 8;                     ///< 2, 4, 6 or 8
+  Medium medium = Medium::homogeneous;
+  double vp = 2000;                  ///< m/s: the (base) velocity
+  double perturbation = 0.1;         ///< random medium: relative amplitude of the perturbation
+  std::uint32_t seed = 1;            ///< random medium
+  double h = 10;                     ///< m: grid spacing
+  double dt = 0;                     ///< s; 0 picks kAcousticDtFraction of the order-8 limit
+  double f0 = 10;                    ///< Hz: peak frequency of the Ricker source
+  /// Source node, 1 .. n - 1 per axis; 0: the centre of that axis (node 0, the outermost
+  /// and under a free top the surface, never holds the source).
+  int src_x = 0, src_y = 0, src_z = 0;
+  bool source = true;                ///< false: no source (tests start from a loaded field)
+  AcousticBoundary boundary = AcousticBoundary::sponge;
+  TopBoundary top = TopBoundary::free;
+  int sponge_width = 0;              ///< cells; 0: kDefaultSpongeWidth or a third of the smallest side
+  /// A velocity per node (x fastest, nx*ny*nz values) that replaces `medium`, e.g. from
+  /// load_velocity_npy; null: the medium above.
+  std::shared_ptr<const std::vector<float>> velocity;
+};
+
+struct Acoustic3DSetup {
+  Acoustic3DConfig config;
+  Grid3D grid;
+  double dt = 0, dt_limit = 0;
+  double vmin = 0, vmax = 0;       ///< of the medium
+  int sponge = 0;                  ///< sponge width in use (0: periodic)
+  std::array<int, 3> src{};        ///< source node
+  double source_strength = 0;      ///< A in s(t) = A ricker(t): 4 pi vp^2 h, so p peaks near 1 Pa one cell away
+  std::shared_ptr<const std::vector<float>> velocity;  ///< per node, x fastest
+
+  /// The Ricker wavelet of peak frequency f0, delayed by 1.5 / f0 (s(0) ~ 1e-8).
+  double ricker(double t) const;
+  /// What the step from t_n = n dt adds at the source node: dt^2 / h^3 * A ricker(t_n).
+  double source_increment(long n) const;
+  /// The sponge's damping factor along one axis (0 x, 1 y, 2 z) at node index i.
+  double damping(int axis, int i) const;
+  /// (v dt / h)^2 of node (i, j, k) in double.
+  double courant2(int i, int j, int k) const;
+  float velocity_at(int i, int j, int k) const {
+    return (*velocity)[(static_cast<std::size_t>(k) * grid.ny + j) * grid.nx + i];
+  }
+};
+
+/// Stability limit of leapfrog with central differences of `order` for the fastest
+/// velocity: dt <= 2 h / (vmax sqrt(3 rho)), rho the spectral radius of the 1D
+/// second-difference stencil at unit spacing (4 at order 2).
+double acoustic3d_dt_limit(int order, double vmax, double h);
+
+/// The velocity per node of `medium` (x fastest).
+std::vector<float> acoustic3d_medium(const Acoustic3DConfig& c);
+
+/// Reads an (nz, ny, nx) float32 .npy velocity file; throws ss::Error naming the path and
+/// the shape it found, or the first node whose velocity is not a positive finite number.
+std::shared_ptr<const std::vector<float>> load_velocity_npy(const std::string& path, int nx, int ny, int nz);
+
+/// Validates (sizes, order, velocities, dt against the limit, sponge width, source
+/// position) and derives the rest; throws ss::Error naming the offending value.
+Acoustic3DSetup make_acoustic3d_setup(const Acoustic3DConfig& config);
+
+/// How the boundary step writes the ghost faces of p.
+struct AcousticGhostRule {
+  bool periodic = false;  ///< wrap around; else 0 beyond the faces ...
+  bool free_top = false;  ///< ... but for the top face, an odd mirror about k = 0
+};
+AcousticGhostRule ghost_rule_of(const Acoustic3DSetup& s);
+
+/// Ghost index m in [0, 2 kGhost) of an axis of n nodes: -1 - m below, n + m - kGhost above.
+SS_HD SS_FORCEINLINE int acoustic_ghost_index(int m, int n) { return m < kGhost ? -1 - m : n + m - kGhost; }
+/// The periodic image of ghost index gi.
+SS_HD SS_FORCEINLINE int acoustic_wrap(int gi, int n) { return gi < 0 ? gi + n : gi - n; }
+
+/// Writes ghost face cell e in [0, ghost_face_cells(g)) of f: first the x faces (2 kGhost
+/// per interior row), then the y faces, then the z faces. Images are interior cells, so
+/// the cells can be written in any order: this is the whole boundary step.
+template <typename T>
+SS_HD SS_FORCEINLINE void write_acoustic_ghost(T* f, const Grid3D& g, long long e, AcousticGhostRule r) {
+  constexpr int G2 = 2 * kGhost;
+  const long long x_cells = static_cast<long long>(G2) * g.ny * g.nz;
+  const long long y_cells = static_cast<long long>(G2) * g.nx * g.nz;
+  if (e < x_cells) {
+    const long long row = e / G2;
+    const int gi = acoustic_ghost_index(static_cast<int>(e - row * G2), g.nx);
+    const int j = static_cast<int>(row % g.ny), k = static_cast<int>(row / g.ny);
+    f[g.index(gi, j, k)] = r.periodic ? f[g.index(acoustic_wrap(gi, g.nx), j, k)] : T(0);
+    return;
+  }
+  e -= x_cells;
+  if (e < y_cells) {
+    const long long rest = e / g.nx;
+    const int i = static_cast<int>(e - rest * g.nx);
+    const int gj = acoustic_ghost_index(static_cast<int>(rest % G2), g.ny), k = static_cast<int>(rest / G2);
+    f[g.index(i, gj, k)] = r.periodic ? f[g.index(i, acoustic_wrap(gj, g.ny), k)] : T(0);
+    return;
+  }
+  e -= y_cells;
+  const long long rest = e / g.nx;
+  const int i = static_cast<int>(e - rest * g.nx);
+  const int j = static_cast<int>(rest % g.ny), gk = acoustic_ghost_index(static_cast<int>(rest / g.ny), g.nz);
+  T v = T(0);
+  if (r.periodic) v = f[g.index(i, j, acoustic_wrap(gk, g.nz))];
+  else if (r.free_top && gk < 0) v = -f[g.index(i, j, -gk)];
+  f[g.index(i, j, gk)] = v;
+}
+
+/// The acoustic point update every variant but the reference computes:
+///   p' = d (2 p - d p_prev + c2 (D2x + D2y + D2z)(p)),
+/// c2 = (v dt / h)^2 of the node, d its sponge damping (1 outside the sponge); rows as in
+/// heat3d_point: row[m] = p(i + m - R, j, k), col[m] = p(i, j + m - R, k), dep[m] =
+/// p(i, j, k + m - R), col[R] and dep[R] unread. With d the Cerjan scheme damps both time
+/// levels once per step (p_prev was damped once when it was written). Fixed summation
+/// order and explicit FMAs: the same bits on the host and the device.
+template <typename T, int R>
+SS_HD SS_FORCEINLINE T acoustic3d_point(const T (&row)[2 * R + 1], const T (&col)[2 * R + 1],
+                                        const T (&dep)[2 * R + 1], T prev, T c2, T damp) {
+  constexpr auto w = second_derivative_weights<R>();
+  const T centre = row[R];
+  T sx = static_cast<T>(w[0]) * centre;
+  T sy = sx, sz = sx;
+SS_UNROLL
+  for (int k = 1; k <= R; ++k) {
+    sx = fma_t(static_cast<T>(w[k]), row[R - k] + row[R + k], sx);
+    sy = fma_t(static_cast<T>(w[k]), col[R - k] + col[R + k], sy);
+    sz = fma_t(static_cast<T>(w[k]), dep[R - k] + dep[R + k], sz);
+  }
+  const T lap = (sx + sy) + sz;
+  return damp * fma_t(c2, lap, fma_t(-damp, prev, centre + centre));
+}
+
+/// Per-axis damping tables rounded to T: x (nx values), then y (ny), then z (nz); the
+/// damping of node (i, j, k) is (tx[i] * ty[j]) * tz[k] in T.
+template <typename T>
+std::vector<T> damping_tables(const Acoustic3DSetup& s);
+
+/// (v dt / h)^2 per node rounded to T, in the padded layout of s.grid (ghosts 0).
+template <typename T>
+std::vector<T> courant2_field(const Acoustic3DSetup& s);
+
+/// The velocity per node in the padded layout of s.grid (ghosts 0), for views.
+std::vector<float> velocity_field(const Acoustic3DSetup& s);
+
+/// Stream25d's slab: planes each block marches, so that `tiles` xy tiles times the
+/// slabs give at least two blocks per SM (`sms`), slabs of 16 planes or more (or nz).
+int acoustic3d_slab_planes(long long tiles, int nz, int sms);
+
+}  // namespace ss

@@ -1,0 +1,324 @@
+// GPU backend of acoustic 3D: three field buffers, (v dt/h)^2, the damping tables, the
+// velocity (for views) and the receiver traces in device memory, on the object's stream.
+// A step is the interior launch of the variant, the source-and-receivers launch and the
+// boundary step.
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "sim/core/cuda_check.cuh"
+#include "sim/core/device.hpp"
+#include "sim/core/ghost3d_kernels.cuh"  // launch_fill_value3d
+#include "sim/core/slice3d_kernels.cuh"
+#include "sim/models/acoustic3d/acoustic3d_kernels.cuh"
+#include "sim/models/acoustic3d/acoustic3d_solver.hpp"
+
+namespace ss {
+
+namespace {
+
+constexpr unsigned kMaxGridYZ = 65535;
+
+template <typename T, int R>
+void launch_interior(Acoustic3DVariant v, const Acoustic3DStepArgs<T>& a, cudaStream_t s, int sm_count) {
+  const Grid3D& g = a.g;
+  switch (v) {
+    case Acoustic3DVariant::global: {
+      const dim3 grid(blocks_for(g.nx, kAcousticGlobalBX), blocks_for(g.ny, kAcousticGlobalBY),
+                      std::min<unsigned>(g.nz, kMaxGridYZ));
+      if (grid.y > kMaxGridYZ) throw Error("global: ny " + std::to_string(g.ny) + " is too large for this launch");
+      acoustic3d_step_global<T, R><<<grid, dim3(kAcousticGlobalBX, kAcousticGlobalBY), 0, s>>>(a);
+      SS_CUDA_LAUNCH_CHECK("acoustic3d_step_global");
+      return;
+    }
+    case Acoustic3DVariant::stream25d: {
+      const long long tiles = static_cast<long long>(blocks_for(g.nx, kAcoustic25BX)) * blocks_for(g.ny, kAcoustic25BY);
+      const int slab = acoustic3d_slab_planes(tiles, g.nz, sm_count);
+      const dim3 grid(blocks_for(g.nx, kAcoustic25BX), blocks_for(g.ny, kAcoustic25BY), blocks_for(g.nz, slab));
+      if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ)
+        throw Error("stream25d: grid " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " is too large for this launch");
+      acoustic3d_step_stream25d<T, R><<<grid, dim3(kAcoustic25BX, kAcoustic25BY), 0, s>>>(a, slab);
+      SS_CUDA_LAUNCH_CHECK("acoustic3d_step_stream25d");
+      return;
+    }
+    default:
+      throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
+  }
+}
+
+template <typename T>
+void launch_ghosts(T* f, const Grid3D& g, AcousticGhostRule r, cudaStream_t s) {
+  const unsigned blocks = std::min<unsigned>(blocks_for(ghost_face_cells(g), 256), 8192);
+  acoustic3d_ghosts<T><<<blocks, 256, 0, s>>>(f, g, r);
+  SS_CUDA_LAUNCH_CHECK("acoustic3d_ghosts");
+}
+
+}  // namespace
+
+template <typename T>
+struct DeviceAcoustic3D<T>::Impl {
+  Acoustic3DSetup setup;
+  CudaStream stream;
+  CudaEvent t0, t1, batch0, batch1;
+  bool batch_pending = false;
+  int sm_count = 0;
+  DeviceBuffer<T> field[3];
+  DeviceBuffer<T> c2, damp, traces;
+  DeviceBuffer<float> velocity;
+  DeviceBuffer<T> slice, box;      // gather target of copy_slice_to_host, paint increments
+  DeviceBuffer<float> velocity_slice;
+  int prev = 0, cur = 1, next = 2;
+  long steps_done = 0, trace_first = 0;
+  int trace_rows = 0;
+
+  explicit Impl(const Acoustic3DSetup& s) : setup(s) {
+    int dev = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+    const Grid3D& g = s.grid;
+    const std::size_t trace_values = static_cast<std::size_t>(kTraceSteps) * g.nx;
+    check_device_memory(4 * g.elements() * sizeof(T) + g.elements() * sizeof(float) + trace_values * sizeof(T),
+                        "acoustic3d on this grid");
+    for (DeviceBuffer<T>& f : field) f = DeviceBuffer<T>(g.elements());
+    const std::vector<T> host_c2 = courant2_field<T>(s);
+    const std::vector<T> host_damp = damping_tables<T>(s);
+    const std::vector<float> host_velocity = velocity_field(s);
+    c2 = DeviceBuffer<T>(host_c2.size());
+    damp = DeviceBuffer<T>(host_damp.size());
+    velocity = DeviceBuffer<float>(host_velocity.size());
+    traces = DeviceBuffer<T>(trace_values);
+    SS_CUDA_CHECK(cudaMemcpy(c2.get(), host_c2.data(), c2.bytes(), cudaMemcpyHostToDevice));
+    SS_CUDA_CHECK(cudaMemcpy(damp.get(), host_damp.data(), damp.bytes(), cudaMemcpyHostToDevice));
+    SS_CUDA_CHECK(cudaMemcpy(velocity.get(), host_velocity.data(), velocity.bytes(), cudaMemcpyHostToDevice));
+  }
+  void refresh_ghosts() { launch_ghosts(field[cur].get(), setup.grid, ghost_rule_of(setup), stream.get()); }
+};
+
+template <typename T>
+DeviceAcoustic3D<T>::DeviceAcoustic3D(const Acoustic3DSetup& setup) {
+  std::string why;
+  if (!cuda_available(&why)) throw Error(why);
+  impl_ = std::make_unique<Impl>(setup);
+  reset();
+}
+
+template <typename T>
+DeviceAcoustic3D<T>::~DeviceAcoustic3D() = default;
+template <typename T>
+DeviceAcoustic3D<T>::DeviceAcoustic3D(DeviceAcoustic3D&&) noexcept = default;
+template <typename T>
+DeviceAcoustic3D<T>& DeviceAcoustic3D<T>::operator=(DeviceAcoustic3D&&) noexcept = default;
+
+template <typename T>
+void DeviceAcoustic3D<T>::reset() {
+  Impl& m = *impl_;
+  for (DeviceBuffer<T>& f : m.field) SS_CUDA_CHECK(cudaMemsetAsync(f.get(), 0, f.bytes(), m.stream.get()));
+  m.prev = 0, m.cur = 1, m.next = 2;
+  m.steps_done = 0;
+  m.trace_first = 0;
+  m.trace_rows = 0;
+  m.refresh_ghosts();
+  synchronize();
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::step(Acoustic3DVariant variant, int n) {
+  Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  const AcousticGhostRule rule = ghost_rule_of(m.setup);
+  const auto [sx, sy, sz] = m.setup.src;
+  dispatch_radius(m.setup.config.order, [&]<int R>() {
+    for (int s = 0; s < n; ++s) {
+      const Acoustic3DStepArgs<T> a{m.field[m.cur].get(), m.field[m.prev].get(), m.c2.get(), m.damp.get(),
+                                    m.field[m.next].get(), g};
+      launch_interior<T, R>(variant, a, m.stream.get(), m.sm_count);
+      const T add = static_cast<T>(m.setup.source_increment(m.steps_done));
+      T* row = m.trace_rows < kTraceSteps ? m.traces.get() + static_cast<std::size_t>(m.trace_rows) * g.nx : nullptr;
+      acoustic3d_inject_record<T><<<blocks_for(g.nx, 128), 128, 0, m.stream.get()>>>(
+          m.field[m.next].get(), g, sx, sy, sz, add, m.setup.config.source, row);
+      SS_CUDA_LAUNCH_CHECK("acoustic3d_inject_record");
+      launch_ghosts(m.field[m.next].get(), g, rule, m.stream.get());
+      if (row) ++m.trace_rows;
+      const int old_prev = m.prev;
+      m.prev = m.cur, m.cur = m.next, m.next = old_prev;
+      ++m.steps_done;
+    }
+  });
+}
+
+template <typename T>
+double DeviceAcoustic3D<T>::timed_steps(Acoustic3DVariant variant, int n) {
+  Impl& m = *impl_;
+  SS_CUDA_CHECK(cudaEventRecord(m.t0.get(), m.stream.get()));
+  step(variant, n);
+  SS_CUDA_CHECK(cudaEventRecord(m.t1.get(), m.stream.get()));
+  return elapsed_ms(m.t0, m.t1);
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::step_timed_async(Acoustic3DVariant variant, int n) {
+  Impl& m = *impl_;
+  SS_CUDA_CHECK(cudaEventRecord(m.batch0.get(), m.stream.get()));
+  step(variant, n);
+  SS_CUDA_CHECK(cudaEventRecord(m.batch1.get(), m.stream.get()));
+  m.batch_pending = true;
+}
+
+template <typename T>
+std::optional<double> DeviceAcoustic3D<T>::finished_batch_ms() {
+  Impl& m = *impl_;
+  if (!m.batch_pending) return std::nullopt;
+  const cudaError_t e = cudaEventQuery(m.batch1.get());
+  if (e == cudaErrorNotReady) return std::nullopt;
+  SS_CUDA_CHECK(e);
+  m.batch_pending = false;
+  float ms = 0;
+  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, m.batch0.get(), m.batch1.get()));
+  return ms;
+}
+
+template <typename T>
+bool DeviceAcoustic3D<T>::idle() const {
+  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
+  if (e == cudaErrorNotReady) return false;
+  SS_CUDA_CHECK(e);
+  return true;
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::synchronize() {
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::poison_scratch() {
+  Impl& m = *impl_;
+  launch_fill_value3d(m.field[m.next].get(), m.setup.grid.elements(), std::numeric_limits<T>::quiet_NaN(), m.stream.get());
+}
+
+template <typename T>
+std::vector<T> DeviceAcoustic3D<T>::download() const {
+  const Impl& m = *impl_;
+  std::vector<T> out(m.setup.grid.elements());
+  SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.field[m.cur].get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return out;
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::copy_interiors_to_host(T* p, T* p_prev) const {
+  const Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  for (const auto& [dst, src] : {std::pair{p, m.field[m.cur].get()}, std::pair{p_prev, m.field[m.prev].get()}})
+    for (int k = 0; k < g.nz; ++k)  // one 2D copy per plane: rows of nx out of the padded pitch
+      SS_CUDA_CHECK(cudaMemcpy2DAsync(dst + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(T),
+                                      src + g.index(0, 0, k), g.pitch * sizeof(T), g.nx * sizeof(T), g.ny,
+                                      cudaMemcpyDeviceToHost, m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::load_interior(const T* p, const T* p_prev, long steps_done) {
+  Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  for (const auto& [dst, src] : {std::pair{m.field[m.cur].get(), p}, std::pair{m.field[m.prev].get(), p_prev}})
+    for (int k = 0; k < g.nz; ++k)
+      SS_CUDA_CHECK(cudaMemcpy2DAsync(dst + g.index(0, 0, k), g.pitch * sizeof(T),
+                                      src + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(T),
+                                      g.nx * sizeof(T), g.ny, cudaMemcpyHostToDevice, m.stream.get()));
+  m.steps_done = steps_done;
+  m.trace_first = steps_done;
+  m.trace_rows = 0;
+  m.refresh_ghosts();
+  synchronize();  // the caller's buffers may go away
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::set_order(int order) {
+  Impl& m = *impl_;
+  Acoustic3DConfig c = m.setup.config;
+  c.order = order;
+  c.velocity = m.setup.velocity;  // the same medium, not rebuilt
+  Acoustic3DSetup next = make_acoustic3d_setup(c);  // dt, (v dt/h)^2 and the damping stay
+  next.config.velocity = m.setup.config.velocity;
+  m.setup = next;
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::paint(const Sphere& s) {
+  Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  const CellBox b = sphere_cells(s, g);
+  if (b.empty()) return;
+  const std::vector<double> pulse = acoustic3d_paint_pulse(s, b, ghost_rule_of(m.setup).free_top);
+  const std::vector<T> add(pulse.begin(), pulse.end());
+  if (m.box.size() < add.size()) m.box = DeviceBuffer<T>(add.size());
+  SS_CUDA_CHECK(cudaMemcpyAsync(m.box.get(), add.data(), add.size() * sizeof(T), cudaMemcpyHostToDevice, m.stream.get()));
+  const unsigned blocks = std::min<unsigned>(blocks_for(static_cast<long long>(add.size()), 256), 4096);
+  acoustic3d_add_box<T><<<blocks, 256, 0, m.stream.get()>>>(m.field[m.cur].get(), m.field[m.prev].get(), g, b, m.box.get());
+  SS_CUDA_LAUNCH_CHECK("acoustic3d_add_box");
+  m.refresh_ghosts();
+  synchronize();  // `add` is pageable host memory the copy reads
+}
+
+template <typename T>
+const T* DeviceAcoustic3D<T>::device_pressure() const {
+  return impl_->field[impl_->cur].get();
+}
+template <typename T>
+const float* DeviceAcoustic3D<T>::device_velocity() const {
+  return impl_->velocity.get();
+}
+template <typename T>
+void* DeviceAcoustic3D<T>::native_stream() const {
+  return impl_->stream.get();
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::copy_slice_to_host(SliceAxis axis, int position, bool velocity, float* dst) {
+  Impl& m = *impl_;
+  const SliceView view = slice_view(m.setup.grid, axis, position);
+  if (velocity) {
+    copy_slice_to_host_via(m.velocity.get(), view, m.velocity_slice, dst, m.stream.get());
+  } else if constexpr (std::is_same_v<T, float>) {
+    copy_slice_to_host_via(m.field[m.cur].get(), view, m.slice, dst, m.stream.get());
+  } else {
+    std::vector<T> values(static_cast<std::size_t>(view.nu) * view.nv);
+    copy_slice_to_host_via(m.field[m.cur].get(), view, m.slice, values.data(), m.stream.get());
+    std::transform(values.begin(), values.end(), dst, [](T v) { return static_cast<float>(v); });
+  }
+}
+
+template <typename T>
+std::vector<T> DeviceAcoustic3D<T>::traces() const {
+  const Impl& m = *impl_;
+  std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * m.setup.grid.nx);
+  if (!out.empty())
+    SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.traces.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                  m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return out;
+}
+
+template <typename T>
+long DeviceAcoustic3D<T>::first_trace_step() const {
+  return impl_->trace_first;
+}
+template <typename T>
+const Acoustic3DSetup& DeviceAcoustic3D<T>::setup() const {
+  return impl_->setup;
+}
+template <typename T>
+long DeviceAcoustic3D<T>::steps_done() const {
+  return impl_->steps_done;
+}
+
+template class DeviceAcoustic3D<float>;
+template class DeviceAcoustic3D<double>;
+
+}  // namespace ss

@@ -3,6 +3,8 @@
 // object's own stream. A substep is: ghost zone of the fields, then the variant's
 // kernel(s); a step is three substeps and, for turbulence, the forcing.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -21,6 +23,16 @@ constexpr int kGlobalBX = 32, kGlobalBY = 4;
 constexpr int kP19BX = 32, kP19BY = 4;
 constexpr int kStreamBX = 32, kStreamBY = 8;
 constexpr int kP55Ez = 4;
+
+/// STENCILSCOPE_HYDRO_TILE=32x16 runs stream25d on 32 x 16 tiles (less halo, fewer
+/// blocks per SM) instead of 32 x 8, for tuning.
+bool stream_tall_tile() {
+  static const bool tall = [] {
+    const char* e = std::getenv("STENCILSCOPE_HYDRO_TILE");
+    return e && std::string(e) == "32x16";
+  }();
+  return tall;
+}
 
 int sm_count() {
   static const int n = [] {
@@ -68,6 +80,7 @@ struct DeviceHydro3D<T>::Impl {
   DeviceBuffer<T> kick_buffer;
   std::vector<T> host_tables;
   long steps = 0;
+  bool ghosts_valid = false;  ///< the ghost zones of f hold their periodic images
 
   explicit Impl(const Hydro3DSetup& s, HydroVariant v)
       : setup(s), variant(v), w(hydro_weights<T>(s.h)), c(hydro_constants<T>(s)) {
@@ -105,6 +118,7 @@ struct DeviceHydro3D<T>::Impl {
                                     stream.get()));
     SS_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     steps = 0;
+    ghosts_valid = true;  // the initial fields come with their ghosts
   }
 
   void fill_ghosts(const HydroFieldList<T>& list) {
@@ -114,7 +128,15 @@ struct DeviceHydro3D<T>::Impl {
     SS_CUDA_LAUNCH_CHECK("hydro_fill_ghosts");
   }
 
-  void fill_field_ghosts() { fill_ghosts(HydroFieldList<T>{{f[0].get(), f[1].get(), f[2].get(), f[3].get()}, kHydroFields}); }
+  void fill_field_ghosts() {
+    fill_ghosts(HydroFieldList<T>{{f[0].get(), f[1].get(), f[2].get(), f[3].get()}, kHydroFields});
+    ghosts_valid = true;
+  }
+  /// Fills the ghost zones if they are stale (stream25d reads the periodic images
+  /// directly and leaves them stale; the other variants and the views read them).
+  void ensure_ghosts() {
+    if (!ghosts_valid) fill_field_ghosts();
+  }
 
   HydroBuffers<T> buffers() {
     HydroBuffers<T> b;
@@ -131,6 +153,7 @@ struct DeviceHydro3D<T>::Impl {
     const Grid3D& g = setup.grid;
     const HydroRk<T> r = hydro_rk<T>();
     const HydroStep<T> st{g, w, c, s, r.alpha[s], r.beta[s]};
+    if (variant != HydroVariant::stream25d) ensure_ghosts();
     const HydroBuffers<T> b = buffers();
     cudaStream_t cs = stream.get();
     switch (variant) {
@@ -163,20 +186,26 @@ struct DeviceHydro3D<T>::Impl {
         SS_CUDA_LAUNCH_CHECK("hydro_p19_second");
         break;
       }
-      case HydroVariant::stream25d: {
-        using S = StreamShape<T, kStreamBX, kStreamBY>;
-        const long long tiles = static_cast<long long>((g.nx + S::BX - 1) / S::BX) * ((g.ny + S::BY - 1) / S::BY);
-        static const long long resident = resident_blocks(hydro_stream25d<T, kStreamBX, kStreamBY>, S::threads, S::smem_bytes);
-        const int planes = slab_planes(tiles, g.nz, resident);
-        const dim3 block(S::BX, S::BY), grid((g.nx + S::BX - 1) / S::BX, (g.ny + S::BY - 1) / S::BY, (g.nz + planes - 1) / planes);
-        hydro_stream25d<T, kStreamBX, kStreamBY><<<grid, block, S::smem_bytes, cs>>>(b, st, planes);
-        SS_CUDA_LAUNCH_CHECK("hydro_stream25d");
+      case HydroVariant::stream25d:
+        if (stream_tall_tile()) launch_stream<32, 16>(b, st);
+        else launch_stream<kStreamBX, kStreamBY>(b, st);
         break;
-      }
       default: throw Error(fmt_variant_error());
     }
     for (int q = 0; q < kHydroFields; ++q) std::swap(f[q], out[q]);
-    fill_field_ghosts();
+    ghosts_valid = false;
+  }
+
+  template <int BX, int BY>
+  void launch_stream(const HydroBuffers<T>& b, const HydroStep<T>& st) {
+    using S = StreamShape<T, BX, BY>;
+    const Grid3D& g = setup.grid;
+    const long long tiles = static_cast<long long>((g.nx + BX - 1) / BX) * ((g.ny + BY - 1) / BY);
+    static const long long resident = resident_blocks(hydro_stream25d<T, BX, BY>, S::threads, S::smem_bytes);
+    const int planes = slab_planes(tiles, g.nz, resident);
+    const dim3 block(BX, BY), grid((g.nx + BX - 1) / BX, (g.ny + BY - 1) / BY, (g.nz + planes - 1) / planes);
+    hydro_stream25d<T, BX, BY><<<grid, block, S::smem_bytes, stream.get()>>>(b, st, planes);
+    SS_CUDA_LAUNCH_CHECK("hydro_stream25d");
   }
 
   std::string fmt_variant_error() const {
@@ -193,7 +222,7 @@ struct DeviceHydro3D<T>::Impl {
                                                    static_cast<T>(fs.amp_dt[1]), static_cast<T>(fs.amp_dt[2]),
                                                    static_cast<T>(fs.cos_phase), static_cast<T>(fs.sin_phase));
     SS_CUDA_LAUNCH_CHECK("hydro_force");
-    fill_field_ghosts();
+    ghosts_valid = false;
   }
 
   void step(int n) {
@@ -312,6 +341,7 @@ const float* DeviceHydro3D<T>::slice_on_device(int q, int axis, int index) {
   const Grid3D& g = impl_->setup.grid;
   const int nu = axis == 2 ? g.ny : g.nx, nv = axis == 0 ? g.ny : g.nz;
   float* buf = impl_->slices[axis].get();
+  impl_->ensure_ghosts();  // the derived quantities read neighbours
   const dim3 block(32, 8), grid((nu + 31) / 32, (nv + 7) / 8);
   hydro_slice_quantity<T><<<grid, block, 0, impl_->stream.get()>>>(impl_->f[0].get(), impl_->f[1].get(), impl_->f[2].get(),
                                                                   impl_->f[3].get(), g, impl_->w, q, axis, index, buf, nu, nv);

@@ -44,9 +44,15 @@ int sm_count() {
   return n;
 }
 
-/// Planes per block of a 2.5D kernel: enough blocks for `waves` waves of the device's
-/// resident blocks, slabs of at least 16 planes (or nz).
+/// Planes per block of a 2.5D kernel: enough blocks for two waves of the device's
+/// resident blocks, slabs of at least 16 planes (or nz). STENCILSCOPE_HYDRO_SLAB=N asks
+/// for N planes, for tuning.
 int slab_planes(long long tiles, int nz, long long resident) {
+  static const int forced = [] {
+    const char* e = std::getenv("STENCILSCOPE_HYDRO_SLAB");
+    return e ? std::max(0, std::atoi(e)) : 0;
+  }();
+  if (forced > 0) return std::min(forced, nz);
   const long long want = std::max<long long>(1, (2 * resident + tiles - 1) / tiles);
   const int planes = static_cast<int>((nz + want - 1) / want);
   return std::min(nz, std::max(16, planes));

@@ -143,7 +143,7 @@ class LiveSimulation {
   bool dirty_ = true;  // the texture is older than the field
   bool validation_wanted_ = false;
   bool diagnostics_wanted_ = false;
-  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_;
+  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_;
 };
 
 }  // namespace ss::app

@@ -157,6 +157,8 @@ std::vector<Diagnostic> Simulation::diagnostics() {
   return out;
 }
 
+std::string Simulation::health() { return {}; }
+
 Validation Simulation::validate() {
   Validation v;
   v.why_not = info().title + " has no live check against an exact solution (the tests and bench check it)";

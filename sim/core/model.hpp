@@ -248,6 +248,10 @@ class Simulation {
   /// Numbers to follow over time, after queued work (reads the state: call it sparingly).
   /// By default the minimum, maximum and mean of each stepped field; models add theirs.
   virtual std::vector<Diagnostic> diagnostics();
+  /// Why the run must pause now, after queued work (a NaN, a Courant limit the flow has
+  /// outgrown); empty when it may go on. Cheap enough to ask twice a second (a
+  /// reduction on the device, not a copy of the state). By default: nothing to say.
+  virtual std::string health();
 };
 
 /// Which backend a simulation runs on.

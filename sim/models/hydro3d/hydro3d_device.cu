@@ -4,6 +4,7 @@
 // kernel(s); a step is three substeps and, for turbulence, the forcing.
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <cmath>
 #include <limits>
@@ -99,6 +100,7 @@ struct DeviceHydro3D<T>::Impl {
   DeviceBuffer<T> forcing_tables;
   DeviceBuffer<float> slices[3];
   DeviceBuffer<T> kick_buffer;
+  DeviceBuffer<unsigned> speed_acc{2};
   std::vector<T> host_tables;
   long steps = 0;
   bool ghosts_valid = false;  ///< the ghost zones of f hold their periodic images
@@ -343,6 +345,22 @@ void DeviceHydro3D<T>::kick(const HydroKick& kick) {
   SS_CUDA_LAUNCH_CHECK("hydro_add_interior");
   impl_->fill_field_ghosts();
   SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));  // du lives on the host stack
+}
+
+template <typename T>
+HydroSpeed DeviceHydro3D<T>::max_speed() {
+  const Grid3D& g = impl_->setup.grid;
+  cudaStream_t s = impl_->stream.get();
+  SS_CUDA_CHECK(cudaMemsetAsync(impl_->speed_acc.get(), 0, 2 * sizeof(unsigned), s));
+  hydro_max_speed2<T><<<4 * sm_count(), 256, 0, s>>>(impl_->f[0].get(), impl_->f[1].get(), impl_->f[2].get(),
+                                                     impl_->f[3].get(), g, impl_->speed_acc.get());
+  SS_CUDA_LAUNCH_CHECK("hydro_max_speed2");
+  unsigned acc[2];
+  SS_CUDA_CHECK(cudaMemcpyAsync(acc, impl_->speed_acc.get(), sizeof(acc), cudaMemcpyDeviceToHost, s));
+  SS_CUDA_CHECK(cudaStreamSynchronize(s));
+  float u2;
+  std::memcpy(&u2, &acc[0], sizeof(u2));
+  return {std::sqrt(static_cast<double>(u2)), acc[1] == 0};
 }
 
 template <typename T>

@@ -59,6 +59,37 @@ HydroStats hydro_stats(const HydroState<T>& st, double h) {
   return s;
 }
 
+template <typename T>
+HydroSpeed hydro_max_speed(const T* const (&f)[kHydroFields], const Grid3D& g) {
+  double umax2 = 0;
+  bool finite = true;
+#pragma omp parallel for reduction(max : umax2) reduction(&& : finite)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const std::size_t n = g.index(i, j, k);
+        const double ux = f[1][n], uy = f[2][n], uz = f[3][n], u2 = ux * ux + uy * uy + uz * uz;
+        finite = finite && std::isfinite(u2) && std::isfinite(static_cast<double>(f[0][n]));
+        umax2 = std::max(umax2, u2);
+      }
+  return {std::sqrt(umax2), finite};
+}
+template HydroSpeed hydro_max_speed<float>(const float* const (&)[kHydroFields], const Grid3D&);
+template HydroSpeed hydro_max_speed<double>(const double* const (&)[kHydroFields], const Grid3D&);
+
+std::string hydro_health(const Hydro3DSetup& s, const HydroSpeed& speed, long steps) {
+  if (!speed.finite)
+    return fmt::format("the flow holds NaN or Inf after step {} (dt {:.4g}, Courant limit at t = 0 {:.4g}): paused; reset "
+                       "to go on",
+                       steps, s.dt, s.dt_limit);
+  const double limit = hydro3d_dt_limit(s.h, s.config.cs, s.config.nu, speed.umax);
+  if (s.dt > limit)
+    return fmt::format("the Courant limit is violated after step {}: |u|max {:.4g} + cs {:.4g} allows dt {:.4g}, and dt is "
+                       "{:.4g}: paused before it blows up; reset, or set a smaller dt",
+                       steps, speed.umax, s.config.cs, limit, s.dt);
+  return {};
+}
+
 template HydroStats hydro_stats<float>(const HydroState<float>&, double);
 template HydroStats hydro_stats<double>(const HydroState<double>&, double);
 

@@ -340,6 +340,31 @@ SS_UNROLL
   }
 }
 
+/// |u|^2 max (as the bits of a non-negative float, which order like the floats) and a
+/// non-finite flag over the interior, into acc[0] and acc[1].
+template <typename T>
+__global__ void hydro_max_speed2(const T* f0, const T* f1, const T* f2, const T* f3, Grid3D g, unsigned* acc) {
+  float best = 0;
+  bool bad = false;
+  const long long cells = static_cast<long long>(g.nx) * g.ny * g.nz;
+  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < cells;
+       c += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int i = static_cast<int>(c % g.nx), j = static_cast<int>((c / g.nx) % g.ny), k = static_cast<int>(c / (static_cast<long long>(g.nx) * g.ny));
+    const std::size_t n = g.index(i, j, k);
+    const float u2 = static_cast<float>(f1[n] * f1[n] + f2[n] * f2[n] + f3[n] * f3[n]);
+    if (!isfinite(u2) || !isfinite(static_cast<float>(f0[n]))) bad = true;
+    else best = fmaxf(best, u2);
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    best = fmaxf(best, __shfl_xor_sync(0xffffffffu, best, o));
+    bad = __any_sync(0xffffffffu, bad);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMax(acc, __float_as_uint(best));
+    if (bad) atomicOr(acc + 1, 1u);
+  }
+}
+
 // ---- forcing, kicks and views -----------------------------------------------------------
 
 template <typename T>

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "sim/core/error.hpp"
+#include "sim/core/model.hpp"
 #include "sim/models/hydro3d/hydro3d_physics.hpp"
 #include "sim/models/hydro3d/hydro3d_solver.hpp"
 
@@ -199,6 +200,29 @@ TEST(Hydro3DInput, BadValuesAreRefusedNamingThem) {
   c = {};
   c.dt = 1.0;
   refuses(c, "Courant limit");
+}
+
+}  // namespace
+}  // namespace ss
+
+namespace ss {
+namespace {
+
+TEST(Hydro3DHealth, AKickBeyondTheCourantLimitPausesWithTheReason) {
+  const Model& m = find_model("hydro3d");
+  ParamValues p = {{"init", std::string("decay")}, {"u0", 0.1}};
+  auto sim = m.create(make_config(m, {16, 16, 16}, 6, p), Backend::cpu, "cpu");
+  sim->start_steps(1);
+  EXPECT_EQ(sim->health(), "") << "a calm flow may go on";
+  ViewPlacement where;
+  where.slices = {8, 8, 8};
+  sim->paint(0, 8, 8, 6, 4.0, where);  // a kick of 4 cs: the dt of |u| 0.1 no longer holds
+  const std::string why = sim->health();
+  EXPECT_NE(why.find("Courant limit is violated"), std::string::npos) << why;
+  EXPECT_NE(why.find("paused"), std::string::npos) << why;
+  // Stepping on anyway blows up, and the reason then names the NaN.
+  for (int i = 0; i < 200 && sim->health().find("NaN") == std::string::npos; ++i) sim->start_steps(5);
+  EXPECT_NE(sim->health().find("NaN or Inf"), std::string::npos) << sim->health();
 }
 
 }  // namespace

@@ -210,7 +210,7 @@ namespace {
 
 TEST(Hydro3DHealth, AKickBeyondTheCourantLimitPausesWithTheReason) {
   const Model& m = find_model("hydro3d");
-  ParamValues p = {{"init", std::string("decay")}, {"u0", 0.1}};
+  ParamValues p = {{"init", std::string("decay")}, {"u0", 0.1}, {"k", 2.0}};
   auto sim = m.create(make_config(m, {16, 16, 16}, 6, p), Backend::cpu, "cpu");
   sim->start_steps(1);
   EXPECT_EQ(sim->health(), "") << "a calm flow may go on";

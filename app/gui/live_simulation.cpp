@@ -73,6 +73,7 @@ LiveSimulation::LiveSimulation(SimSettings& settings) : start_(std::chrono::stea
   last_validation_ = start_ - std::chrono::hours(1);
   last_diagnostics_ = last_validation_;
   last_health_ = last_validation_;
+  last_curves_ = last_validation_;
 }
 
 LiveSimulation::~LiveSimulation() = default;
@@ -315,7 +316,12 @@ void LiveSimulation::sample_diagnostics() {
   DiagnosticSeries& s = status_.diagnostics;
   std::vector<std::string> names;
   for (const Diagnostic& x : d) names.push_back(x.unit.empty() ? x.name : x.name + " [" + x.unit + "]");
-  if (names != s.names) s = DiagnosticSeries{names, {}, {}, std::vector<std::deque<double>>(names.size())};
+  if (names != s.names) s = DiagnosticSeries{names, {}, {}, std::vector<std::deque<double>>(names.size()), {}, -1};
+  if (seconds_since(last_curves_) > 2.0) {  // curves cost more (hydro3d: an FFT of the state)
+    last_curves_ = std::chrono::steady_clock::now();
+    s.curves = sim_->curves();
+    s.curves_step = sim_->steps_done();
+  }
   s.time.push_back(sim_->time());
   s.steps.push_back(sim_->steps_done());
   for (std::size_t k = 0; k < d.size(); ++k) s.values[k].push_back(d[k].value);

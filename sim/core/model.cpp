@@ -159,6 +159,8 @@ std::vector<Diagnostic> Simulation::diagnostics() {
 
 std::string Simulation::health() { return {}; }
 
+std::vector<Curve> Simulation::curves() { return {}; }
+
 Validation Simulation::validate() {
   Validation v;
   v.why_not = info().title + " has no live check against an exact solution (the tests and bench check it)";

@@ -9,6 +9,13 @@
 
 namespace ss {
 
+namespace {
+/// Below this many cells a loop runs on one thread: a parallel region costs more than
+/// the work, and far more when the cores are shared (its barrier waits for a thread the
+/// scheduler has put aside).
+constexpr long long kParallelCells = 1 << 16;
+}  // namespace
+
 std::string_view to_string(HydroVariant v) {
   switch (v) {
     case HydroVariant::global: return "global";
@@ -115,7 +122,7 @@ void HostHydro3D<T>::reset() {
 template <typename T>
 void HostHydro3D<T>::fill_ghosts(std::vector<T>& v) const {
   const long long cells = hydro_ghost_cells(setup_.grid);
-#pragma omp parallel for
+#pragma omp parallel for if (cells >= kParallelCells)
   for (long long e = 0; e < cells; ++e) {
     std::size_t dst, src;
     hydro_ghost_cell(setup_.grid, e, dst, src);
@@ -140,7 +147,7 @@ void HostHydro3D<T>::substep(int s) {
   const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
   const T* fp[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
   const bool single = method_ == HydroMethod::single_pass;
-#pragma omp parallel for
+#pragma omp parallel for if (g.points() >= kParallelCells)
   for (int k = 0; k < g.nz; ++k)
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) {
@@ -163,7 +170,7 @@ void HostHydro3D<T>::substep(int s) {
     const T dt_nu3 = c_.dt * c_.nu3;
     const T* d = div_.data();
     const std::ptrdiff_t stride[3] = {1, pitch, plane};
-#pragma omp parallel for
+#pragma omp parallel for if (g.points() >= kParallelCells)
     for (int k = 0; k < g.nz; ++k)
       for (int j = 0; j < g.ny; ++j)
         for (int i = 0; i < g.nx; ++i) {
@@ -189,7 +196,7 @@ void HostHydro3D<T>::force() {
   const T* tab = forcing_tables_.data() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
   const T amp[3] = {static_cast<T>(fs.amp_dt[0]), static_cast<T>(fs.amp_dt[1]), static_cast<T>(fs.amp_dt[2])};
   const T cph = static_cast<T>(fs.cos_phase), sph = static_cast<T>(fs.sin_phase);
-#pragma omp parallel for
+#pragma omp parallel for if (g.points() >= kParallelCells)
   for (int k = 0; k < g.nz; ++k)
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) {

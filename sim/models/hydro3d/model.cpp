@@ -223,6 +223,25 @@ class HydroSimulation : public Simulation {
             {"Courant limit now", "", hydro3d_dt_limit(setup_.h, setup_.config.cs, setup_.config.nu, st.umax)}};
   }
   std::string health() override { return hydro_health(setup_, speed(), steps_done()); }
+  /// The shell-averaged kinetic energy spectrum E(k) (FFTW on the host, from the state)
+  /// with Kolmogorov's k^-5/3 through its peak; left out above 192^3 cells, where the
+  /// copy and the FFT would stall the window for a second.
+  std::vector<Curve> curves() override {
+    if (points() > 192ull * 192 * 192) return {};
+    const std::vector<double> e = hydro_energy_spectrum(state(), setup_);
+    Curve c;
+    c.name = "kinetic energy spectrum E(k)";
+    c.x_label = "k";
+    c.y_label = "E";
+    for (std::size_t k = 1; k < e.size(); ++k) {
+      c.x.push_back(static_cast<double>(k));
+      c.y.push_back(e[k]);
+    }
+    c.log_x = c.log_y = true;
+    c.guide_slope = -5.0 / 3.0;
+    c.guide_label = "k^-5/3";
+    return {c};
+  }
   /// The decay case against its exact solution (eq 22).
   Validation validate() override {
     Validation v;

@@ -51,6 +51,10 @@ inline constexpr double kRk3Beta[3] = {1.0 / 3.0, 15.0 / 16.0, 8.0 / 15.0};
 inline constexpr double kCourantAdvection = 0.4;
 inline constexpr double kCourantViscous = 0.08;
 
+/// Largest mesh Reynolds number |u| h / nu a sixth-order grid holds without wiggles (the
+/// Pencil Code's rule of thumb); above it the status line warns.
+inline constexpr double kMaxMeshReynolds = 5.0;
+
 /// What the initial field is, and whether the turbulence forcing runs.
 enum class HydroInit { decay, explosion, turbulence };
 std::string_view to_string(HydroInit i);

@@ -11,6 +11,8 @@
 #include <optional>
 #include <vector>
 
+#include <cufft.h>
+
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
 #include "sim/models/hydro3d/hydro3d_kernels.cuh"
@@ -361,6 +363,73 @@ HydroSpeed DeviceHydro3D<T>::max_speed() {
   float u2;
   std::memcpy(&u2, &acc[0], sizeof(u2));
   return {std::sqrt(static_cast<double>(u2)), acc[1] == 0};
+}
+
+namespace {
+
+void check_cufft(cufftResult r, const char* what) {
+  if (r != CUFFT_SUCCESS) throw Error(std::string("cuFFT: ") + what + " failed (cufftResult " + std::to_string(static_cast<int>(r)) + ")");
+}
+
+/// A cuFFT plan, destroyed with its owner.
+struct FftPlan {
+  cufftHandle h = 0;
+  bool made = false;
+  FftPlan() = default;
+  FftPlan(const FftPlan&) = delete;
+  FftPlan& operator=(const FftPlan&) = delete;
+  ~FftPlan() {
+    if (made) cufftDestroy(h);
+  }
+};
+
+template <typename T>
+struct FftTypes;
+template <>
+struct FftTypes<float> {
+  using complex = cufftComplex;
+  static constexpr cufftType type = CUFFT_R2C;
+  static cufftResult exec(cufftHandle p, float* in, complex* out) { return cufftExecR2C(p, in, out); }
+};
+template <>
+struct FftTypes<double> {
+  using complex = cufftDoubleComplex;
+  static constexpr cufftType type = CUFFT_D2Z;
+  static cufftResult exec(cufftHandle p, double* in, complex* out) { return cufftExecD2Z(p, in, out); }
+};
+
+}  // namespace
+
+template <typename T>
+std::vector<double> DeviceHydro3D<T>::energy_spectrum() {
+  using F = FftTypes<T>;
+  const Grid3D& g = impl_->setup.grid;
+  cudaStream_t s = impl_->stream.get();
+  const std::size_t cells = g.points(), half = static_cast<std::size_t>(g.nx / 2 + 1);
+  const std::size_t coefficients = static_cast<std::size_t>(g.nz) * g.ny * half;
+  check_device_memory(cells * sizeof(T) + coefficients * sizeof(typename F::complex), "the energy spectrum's FFT");
+  DeviceBuffer<T> dense(cells);
+  DeviceBuffer<typename F::complex> coeff(coefficients);
+  const int kmax = std::min({g.nx, g.ny, g.nz}) / 2;
+  DeviceBuffer<double> e(static_cast<std::size_t>(kmax) + 1);
+  SS_CUDA_CHECK(cudaMemsetAsync(e.get(), 0, e.bytes(), s));
+  FftPlan plan;
+  check_cufft(cufftPlan3d(&plan.h, g.nz, g.ny, g.nx, F::type), "planning the 3D transform");
+  plan.made = true;
+  check_cufft(cufftSetStream(plan.h, s), "setting the stream");
+  const double norm = 1.0 / (static_cast<double>(cells) * static_cast<double>(cells));
+  const dim3 block(32, 4), grid((g.nx + 31) / 32, (g.ny + 3) / 4, g.nz);
+  for (int a = 1; a <= 3; ++a) {
+    hydro_pack_momentum<T><<<grid, block, 0, s>>>(impl_->f[0].get(), impl_->f[a].get(), g, dense.get());
+    SS_CUDA_LAUNCH_CHECK("hydro_pack_momentum");
+    check_cufft(F::exec(plan.h, dense.get(), coeff.get()), "the forward transform");
+    hydro_bin_spectrum<<<4 * sm_count(), 256, 0, s>>>(coeff.get(), g.nx, g.ny, g.nz, kmax, norm, e.get());
+    SS_CUDA_LAUNCH_CHECK("hydro_bin_spectrum");
+  }
+  std::vector<double> out(e.size());
+  SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), e.get(), e.bytes(), cudaMemcpyDeviceToHost, s));
+  SS_CUDA_CHECK(cudaStreamSynchronize(s));
+  return out;
 }
 
 template <typename T>

@@ -365,6 +365,34 @@ __global__ void hydro_max_speed2(const T* f0, const T* f1, const T* f2, const T*
   }
 }
 
+/// sqrt(rho) u_a of the interior into a dense array (x fastest), for the spectrum's FFT.
+template <typename T>
+__global__ void hydro_pack_momentum(const T* lnrho, const T* ua, Grid3D g, T* dense) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y, k = blockIdx.z;
+  if (i >= g.nx || j >= g.ny) return;
+  const std::size_t n = g.index(i, j, k);
+  dense[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] = sqrt(exp(lnrho[n])) * ua[n];
+}
+
+/// Adds 1/2 |v|^2 / N^2 of each r2c coefficient (counted twice where its conjugate is
+/// not stored) to its shell round(|k|) of e (shells 0 .. kmax), as hydro_energy_spectrum.
+template <typename C>
+__global__ void hydro_bin_spectrum(const C* v, int nx, int ny, int nz, int kmax, double norm, double* e) {
+  const int half = nx / 2 + 1;
+  const long long count = static_cast<long long>(nz) * ny * half;
+  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < count;
+       c += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int i = static_cast<int>(c % half), j = static_cast<int>((c / half) % ny), k = static_cast<int>(c / (static_cast<long long>(half) * ny));
+    const int ky = j <= ny / 2 ? j : j - ny, kz = k <= nz / 2 ? k : k - nz;
+    const double kk = sqrt(static_cast<double>(i * i + ky * ky + kz * kz));
+    const long long shell = llround(kk);
+    if (shell > kmax) continue;
+    const double weight = (i == 0 || (nx % 2 == 0 && i == half - 1)) ? 1.0 : 2.0;
+    const double re = v[c].x, im = v[c].y;
+    atomicAdd(e + shell, 0.5 * weight * (re * re + im * im) * norm);
+  }
+}
+
 // ---- forcing, kicks and views -----------------------------------------------------------
 
 template <typename T>

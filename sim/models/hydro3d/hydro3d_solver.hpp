@@ -113,6 +113,10 @@ class DeviceHydro3D {
   /// |u|max of the interior and whether every value is finite (a reduction on the
   /// device; only two numbers cross the bus), after queued work.
   HydroSpeed max_speed();
+  /// The shell-averaged kinetic energy spectrum of the current state, as
+  /// hydro_energy_spectrum computes it on the host, through cuFFT on the device (only
+  /// the spectrum crosses the bus).
+  std::vector<double> energy_spectrum();
   /// Queues quantity q (kHydroQuantities) on slice `axis` (0 xy, 1 xz, 2 yz) at `index`
   /// into the slice's device buffer (float, u fastest) and returns it.
   const float* slice_on_device(int q, int axis, int index);

@@ -171,8 +171,12 @@ class HydroSimulation : public Simulation {
   }
   std::string status_line() const override {
     const Grid3D& g = setup_.grid;
-    return fmt::format("hydro 3D ({}), {} x {} x {}, step {}, t = {:.6g}", to_string(setup_.config.init), g.nx, g.ny,
-                       g.nz, steps_done(), time());
+    std::string line = fmt::format("hydro 3D ({}), {} x {} x {}, step {}, t = {:.6g}", to_string(setup_.config.init), g.nx,
+                                   g.ny, g.nz, steps_done(), time());
+    const double re_mesh = setup_.config.nu > 0 ? setup_.umax0 * setup_.h / setup_.config.nu : INFINITY;
+    if (re_mesh > kMaxMeshReynolds)  // the grid cannot hold this Reynolds number: say so, run anyway
+      line += fmt::format("; mesh Reynolds number {:.3g} > {:g}: under-resolved", re_mesh, kMaxMeshReynolds);
+    return line;
   }
   void set_order(int order) override {
     if (order != 6) throw Error(fmt::format("order {}: hydro3d is sixth order only", order));
@@ -223,12 +227,12 @@ class HydroSimulation : public Simulation {
             {"Courant limit now", "", hydro3d_dt_limit(setup_.h, setup_.config.cs, setup_.config.nu, st.umax)}};
   }
   std::string health() override { return hydro_health(setup_, speed(), steps_done()); }
-  /// The shell-averaged kinetic energy spectrum E(k) (FFTW on the host, from the state)
-  /// with Kolmogorov's k^-5/3 through its peak; left out above 192^3 cells, where the
-  /// copy and the FFT would stall the window for a second.
+  /// The shell-averaged kinetic energy spectrum E(k) (cuFFT on the GPU, FFTW on the
+  /// host) with Kolmogorov's k^-5/3 through its peak; on the CPU left out above 192^3
+  /// cells, where the FFT would stall the window for a second.
   std::vector<Curve> curves() override {
-    if (points() > 192ull * 192 * 192) return {};
-    const std::vector<double> e = hydro_energy_spectrum(state(), setup_);
+    if (!on_gpu() && points() > 192ull * 192 * 192) return {};
+    const std::vector<double> e = spectrum();
     Curve c;
     c.name = "kinetic energy spectrum E(k)";
     c.x_label = "k";
@@ -272,6 +276,7 @@ class HydroSimulation : public Simulation {
   virtual void load(const HydroState<float>& st, long steps) = 0;
   virtual void kick(const HydroKick& k) = 0;
   virtual HydroSpeed speed() = 0;
+  virtual std::vector<double> spectrum() { return hydro_energy_spectrum(state(), setup_); }
   /// Sets f.data, offset, on_device and stream for view v.
   virtual void place_view(FieldView& f, int v, const ViewPlacement& where) = 0;
   int quantity_of(const ViewPlacement& where) const {
@@ -382,6 +387,7 @@ class DeviceSim final : public HydroSimulation {
   void load(const HydroState<float>& st, long steps) override { sim_.load_state(st, steps); }
   void kick(const HydroKick& k) override { sim_.kick(k); }
   HydroSpeed speed() override { return sim_.max_speed(); }
+  std::vector<double> spectrum() override { return sim_.energy_spectrum(); }
   void place_view(FieldView& f, int v, const ViewPlacement& where) override {
     f.data = sim_.slice_on_device(quantity_of(where), v, where.slices[static_cast<std::size_t>(v)]);
     f.offset = 0;

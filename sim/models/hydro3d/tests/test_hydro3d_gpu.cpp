@@ -4,10 +4,12 @@
 // writes poisoned first; the forcing and the kick too. Skips without a device.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
 #include "sim/core/device.hpp"
+#include "sim/models/hydro3d/hydro3d_physics.hpp"
 #include "sim/models/hydro3d/hydro3d_solver.hpp"
 
 namespace ss {
@@ -132,6 +134,29 @@ TEST(Hydro3DGpu, KickAndSlicesMatchTheCpu) {
       // exp and sqrt may round differently on the device: a few ulps
       EXPECT_LE(worst, 1e-6 * std::max(scale, 1.0)) << kHydroQuantities[static_cast<std::size_t>(q)] << ", axis " << axis;
     }
+}
+
+}  // namespace
+}  // namespace ss
+
+namespace ss {
+namespace {
+
+TEST(Hydro3DGpu, CuFftSpectrumMatchesFftwOnTheHost) {
+  SKIP_WITHOUT_DEVICE();
+  for (auto [nx, ny, nz] : {std::array<int, 3>{37, 29, 23}, std::array<int, 3>{32, 24, 20}}) {
+    const Hydro3DSetup s = setup_of(nx, ny, nz, HydroInit::turbulence);
+    HostHydro3D<double> host(s, HydroMethod::single_pass);
+    DeviceHydro3D<double> gpu(s, HydroVariant::stream25d);
+    host.step(5);
+    gpu.step(5);
+    const std::vector<double> a = gpu.energy_spectrum(), b = hydro_energy_spectrum(host.state(), s);
+    ASSERT_EQ(a.size(), b.size());
+    double total = 0;
+    for (double x : b) total += x;
+    ASSERT_GT(total, 0.0);
+    for (std::size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-9 * total) << "shell " << k << ", " << nx << "x" << ny << "x" << nz;
+  }
 }
 
 }  // namespace

@@ -41,7 +41,16 @@ void launch_interior(Acoustic3DVariant v, const Acoustic3DStepArgs<T>& a, cudaSt
       const dim3 grid(blocks_for(g.nx, kAcoustic25BX), blocks_for(g.ny, kAcoustic25BY), blocks_for(g.nz, slab));
       if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ)
         throw Error("stream25d: grid " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " is too large for this launch");
-      acoustic3d_step_stream25d<T, R><<<grid, dim3(kAcoustic25BX, kAcoustic25BY), 0, s>>>(a, slab);
+      using Shape = Acoustic25Shape<T, R>;
+      if constexpr (Shape::smem_bytes > 48 * 1024) {
+        static const bool opted = [] {
+          SS_CUDA_CHECK(cudaFuncSetAttribute(acoustic3d_step_stream25d<T, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(Shape::smem_bytes)));
+          return true;
+        }();
+        (void)opted;
+      }
+      acoustic3d_step_stream25d<T, R><<<grid, dim3(kAcoustic25BX, kAcoustic25BY), Shape::smem_bytes, s>>>(a, slab);
       SS_CUDA_LAUNCH_CHECK("acoustic3d_step_stream25d");
       return;
     }

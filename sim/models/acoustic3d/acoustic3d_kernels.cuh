@@ -4,13 +4,13 @@
 // write the same bits as the `cpu` variant. They read the ghost faces of p that the
 // boundary step (acoustic3d_ghosts) wrote after the previous step.
 //   global    - one point per thread, neighbours straight from global memory
-//   stream25d - Micikevicius (2009): a 32x8 xy tile plus halo of the current plane in
-//               shared memory, the z line of each thread's column in a register queue,
-//               the block marching along z over a slab of planes. Plain loads and two
-//               block barriers per plane: none of heat3d's cp.async ring, 16-byte packs
-//               or in-kernel boundary (a first version, measured before it is tuned).
+//   stream25d - Micikevicius (2009) with the planes in a shared ring: a 32x8 xy tile plus
+//               halo, 2R + 2 planes, filled by cp.async one plane ahead, the block
+//               marching along z over a slab of planes, one barrier per plane.
 // The minimal traffic per node and step: p, p_prev and (v dt/h)^2 read once, p_next
 // written once (16 bytes in float); the damping tables are nx + ny + nz values.
+#include <cuda_pipeline.h>
+
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/ghost3d.hpp"  // ghost_face_cells
 #include "sim/core/slice3d.hpp"  // CellBox
@@ -57,60 +57,74 @@ __global__ void __launch_bounds__(kAcousticGlobalBX* kAcousticGlobalBY) acoustic
 // ---- stream25d -----------------------------------------------------------
 inline constexpr int kAcoustic25BX = 32, kAcoustic25BY = 8;
 
+/// stream25d's ring: 2R + 2 planes of the 32x8 tile plus halo (the 2R + 1 the stencil
+/// reads and the one arriving), in dynamic shared memory.
+template <typename T, int R>
+struct Acoustic25Shape {
+  static constexpr int SX = kAcoustic25BX + 2 * R, SY = kAcoustic25BY + 2 * R, plane = SX * SY;
+  static constexpr int threads = kAcoustic25BX * kAcoustic25BY, loads = (plane + threads - 1) / threads;
+  static constexpr int RING = 2 * R + 2;
+  static constexpr std::size_t smem_bytes = sizeof(T) * RING * plane;
+};
+
+/// Planes arrive by cp.async one plane ahead of the one computed, into a ring that also
+/// serves the z line (no register queue); one block barrier per plane. Cells of a plane
+/// past the ghost faces are not fetched (only threads outside the interior would read them).
 template <typename T, int R>
 __global__ void __launch_bounds__(kAcoustic25BX* kAcoustic25BY)
     acoustic3d_step_stream25d(Acoustic3DStepArgs<T> a, int slab) {
-  constexpr int BX = kAcoustic25BX, BY = kAcoustic25BY, Q = 2 * R + 1;
-  static_assert(BX >= R && BY >= R, "the halo is staged by the first R threads of each axis");
-  __shared__ T tile[BY + 2 * R][BX + 2 * R];
+  using S = Acoustic25Shape<T, R>;
+  constexpr int BX = kAcoustic25BX, BY = kAcoustic25BY, Q = 2 * R + 1, RING = S::RING, L = S::loads;
+  extern __shared__ __align__(16) unsigned char acoustic_smem[];
+  T* ring = reinterpret_cast<T*>(acoustic_smem);
   const Grid3D& g = a.g;
-  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
   const int i0 = blockIdx.x * BX, j0 = blockIdx.y * BY;
   const int i = i0 + tx, j = j0 + ty;
   const int k0 = blockIdx.z * slab, k1 = min(k0 + slab, g.nz);
   const bool inside = i < g.nx && j < g.ny;
-  // Other threads stage their node when a row or column stencil of the tile reads it
-  // (x or y ghosts next to the interior; the corner beyond both is staged, never read).
-  const bool stage_own = !inside && i < g.nx + R && j < g.ny + R;
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.plane());
-  const T* own = a.p + g.index(min(i, g.nx - 1), min(j, g.ny - 1), 0);  // plane 0 of this column
-  const T damp_xy = inside ? a.damp[i] * a.damp[g.nx + j] : T(0);
-  // q[m] holds p(i, j, k + m - R) during the step of plane k.
-  T q[Q];
-  if (inside) {
+  std::ptrdiff_t src[L];  // the plane cells this thread fetches, as offsets within a plane
+  bool mine[L];
 #pragma unroll
-    for (int m = 0; m < 2 * R; ++m) q[m] = own[(k0 - R + m) * plane];
+  for (int m = 0; m < L; ++m) {
+    const int e = tid + m * S::threads, yy = e / S::SX, xx = e % S::SX;
+    const int x = i0 + xx - R, y = j0 + yy - R;
+    mine[m] = e < S::plane && x < g.nx + R && y < g.ny + R;
+    src[m] = mine[m] ? static_cast<std::ptrdiff_t>(g.index(x, y, 0)) : 0;
   }
+  auto slot = [](int z) { return (z + 4 * RING) % RING; };
+  auto fetch = [&](int z) {
+    T* dst = ring + slot(z) * S::plane;
+    const T* base = a.p + z * plane;
+#pragma unroll
+    for (int m = 0; m < L; ++m)
+      if (mine[m]) __pipeline_memcpy_async(dst + tid + m * S::threads, base + src[m], sizeof(T));
+  };
+  for (int z = k0 - R; z <= k0 + R; ++z) fetch(z);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  const T damp_xy = inside ? a.damp[i] * a.damp[g.nx + j] : T(0);
+  const int centre = (ty + R) * S::SX + tx + R;
   for (int k = k0; k < k1; ++k) {
+    if (k + 1 < k1) fetch(k + R + 1);  // the next plane, while this one is computed
+    __pipeline_commit();
     if (inside) {
-      q[2 * R] = own[(k + R) * plane];
-      tile[ty + R][tx + R] = q[R];
-    } else if (stage_own) {
-      tile[ty + R][tx + R] = a.p[g.index(i, j, k)];
-    }
-    if (tx < R && j < g.ny) {  // x halo of the tile's interior rows
-      tile[ty + R][tx] = a.p[g.index(i0 - R + tx, j, k)];
-      if (i0 + BX + tx < g.nx + R) tile[ty + R][BX + R + tx] = a.p[g.index(i0 + BX + tx, j, k)];
-    }
-    if (ty < R && i < g.nx) {  // y halo of the tile's interior columns
-      tile[ty][tx + R] = a.p[g.index(i, j0 - R + ty, k)];
-      if (j0 + BY + ty < g.ny + R) tile[BY + R + ty][tx + R] = a.p[g.index(i, j0 + BY + ty, k)];
-    }
-    __syncthreads();
-    if (inside) {
+      const std::size_t e = g.index(i, j, k);
+      const T prev = a.prev[e], c2 = a.c2[e];
+      const T* mid = ring + slot(k) * S::plane + centre;
       T row[Q], col[Q], dep[Q];
 #pragma unroll
       for (int m = 0; m < Q; ++m) {
-        row[m] = tile[ty + R][tx + m];
-        col[m] = tile[ty + m][tx + R];
-        dep[m] = q[m];
+        row[m] = mid[m - R];
+        col[m] = mid[(m - R) * S::SX];
+        dep[m] = ring[slot(k + m - R) * S::plane + centre];
       }
-      const std::size_t e = g.index(i, j, k);
-      a.out[e] = acoustic3d_point<T, R>(row, col, dep, a.prev[e], a.c2[e], damp_xy * a.damp[g.nx + g.ny + k]);
-#pragma unroll
-      for (int m = 0; m < 2 * R; ++m) q[m] = q[m + 1];
+      a.out[e] = acoustic3d_point<T, R>(row, col, dep, prev, c2, damp_xy * a.damp[g.nx + g.ny + k]);
     }
-    __syncthreads();  // the tile is rewritten with the next plane
+    __pipeline_wait_prior(0);
+    __syncthreads();  // the plane arrived; nobody reads the slot the next fetch overwrites
   }
 }
 

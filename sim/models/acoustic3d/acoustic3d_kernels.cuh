@@ -4,7 +4,7 @@
 // write the same bits as the `cpu` variant. They read the ghost faces of p that the
 // boundary step (acoustic3d_ghosts) wrote after the previous step.
 //   global    - one point per thread, neighbours straight from global memory
-//   stream25d - Micikevicius (2009) with the planes in a shared ring: a 32x8 xy tile plus
+//   stream25d - Micikevicius (2009) with the planes in a shared ring: a 32x16 xy tile plus
 //               halo, 2R + 2 planes, filled by cp.async one plane ahead, the block
 //               marching along z over a slab of planes, one barrier per plane.
 // The minimal traffic per node and step: p, p_prev and (v dt/h)^2 read once, p_next
@@ -55,9 +55,9 @@ __global__ void __launch_bounds__(kAcousticGlobalBX* kAcousticGlobalBY) acoustic
 }
 
 // ---- stream25d -----------------------------------------------------------
-inline constexpr int kAcoustic25BX = 32, kAcoustic25BY = 8;
+inline constexpr int kAcoustic25BX = 32, kAcoustic25BY = 16;  // 32x16: the halo of R = 4 is 1.9 planes per plane, not 2.5
 
-/// stream25d's ring: 2R + 2 planes of the 32x8 tile plus halo (the 2R + 1 the stencil
+/// stream25d's ring: 2R + 2 planes of the 32x16 tile plus halo (the 2R + 1 the stencil
 /// reads and the one arriving), in dynamic shared memory.
 template <typename T, int R>
 struct Acoustic25Shape {

@@ -61,6 +61,10 @@ class HydroTestRun {
 /// A test row's identity: model, variant, device, order, precision, size; `skipped`
 /// set when the variant needs a device this machine lacks.
 BenchRow hydro_test_row(HydroVariant v, Precision p, const Grid3D& g);
+/// The variants that can run here; for each that cannot, one row saying why (once, not
+/// per size or precision), added to r.
+std::vector<HydroVariant> hydro_runnable(const std::vector<HydroVariant>& variants, Precision p, const Grid3D& g,
+                                         BenchReport& r);
 /// Why GPU rows skip here ("" with a device).
 const std::string& hydro_no_device();
 /// The report's device and commit, and a title.

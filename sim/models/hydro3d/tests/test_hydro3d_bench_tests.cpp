@@ -151,11 +151,13 @@ TEST(Hydro3DBenchTests, ExplosionRowsStopAtTheMeshReynoldsNumber) {
   r.sizes = {{32, 32, 32}};
   const BenchReport small = find_model("hydro3d").bench(r);
   ASSERT_EQ(small.rows.size(), 4u);  // Re 20, 40, 80, 160
-  // h = 2 pi / 32: Re 20 (nu 0.04) has mesh Re 4.9; Re 40 and above are beyond the grid.
-  EXPECT_TRUE(small.rows[0].skipped.empty()) << small.rows[0].skipped;
-  EXPECT_GT(*small.rows[0].figure("rel_std_speed"), 0.0);
-  EXPECT_LT(*small.rows[0].figure("rel_std_speed"), 0.1);
-  for (std::size_t k = 1; k < 4; ++k)
+  // h = 2 pi / 32: Re 20 and 40 have mesh Re 4.9 and 9.8; Re 80 and 160 are beyond the grid.
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_TRUE(small.rows[k].skipped.empty()) << small.rows[k].skipped;
+    EXPECT_GT(*small.rows[k].figure("rel_std_speed"), 0.0);
+    EXPECT_LT(*small.rows[k].figure("rel_std_speed"), 0.1);
+  }
+  for (std::size_t k = 2; k < 4; ++k)
     EXPECT_EQ(small.rows[k].skipped.rfind("mesh Reynolds number", 0), 0u) << small.rows[k].skipped;
 }
 

@@ -387,7 +387,7 @@ std::function<int()> add_bench_command(CLI::App& app) {
                     "Run a model's physics test instead of the timing table (--size A,B,... gives its sizes; --steps "
                     "and --repeat do not apply) [" + tests + "]");
   bench->add_option("--csv", args->csv,
-                    "With --test: write the test's data series (turbulence: the spectrum E(k)) as CSV to FILE "
+                    "With --test: write the test's data series (errors, profiles, a spectrum: the test says) as CSV to FILE "
                     "(default: next to a --json FILE, its name ending .csv)");
   bench->add_option("--repeat", args->repeats, "Timed runs per GPU variant (the median is shown)")
       ->capture_default_str();

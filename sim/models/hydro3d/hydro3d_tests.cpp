@@ -197,7 +197,7 @@ BenchReport decay_test(const Hydro3DTestOptions& o) {
       "RMS error: over every cell, of |u - u_exact| at t, u_exact = u0 exp(-nu k^2 t) sin(k x) e_y; rel error: over "
       "the exact wave's RMS; order: log(error ratio) / log(h ratio) against the row above; order fit: the least-squares "
       "slope over the group's grids. The paper (Fig. 5, both methods): the error falls 2^5.7 per halving of h, float "
-      "bending away at the finest grids where double holds.";
+      "bending away at the finest grids where double holds. --csv (or next to --json): the errors per row.";
   return r;
 }
 
@@ -303,7 +303,8 @@ BenchReport explosion_test(const Hydro3DTestOptions& o) {
       "diagonals through the centre (|s| < box/2, each line at its own grid points); |u| t=0: the same of the initial "
       "field (the grid's own asymmetry); mesh Re = u_ampl h / nu, the sweep stops above {:g}. The paper (Fig. 6, 64^3 to "
       "256^3, 19pt): std |u| largest at the smallest Re and falling strongly with Re, no convergence at 64^3; a weak "
-      "opposite trend in std rho; 55pt and 19pt practically coincide. Fig. 6 gives no numbers in the text.",
+      "opposite trend in std rho; 55pt and 19pt practically coincide. Fig. 6 gives no numbers in the text. --csv (or "
+      "next to --json): the 7 integrals of each quantity per row.",
       kMeshReynoldsMax);
   return r;
 }

@@ -41,6 +41,8 @@ struct BenchArgs {
   std::string device = "all";
   std::string precision = "float";
   std::string json;
+  std::string test;  ///< a physics test of the model's (BenchSpec::tests) instead of the table
+  std::string csv;   ///< --test: the test's data series as CSV
   int repeats = 5;
   ParamArgs params;  ///< --param and the flag per parameter name (param_options.hpp)
   // Given or not: the defaults are the chosen model's.
@@ -265,6 +267,37 @@ std::function<void(const std::string&)> progress_reporter() {
   return [](const std::string& m) { fmt::print(stderr, "... {}\n", m); };
 }
 
+/// The model's test named `name`; throws naming the tests it has (or that it has none).
+void check_test(const ModelInfo& info, const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& [test, help] : info.bench.tests) {
+    if (test == name) return;
+    names.push_back(test);
+  }
+  if (names.empty()) throw Error(fmt::format("{} has no bench tests (--test '{}')", info.name, name));
+  throw Error(fmt::format("{} has no bench test '{}' (choose {})", info.name, name, join_words(names)));
+}
+
+/// --test's sizes: `A,B,...`, each as --size takes it.
+std::vector<std::array<int, 3>> parse_test_sizes(const std::string& text, const ModelInfo& info) {
+  std::vector<std::array<int, 3>> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(parse_grid_size(text.substr(start, comma - start), info, info.bench.default_size));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+/// --csv, or next to a --json FILE (its name with .csv for .json), or none.
+std::string csv_path(const BenchArgs& a) {
+  if (!a.csv.empty() || a.json.empty() || a.json == "-") return a.csv;
+  const std::size_t dot = a.json.rfind('.'), slash = a.json.rfind('/');
+  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return (has_ext ? a.json.substr(0, dot) : a.json) + ".csv";
+}
+
 int run_bench(const BenchArgs& a) {
   std::optional<SceneFile> file;
   if (!a.scene.empty()) file = read_scene(a.scene);
@@ -276,11 +309,18 @@ int run_bench(const BenchArgs& a) {
   ParamValues given = from_file ? file->params : ParamValues{};
   for (auto& [name, value] : parse_params(a.params, model, /*bench=*/true)) given[name] = value;
   const std::array<int, 3> file_size = from_file && file->size ? *file->size : info.bench.default_size;
-  const std::array<int, 3> size =
-      a.size_option->count() ? parse_grid_size(a.size, info, info.bench.default_size) : file_size;
-  const int order = a.order_option->count() ? a.order : from_file && file->order ? *file->order : info.default_order;
+  if (!a.test.empty()) check_test(info, a.test);
+  if (a.test.empty() && !a.csv.empty()) throw Error("--csv writes a test's data series: it needs --test");
   BenchRequest request;
+  if (!a.test.empty() && a.size_option->count()) request.sizes = parse_test_sizes(a.size, info);
+  const std::array<int, 3> size = !request.sizes.empty() ? request.sizes.front()
+                                  : a.size_option->count() ? parse_grid_size(a.size, info, info.bench.default_size)
+                                                           : file_size;
+  const int order = a.order_option->count() ? a.order : from_file && file->order ? *file->order : info.default_order;
   request.config = make_config(model, size, order, given, /*bench=*/true);
+  request.given = given;
+  request.test = a.test;
+  if (!a.test.empty()) request.csv = csv_path(a);
   request.precision = parse_precision(a.precision);
   request.steps = a.steps_option->count() ? a.steps : info.bench.default_steps;
   if (request.steps < 1) throw Error(fmt::format("--steps must be at least 1 (got {})", request.steps));
@@ -289,6 +329,8 @@ int run_bench(const BenchArgs& a) {
   request.variants = select_variants(info, a.variant, a.device);
   request.progress = progress_reporter();
   std::ofstream json_file = open_json(a);
+  if (!request.csv.empty() && !std::ofstream(request.csv))  // a bad path fails before the work
+    throw Error("cannot write --csv file '" + request.csv + "'");
   return finish_report(a, json_file, model.bench(request));
 }
 
@@ -337,6 +379,16 @@ std::function<int()> add_bench_command(CLI::App& app) {
   bench->add_option("--device", args->device, "gpu, cpu or all")->capture_default_str();
   bench->add_option("--precision", args->precision, "float or double")->capture_default_str();
   bench->add_option("--json", args->json, "Also write the rows as JSON to FILE, or - for stdout");
+  std::string tests;
+  for (const Model* m : models())
+    for (const auto& [name, help] : m->info().bench.tests)
+      tests += fmt::format("{}{} {}: {}", tests.empty() ? "" : "; ", m->info().name, name, help);
+  bench->add_option("--test", args->test,
+                    "Run a model's physics test instead of the timing table (--size A,B,... gives its sizes; --steps "
+                    "and --repeat do not apply) [" + tests + "]");
+  bench->add_option("--csv", args->csv,
+                    "With --test: write the test's data series (errors, profiles, a spectrum: the test says) as CSV to FILE "
+                    "(default: next to a --json FILE, its name ending .csv)");
   bench->add_option("--repeat", args->repeats, "Timed runs per GPU variant (the median is shown)")
       ->capture_default_str();
   add_param_options(bench, args->params);  // --param, and --alpha, --bc, --axis, ... from the registry

@@ -90,4 +90,34 @@ TEST(Cli3D, Heat3DTableAndJsonToStdout) {
   }
 }
 
+TEST(Cli3D, Hydro3DPhysicsTests) {
+  expect_cli_error("bench hydro3d --test nope", "hydro3d has no bench test 'nope' (choose decay, explosion, turbulence)");
+  expect_cli_error("bench heat2d --test decay", "heat2d has no bench tests");
+  expect_cli_error("bench hydro3d --size 16 --csv x.csv", "--csv writes a test's data series: it needs --test");
+  expect_cli_error("bench hydro3d --test explosion --size 32x32x16 --variant cpu", "cubic grids of an even side");
+  expect_cli_error("bench hydro3d --test explosion --size 32 --variant cpu --csv /nonexistent-dir/x.csv",
+                   "cannot write --csv");
+  const CliResult help = run_cli("bench --help");
+  EXPECT_NE(help.out.find("--test"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("hydro3d turbulence"), std::string::npos) << help.out;
+  // The CSV goes next to the JSON when --csv is not given.
+  const std::string path = ::testing::TempDir() + "/explosion.json";
+  const CliResult r = run_cli("bench hydro3d --test explosion --size 32 --variant cpu --json " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("The paper (Fig. 6"), std::string::npos) << r.out;
+  std::ifstream in(path);
+  ASSERT_TRUE(in);
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["rows"].size(), 4u);  // Re 20, 40, 80, 160; above Re 40 skipped at 32^3
+  EXPECT_EQ(j["config"]["test"], "explosion");
+  EXPECT_TRUE(j["rows"][1]["rel_std_speed"].is_number()) << j["rows"][1].dump();
+  EXPECT_TRUE(j["rows"][2].contains("skipped")) << j["rows"][2].dump();
+  std::ifstream csv(::testing::TempDir() + "/explosion.csv");
+  ASSERT_TRUE(csv);
+  std::string line;
+  int lines = 0;
+  while (std::getline(csv, line)) ++lines;
+  EXPECT_EQ(lines, 1 + 4);  // the header, then rho - 1 and |u| of each of the two rows that ran
+}
+
 }  // namespace

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -82,6 +83,9 @@ struct BenchSpec {
   std::array<int, 3> default_size{};  ///< (nz 1 for 2D models)
   int default_steps = 10;
   std::string steps_help;             ///< what --steps counts ("time steps per timed run")
+  /// Tests `bench MODEL --test NAME` runs instead of the timing table (name, one line of
+  /// help), e.g. a physics test against a paper's figure; empty when the model has none.
+  std::vector<std::pair<std::string, std::string>> tests;
 };
 
 /// Everything a model says about itself.
@@ -279,6 +283,16 @@ struct BenchRequest {
   std::vector<std::string> variants;  ///< in the order the rows appear
   Precision precision = Precision::f32;
   std::function<void(const std::string&)> progress;  ///< told before each long piece of work
+  /// A test of BenchSpec::tests to run instead of the timing table; empty: the table.
+  std::string test;
+  /// --test: the sizes asked for (`--size A,B,...`); empty: the test's own. config.size
+  /// holds the first (or the bench default).
+  std::vector<std::array<int, 3>> sizes;
+  /// The parameters given (command line or scene file); a test keeps its own settings
+  /// for the others (config holds every parameter, defaults filled in).
+  ParamValues given;
+  /// --test: where to write the test's data series as CSV (e.g. a spectrum); empty: not written.
+  std::string csv;
 };
 
 class Model {

@@ -73,7 +73,10 @@ std::vector<double> hydro_energy_spectrum(const HydroState<T>& st, const Hydro3D
   const Grid3D& g = s.grid;
   const int nx = g.nx, ny = g.ny, nz = g.nz;
   const std::size_t cells = g.points(), half = static_cast<std::size_t>(nx / 2 + 1);
-  const int kmax = std::min({nx, ny, nz}) / 2;
+  // Wavenumbers in units of 2 pi / box (box = nx h): index j along y is j nx / ny of
+  // them. Every axis has the same Nyquist wavenumber, pi / h = nx / 2 of them.
+  const int kmax = nx / 2;
+  const double to_y = static_cast<double>(nx) / ny, to_z = static_cast<double>(nx) / nz;
   std::vector<double> e(static_cast<std::size_t>(kmax) + 1, 0.0);
   double* in = fftw_alloc_real(cells);
   fftw_complex* out = fftw_alloc_complex(static_cast<std::size_t>(nz) * ny * half);
@@ -87,8 +90,9 @@ std::vector<double> hydro_energy_spectrum(const HydroState<T>& st, const Hydro3D
     for (int k = 0; k < nz; ++k)
       for (int j = 0; j < ny; ++j)
         for (std::size_t i = 0; i < half; ++i) {
-          const int kx = static_cast<int>(i), ky = j <= ny / 2 ? j : j - ny, kz = k <= nz / 2 ? k : k - nz;
-          const double kk = std::sqrt(double(kx * kx + ky * ky + kz * kz));
+          const double kx = static_cast<double>(i), ky = (j <= ny / 2 ? j : j - ny) * to_y,
+                       kz = (k <= nz / 2 ? k : k - nz) * to_z;
+          const double kk = std::sqrt(kx * kx + ky * ky + kz * kz);
           const long shell = std::lround(kk);
           if (shell > kmax) continue;
           const fftw_complex& v = out[(static_cast<std::size_t>(k) * ny + static_cast<std::size_t>(j)) * half + i];

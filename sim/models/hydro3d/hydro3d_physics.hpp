@@ -30,8 +30,11 @@ template <typename T>
 HydroSymmetry hydro_explosion_symmetry(const HydroState<T>& st, const Hydro3DSetup& s);
 
 /// The shell-averaged kinetic energy spectrum: E(k) = 1/2 sum over |k'| in [k - 1/2,
-/// k + 1/2) of |FFT(sqrt(rho) u)|^2 / N^2, k = 0 .. min(n)/2 in units of 2 pi / box,
-/// so that sum_k E(k) is the mean of 1/2 rho |u|^2 (Parseval). FFTW on the host.
+/// k + 1/2) of |FFT(sqrt(rho) u)|^2 / N^2, k = 0 .. nx/2 in units of 2 pi / box (the
+/// Nyquist wavenumber pi / h of every axis; on a non-cubic grid a mode's k_y counts
+/// in the same units, 2 pi / (ny h) being nx / ny of them), so that sum_k E(k) is the
+/// mean of 1/2 rho |u|^2 (Parseval) for a field without energy beyond k = nx/2 (the
+/// cube's corners). FFTW on the host.
 template <typename T>
 std::vector<double> hydro_energy_spectrum(const HydroState<T>& st, const Hydro3DSetup& s);
 

@@ -14,6 +14,7 @@
 #include "sim/models/hydro3d/hydro3d_bench.hpp"
 #include "sim/models/hydro3d/hydro3d_physics.hpp"
 #include "sim/models/hydro3d/hydro3d_solver.hpp"
+#include "sim/models/hydro3d/hydro3d_tests.hpp"
 
 namespace ss {
 
@@ -125,6 +126,7 @@ ModelInfo describe() {
   m.bench.default_size = {256, 256, 256};
   m.bench.default_steps = 5;
   m.bench.steps_help = "full RK3 steps per timed run";
+  m.bench.tests = hydro3d_test_list();
   return m;
 }
 
@@ -414,6 +416,18 @@ class HydroModel final : public Model {
     return std::make_unique<DeviceSim>(c, setup, variant);
   }
   BenchReport bench(const BenchRequest& r) const override {
+    if (!r.test.empty()) {
+      Hydro3DTestOptions t;
+      t.test = r.test;
+      t.config = to_hydro(r.config);
+      for (const auto& [name, value] : r.given) t.given.insert(name);
+      t.sizes = r.sizes;
+      for (const std::string& v : r.variants) t.variants.push_back(parse_hydro_variant(v));
+      t.precision = r.precision;
+      t.csv = r.csv;
+      t.progress = r.progress;
+      return run_hydro3d_test(t);
+    }
     Hydro3DBenchOptions o;
     o.config = to_hydro(r.config);
     o.steps = r.steps;

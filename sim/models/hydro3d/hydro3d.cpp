@@ -43,19 +43,21 @@ double initial_umax(const Hydro3DConfig& c) {
   return 0.0;
 }
 
-/// The integer wave vectors with |k| in [kf - 1/2, kf + 1/2) (in units of 2 pi / box),
-/// that fit the grid (|k_a| below half the cells of its axis).
+/// The wave vectors of the forcing: k_a = 2 pi m_a / L_a with integer m_a (periodic on
+/// each axis of a box of any shape, L_a = n_a h), |k| in [kf - 1/2, kf + 1/2) in units of
+/// 2 pi / box, |m_a| below half the cells of its axis. Held as the integers m_a.
 std::vector<std::array<int, 3>> forcing_shell(const Hydro3DConfig& c) {
   std::vector<std::array<int, 3>> out;
-  // |k_a| below half the cells of axis a, and at most kf + 1/2: the loops stay small for any kf
-  const int kmax = static_cast<int>(std::min(std::ceil(c.kf + 0.5), 1e6));
-  const int mx = std::min(kmax, (c.nx - 1) / 2), my = std::min(kmax, (c.ny - 1) / 2), mz = std::min(kmax, (c.nz - 1) / 2);
-  for (int kz = -mz; kz <= mz; ++kz)
-    for (int ky = -my; ky <= my; ++ky)
-      for (int kx = -mx; kx <= mx; ++kx) {
-        const double k = std::sqrt(double(kx * kx + ky * ky + kz * kz));
+  const int n[3] = {c.nx, c.ny, c.nz};
+  int m[3];
+  for (int a = 0; a < 3; ++a)  // the loops stay small for any kf
+    m[a] = static_cast<int>(std::min<double>((n[a] - 1) / 2, std::ceil((c.kf + 0.5) * n[a] / c.nx)));
+  for (int kz = -m[2]; kz <= m[2]; ++kz)
+    for (int ky = -m[1]; ky <= m[1]; ++ky)
+      for (int kx = -m[0]; kx <= m[0]; ++kx) {
+        const double ux = kx, uy = static_cast<double>(ky) * c.nx / c.ny, uz = static_cast<double>(kz) * c.nx / c.nz;
+        const double k = std::sqrt(ux * ux + uy * uy + uz * uz);
         if (k < c.kf - 0.5 || k >= c.kf + 0.5 || k == 0) continue;
-        if (2 * std::abs(kx) >= c.nx || 2 * std::abs(ky) >= c.ny || 2 * std::abs(kz) >= c.nz) continue;
         out.push_back({kx, ky, kz});
       }
   return out;
@@ -151,8 +153,8 @@ HydroForcingStep hydro_forcing_step(const Hydro3DSetup& s, long step) {
   auto next = [&] { return unit(state = mix64(state)); };
   f.index = static_cast<int>(next() * static_cast<double>(s.forcing_k.size())) % static_cast<int>(s.forcing_k.size());
   const auto& ki = s.forcing_k[static_cast<std::size_t>(f.index)];
-  const double scale = 2 * M_PI / s.config.box;
-  const double k[3] = {ki[0] * scale, ki[1] * scale, ki[2] * scale};
+  const double k[3] = {2 * M_PI * ki[0] / (s.grid.nx * s.h), 2 * M_PI * ki[1] / (s.grid.ny * s.h),
+                       2 * M_PI * ki[2] / (s.grid.nz * s.h)};
   const double kk = std::sqrt(k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
   // e: a random unit vector not parallel to k (eq 25)
   double e[3], ke = 0;
@@ -178,12 +180,11 @@ std::vector<T> hydro_forcing_tables(const Hydro3DSetup& s) {
   const Grid3D& g = s.grid;
   const std::size_t stride = hydro_forcing_stride(g);
   std::vector<T> t(stride * s.forcing_k.size());
-  const double scale = 2 * M_PI / s.config.box;
   for (std::size_t n = 0; n < s.forcing_k.size(); ++n) {
     T* p = t.data() + n * stride;
     const int sides[3] = {g.nx, g.ny, g.nz};
     for (int a = 0; a < 3; ++a) {
-      const double k = s.forcing_k[n][static_cast<std::size_t>(a)] * scale;
+      const double k = 2 * M_PI * s.forcing_k[n][static_cast<std::size_t>(a)] / (sides[a] * s.h);
       for (int i = 0; i < sides[a]; ++i) {
         const double x = a == 0 ? s.x(i) : a == 1 ? s.y(i) : s.z(i);
         p[i] = static_cast<T>(std::cos(k * x));

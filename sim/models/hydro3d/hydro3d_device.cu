@@ -410,7 +410,7 @@ std::vector<double> DeviceHydro3D<T>::energy_spectrum() {
   check_device_memory(cells * sizeof(T) + coefficients * sizeof(typename F::complex), "the energy spectrum's FFT");
   DeviceBuffer<T> dense(cells);
   DeviceBuffer<typename F::complex> coeff(coefficients);
-  const int kmax = std::min({g.nx, g.ny, g.nz}) / 2;
+  const int kmax = g.nx / 2;  // every axis's Nyquist wavenumber in units of 2 pi / box
   DeviceBuffer<double> e(static_cast<std::size_t>(kmax) + 1);
   SS_CUDA_CHECK(cudaMemsetAsync(e.get(), 0, e.bytes(), s));
   FftPlan plan;

@@ -383,8 +383,10 @@ __global__ void hydro_bin_spectrum(const C* v, int nx, int ny, int nz, int kmax,
   for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < count;
        c += static_cast<long long>(gridDim.x) * blockDim.x) {
     const int i = static_cast<int>(c % half), j = static_cast<int>((c / half) % ny), k = static_cast<int>(c / (static_cast<long long>(half) * ny));
-    const int ky = j <= ny / 2 ? j : j - ny, kz = k <= nz / 2 ? k : k - nz;
-    const double kk = sqrt(static_cast<double>(i * i + ky * ky + kz * kz));
+    // wavenumbers in units of 2 pi / box (box = nx h), as hydro_energy_spectrum
+    const double kx = i, ky = (j <= ny / 2 ? j : j - ny) * (static_cast<double>(nx) / ny),
+                 kz = (k <= nz / 2 ? k : k - nz) * (static_cast<double>(nx) / nz);
+    const double kk = sqrt(kx * kx + ky * ky + kz * kz);
     const long long shell = llround(kk);
     if (shell > kmax) continue;
     const double weight = (i == 0 || (nx % 2 == 0 && i == half - 1)) ? 1.0 : 2.0;

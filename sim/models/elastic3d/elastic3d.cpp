@@ -115,6 +115,43 @@ double first_derivative_spectral_radius(int order) {
   return std::max(best, kappa(0.5 * (lo + hi)));
 }
 
+std::array<double, 2 * kSourceRadius + 1> band_limited_source_weights() {
+  // Normal equations of the weighted least-squares fit in the unknowns w0, w1..wM of
+  // S(theta) = w0 + 2 sum_m w_m cos(m theta), sampled on 2001 angles.
+  constexpr int M = kSourceRadius, N = 2000;
+  double a[M + 1][M + 2] = {};
+  for (int s = 0; s <= N; ++s) {
+    const double th = std::numbers::pi * s / N;
+    double target, weight;
+    if (th <= 0.35 * std::numbers::pi) target = 1, weight = 1;
+    else if (th >= 0.75 * std::numbers::pi) target = 0, weight = 10;
+    else continue;
+    double phi[M + 1];
+    phi[0] = 1;
+    for (int m = 1; m <= M; ++m) phi[m] = 2 * std::cos(m * th);
+    for (int r = 0; r <= M; ++r) {
+      for (int c = 0; c <= M; ++c) a[r][c] += weight * phi[r] * phi[c];
+      a[r][M + 1] += weight * phi[r] * target;
+    }
+  }
+  for (int c = 0; c <= M; ++c) {  // Gauss-Jordan with partial pivoting
+    int p = c;
+    for (int r = c + 1; r <= M; ++r)
+      if (std::abs(a[r][c]) > std::abs(a[p][c])) p = r;
+    for (int k = 0; k <= M + 1; ++k) std::swap(a[c][k], a[p][k]);
+    for (int r = 0; r <= M; ++r)
+      if (r != c) {
+        const double f = a[r][c] / a[c][c];
+        for (int k = c; k <= M + 1; ++k) a[r][k] -= f * a[c][k];
+      }
+  }
+  double w[M + 1], sum = 0;
+  for (int m = 0; m <= M; ++m) w[m] = a[m][M + 1] / a[m][m], sum += (m == 0 ? 1 : 2) * w[m];
+  std::array<double, 2 * M + 1> out{};
+  for (int m = -M; m <= M; ++m) out[m + M] = w[std::abs(m)] / sum;
+  return out;
+}
+
 double elastic3d_dt_limit(int order, double vmax, double h) {
   return 2.0 * h / (vmax * std::sqrt(3.0) * first_derivative_spectral_radius(order));
 }
@@ -315,6 +352,16 @@ Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& c) {
   const std::size_t centre = s.node(s.src[0], s.src[1], s.src[2]);
   const double rho0 = s.medium->rho[centre];
   const double vs0 = std::sqrt(s.medium->c44[centre] / rho0), vp0 = std::sqrt(s.medium->c33[centre] / rho0);
+  const auto w = band_limited_source_weights();
+  constexpr int W = 2 * kSourceRadius + 1;
+  s.source_weights.assign(static_cast<std::size_t>(W) * W * W, 0.0);
+  for (int kk = 0; kk < W; ++kk)
+    for (int jj = 0; jj < W; ++jj)
+      for (int ii = 0; ii < W; ++ii) {
+        const int i = s.src[0] + ii - kSourceRadius, j = s.src[1] + jj - kSourceRadius, k = s.src[2] + kk - kSourceRadius;
+        if (i >= 0 && i < c.nx && j >= 0 && j < c.ny && k >= 0 && k < c.nz)
+          s.source_weights[(static_cast<std::size_t>(kk) * W + jj) * W + ii] = w[ii] * w[jj] * w[kk];
+      }
   s.source_strength = c.source_kind == ElasticSource::force ? 4 * std::numbers::pi * rho0 * vs0 * vs0 * c.h
                                                             : 4 * std::numbers::pi * rho0 * vp0 * vp0 * c.h * c.h;
   return s;
@@ -366,6 +413,13 @@ long long elastic_ce_nodes(const Grid3D& g, bool top_absorbing) {
   return 2LL * g.ny * g.nz + 2LL * (g.nx - 2) * g.nz + (top_absorbing ? 2LL : 1LL) * (g.nx - 2) * (g.ny - 2);
 }
 
+template <typename T>
+std::vector<T> source_weights_as(const Elastic3DSetup& s) {
+  return std::vector<T>(s.source_weights.begin(), s.source_weights.end());
+}
+
+template std::vector<float> source_weights_as<float>(const Elastic3DSetup&);
+template std::vector<double> source_weights_as<double>(const Elastic3DSetup&);
 template std::vector<float> elastic_damping_tables<float>(const Elastic3DSetup&);
 template std::vector<double> elastic_damping_tables<double>(const Elastic3DSetup&);
 template PaddedMedium<float> padded_medium<float>(const Elastic3DSetup&);

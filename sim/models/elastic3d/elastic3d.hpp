@@ -89,6 +89,16 @@ std::array<double, 3> thomsen_parameters(const Vti& c);
 /// Largest phase velocity over all directions (qP and SH; sampled finely in angle).
 double vti_max_phase_velocity(const Vti& c, double rho);
 
+/// Half width of the band-limited source: a point source is spread over (2 M + 1)^3 nodes.
+inline constexpr int kSourceRadius = 8;
+/// The per-axis weights w[m], m = -M..M, of the band-limited point source: the least-squares
+/// fit of its response S(theta) = sum_m w[m] cos(m theta) to 1 on [0, 0.35 pi] and to 0 on
+/// [0.75 pi, pi], scaled to sum 1. A discrete delta would also excite wavenumbers near the
+/// grid's Nyquist wavenumber, where the collocated first derivative is ~0: those modes form
+/// a spurious checkerboard wave (group velocity 2.66 v at order 8) that swamps the field
+/// near the source. (docs/elastic3d.md)
+std::array<double, 2 * kSourceRadius + 1> band_limited_source_weights();
+
 /// Safety factor of the automatic dt: this fraction of the order-8 limit (the strictest),
 /// so dt stays when the order changes on a live field.
 inline constexpr double kElasticDtFraction = 0.5;
@@ -138,13 +148,17 @@ struct Elastic3DSetup {
   std::array<double, 3> force_dir{};
   double source_strength = 0;  ///< force: A (N) = 4 pi rho vs^2 h; explosion: M0 (N m) = 4 pi rho vp^2 h^2
   std::shared_ptr<const ElasticMediumField> medium;
+  /// The source's weight per node of the box src - M .. src + M (x fastest, (2M + 1)^3
+  /// values): the product of the per-axis weights, 0 for nodes outside the grid (the
+  /// source is clipped at the faces, never wrapped).
+  std::vector<double> source_weights;
 
   double ricker(double t) const;
   /// Force source, component c: what the step from t_n adds to the unit-spacing divergence
-  /// at the source node, F_c(t_n) / h.
+  /// of the source box's nodes, times their weights: F_c(t_n) / h.
   double force_increment(long n, int c) const;
-  /// Explosion: what the step from t_n adds to h sigma_xx, h sigma_yy, h sigma_zz at the
-  /// source node, -M0 ricker(t_n) / h^2.
+  /// Explosion: what the step from t_n adds to h sigma_xx, h sigma_yy, h sigma_zz of the
+  /// source box's nodes, times their weights: -M0 ricker(t_n) / h^2.
   double stress_increment(long n) const;
   double damping(int axis, int i) const;
   bool free_top() const { return config.boundary == ElasticBoundary::sponge && config.top == ElasticTop::free; }
@@ -163,6 +177,14 @@ double elastic3d_dt_limit(int order, double vmax, double h);
 Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& config);
 
 // ---- point functions (host and device, the same bits) -------------------------
+
+/// Index into the source box of node (i, j, k) (x fastest), or -1 outside the box.
+SS_HD SS_FORCEINLINE int source_box_index(int i, int j, int k, int sx, int sy, int sz) {
+  constexpr int M = kSourceRadius, W = 2 * kSourceRadius + 1;
+  const int a = i - sx + M, b = j - sy + M, c = k - sz + M;
+  if (a < 0 || a >= W || b < 0 || b >= W || c < 0 || c >= W) return -1;
+  return (c * W + b) * W + a;
+}
 
 /// sum_k w_k (f[R + k] - f[R - k]) over a line of 2R + 1 values (explicit FMAs, fixed order).
 template <typename T, int R>
@@ -297,6 +319,10 @@ struct PaddedMedium {
 };
 template <typename T>
 PaddedMedium<T> padded_medium(const Elastic3DSetup& s);
+
+/// The source box's weights rounded to T (Elastic3DSetup::source_weights).
+template <typename T>
+std::vector<T> source_weights_as(const Elastic3DSetup& s);
 
 /// vp = sqrt(C33 / rho) per node in the padded layout (for views).
 std::vector<float> elastic_vp_field(const Elastic3DSetup& s);

@@ -26,6 +26,7 @@ void fill_ghosts_host(T* f, const Grid3D& g, ElasticGhostRule r, T top_sign) {
 template <typename T>
 HostElastic3D<T>::HostElastic3D(const Elastic3DSetup& setup)
     : setup_(setup), medium_(padded_medium<T>(setup)), damping_(elastic_damping_tables<T>(setup)),
+      source_weights_(source_weights_as<T>(setup)),
       vp_(elastic_vp_field(setup)) {
   for (std::vector<T>& s : stress_) s.assign(setup_.grid.elements(), T(0));
   reset();
@@ -63,7 +64,7 @@ void HostElastic3D<T>::step(int n) {
   const ElasticGhostRule rule = ghost_rule_of(setup_);
   const bool free_top = rule.free_top;
   const auto [sx, sy, sz] = setup_.src;
-  const std::size_t src = g.index(sx, sy, sz);
+  const T* wsrc = source_weights_.data();
   const bool force = setup_.config.source && setup_.config.source_kind == ElasticSource::force;
   const bool explosion = setup_.config.source && setup_.config.source_kind == ElasticSource::explosion;
   const PaddedMedium<T>& m = medium_;
@@ -88,7 +89,13 @@ void HostElastic3D<T>::step(int n) {
       // 4: the stress source; 3: the stress ghosts (free-surface images).
       if (explosion) {
         const T add = static_cast<T>(setup_.stress_increment(steps_done_));
-        for (int c = 0; c < 3; ++c) s[c][src] = s[c][src] + add;
+        for (int k = std::max(0, sz - kSourceRadius); k <= std::min(g.nz - 1, sz + kSourceRadius); ++k)
+          for (int j = std::max(0, sy - kSourceRadius); j <= std::min(g.ny - 1, sy + kSourceRadius); ++j)
+            for (int i = std::max(0, sx - kSourceRadius); i <= std::min(g.nx - 1, sx + kSourceRadius); ++i) {
+              const std::size_t e = g.index(i, j, k);
+              const T w = wsrc[source_box_index(i, j, k, sx, sy, sz)];
+              for (int c = 0; c < 3; ++c) s[c][e] = s[c][e] + add * w;
+            }
       }
       for (int c = 0; c < 6; ++c) fill_ghosts_host(s[c], g, rule, static_cast<T>(elastic_stress_top_sign(c)));
       // 5-7: divergence, force source, update.
@@ -106,8 +113,9 @@ void HostElastic3D<T>::step(int n) {
             const std::size_t e = g.index(i, j, k);
             T a[3];
             elastic_divergence_at<T, R>(sc, e, pitch, plane, a);
-            if (force && e == src)
-              for (int c = 0; c < 3; ++c) a[c] = a[c] + fsrc[c];
+            const int b = force ? source_box_index(i, j, k, sx, sy, sz) : -1;
+            if (b >= 0)
+              for (int c = 0; c < 3; ++c) a[c] = a[c] + fsrc[c] * wsrc[b];
             const T damp = (tx[i] * ty[j]) * tz[k];
             for (int c = 0; c < 3; ++c) out[c][e] = elastic_update(cu[c][e], pv[c][e], m.q[e], a[c], damp);
           }
@@ -165,18 +173,30 @@ void HostElastic3D<T>::set_order(int order) {
   setup_ = next;
 }
 
+std::vector<double> elastic3d_paint_pulse(const Sphere& sp, const CellBox& b) {
+  std::vector<double> add;
+  const double sigma = std::max(0.5, sp.radius / 2);
+  for (int k = b.lo[2]; k <= b.hi[2]; ++k)
+    for (int j = b.lo[1]; j <= b.hi[1]; ++j)
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
+        const double dx = i + 0.5 - sp.x, dy = j + 0.5 - sp.y, dz = k + 0.5 - sp.z;
+        add.push_back(in_sphere(sp, i, j, k) ? sp.value * std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * sigma * sigma))
+                                             : 0.0);
+      }
+  return add;
+}
+
 template <typename T>
 void HostElastic3D<T>::paint(const Sphere& sp) {
   const Grid3D& g = setup_.grid;
   const CellBox b = sphere_cells(sp, g);
   if (b.empty()) return;
-  const double sigma = std::max(0.5, sp.radius / 2);
+  const std::vector<double> add = elastic3d_paint_pulse(sp, b);
+  std::size_t n = 0;
   for (int k = b.lo[2]; k <= b.hi[2]; ++k)
     for (int j = b.lo[1]; j <= b.hi[1]; ++j)
-      for (int i = b.lo[0]; i <= b.hi[0]; ++i) {
-        if (!in_sphere(sp, i, j, k)) continue;
-        const double dx = i + 0.5 - sp.x, dy = j + 0.5 - sp.y, dz = k + 0.5 - sp.z;
-        const T v = static_cast<T>(sp.value * std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * sigma * sigma)));
+      for (int i = b.lo[0]; i <= b.hi[0]; ++i, ++n) {
+        const T v = static_cast<T>(add[n]);
         for (int f : {cur_, prev_}) u_[f][2][g.index(i, j, k)] = u_[f][2][g.index(i, j, k)] + v;
       }
   refresh_ghosts();
@@ -306,6 +326,13 @@ std::array<double, 6> ref_strain(std::array<RefField, 3>& u, int i, int j, int k
   return {g[0][0], g[1][1], g[2][2], 0.5 * (g[0][1] + g[1][0]), 0.5 * (g[0][2] + g[2][0]), 0.5 * (g[1][2] + g[2][1])};
 }
 
+// The band-limited source's weight at node (i, j, k) of its box.
+double ref_weight(const Elastic3DSetup& s, int i, int j, int k) {
+  const int W = 2 * kSourceRadius + 1;
+  const int a = i - s.src[0] + kSourceRadius, b = j - s.src[1] + kSourceRadius, c = k - s.src[2] + kSourceRadius;
+  return s.source_weights[(static_cast<std::size_t>(c) * W + b) * W + a];
+}
+
 std::array<RefField, 3> ref_fields(const Grid3D& g) {
   return {RefField(g.nx, g.ny, g.nz), RefField(g.nx, g.ny, g.nz), RefField(g.nx, g.ny, g.nz)};
 }
@@ -345,7 +372,11 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
           for (int c = 0; c < 6; ++c) sig[c].at(i, j, k) = st[c];
         }
     if (explosion)
-      for (int c = 0; c < 3; ++c) sig[c].at(sx, sy, sz) += s.stress_increment(n);
+      for (int k = 0; k < g.nz; ++k)
+        for (int j = 0; j < g.ny; ++j)
+          for (int i = 0; i < g.nx; ++i)
+            if (std::abs(i - sx) <= kSourceRadius && std::abs(j - sy) <= kSourceRadius && std::abs(k - sz) <= kSourceRadius)
+              for (int c = 0; c < 3; ++c) sig[c].at(i, j, k) += s.stress_increment(n) * ref_weight(s, i, j, k);
     for (int c = 0; c < 6; ++c) reference_ghosts(sig[c], s, c == 2 || c == 4 || c == 5 ? -1.0 : 1.0);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g.nz; ++k)
@@ -359,7 +390,9 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
           for (int c = 0; c < 3; ++c) {
             double a = 0;
             for (int ax = 0; ax < 3; ++ax) a += ref_d(sig[comp[c][ax]], i, j, k, ax, R, w);
-            if (force && i == sx && j == sy && k == sz) a += s.force_increment(n, c);
+            if (force && std::abs(i - sx) <= kSourceRadius && std::abs(j - sy) <= kSourceRadius &&
+                std::abs(k - sz) <= kSourceRadius)
+              a += s.force_increment(n, c) * ref_weight(s, i, j, k);
             next[c].at(i, j, k) = d * (2 * cur[c].at(i, j, k) - d * prev[c].at(i, j, k) + q * a);
           }
         }

@@ -69,7 +69,7 @@ class HostElastic3D {
   std::vector<T> u_[3][3];
   std::vector<T> stress_[6];
   PaddedMedium<T> medium_;
-  std::vector<T> damping_;
+  std::vector<T> damping_, source_weights_;
   std::vector<float> vp_, derived_;
   std::vector<T> traces_;
   int prev_ = 0, cur_ = 1, next_ = 2;
@@ -90,6 +90,10 @@ double elastic3d_energy(const Elastic3DSetup& setup, const ElasticState<double>&
 /// The state in double (from float or double).
 template <typename T>
 ElasticState<double> to_double(const ElasticState<T>& s);
+
+/// The u_z pulse a paint adds over the sphere's cell box (x fastest, every cell of the
+/// box; 0 outside the sphere), in double.
+std::vector<double> elastic3d_paint_pulse(const Sphere& sphere, const CellBox& box);
 
 /// Writes receiver traces (rows of 3 nx values) as a (rows, 3, nx) .npy file.
 void write_elastic_traces_npy(const std::string& path, const std::vector<float>& traces, int nx);

@@ -13,10 +13,10 @@ inline constexpr double kCerjanA = 0.015;
 inline constexpr int kDefaultSpongeWidth = 20;
 
 /// The damping factor of a node `d` nodes in from the outermost of a layer `width` wide
-/// (1 from d >= width on).
-inline double cerjan_damping(int d, int width) {
+/// (1 from d >= width on), with Cerjan's exponent `a`.
+inline double cerjan_damping(int d, int width, double a = kCerjanA) {
   if (d >= width) return 1.0;
-  const double x = kCerjanA * (width - d);
+  const double x = a * (width - d);
   return std::exp(-x * x);
 }
 

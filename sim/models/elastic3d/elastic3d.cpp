@@ -271,7 +271,7 @@ double Elastic3DSetup::damping(int axis, int i) const {
   if (sponge == 0) return 1.0;
   const int n = axis == 0 ? grid.nx : axis == 1 ? grid.ny : grid.nz;
   const int d = axis == 2 && free_top() ? n - 1 - i : std::min(i, n - 1 - i);
-  return cerjan_damping(d, sponge);
+  return cerjan_damping(d, sponge, kCerjanA * kDefaultSpongeWidth / sponge);
 }
 
 ElasticGhostRule ghost_rule_of(const Elastic3DSetup& s) {

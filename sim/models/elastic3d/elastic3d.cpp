@@ -217,13 +217,29 @@ ElasticMediumField elastic3d_medium(const Elastic3DConfig& c) {
   ElasticMediumField m;
   for (auto* v : {&m.c11, &m.c13, &m.c33, &m.c44, &m.c66, &m.rho}) v->resize(n);
   const Vti base = base_stiffness(c);
+  const Vti iso = isotropic_stiffness(c.vp, c.vs, c.rho);
+  const bool slab = c.medium == ElasticMedium::vti_layer;
+  const Vti layer_vti = !slab || c.anisotropy == Anisotropy::stiffness
+                            ? c.stiffness
+                            : thomsen_stiffness(c.vp, c.vs, c.epsilon, c.delta, c.gamma, c.rho);
+  // The base media a node scales: its fastest phase velocity and slowest S velocity.
+  auto speeds = [&](const Vti& v) {
+    return std::array<double, 2>{c.rho > 0 ? vti_max_phase_velocity(v, c.rho) : 0.0,
+                                 c.rho > 0 ? std::sqrt(std::max(0.0, std::min(v.c44, v.c66)) / c.rho) : 0.0};
+  };
+  const std::array<double, 2> base_v = speeds(base);
+  const std::array<double, 2> iso_v = slab ? speeds(iso) : base_v;
+  const std::array<double, 2> layer_v = slab ? speeds(layer_vti) : base_v;
+  m.vmax = 0;
+  m.vs_min = 1e300;
   const std::vector<double> noise = c.medium == ElasticMedium::random ? smooth_random(c) : std::vector<double>{};
   for (int k = 0; k < c.nz; ++k)
     for (int j = 0; j < c.ny; ++j)
       for (int i = 0; i < c.nx; ++i) {
         const std::size_t e = (static_cast<std::size_t>(k) * c.ny + j) * c.nx + i;
         Vti v = base;
-        double rho = c.rho;
+        double rho = c.rho, scale = 1;
+        std::array<double, 2> kind = base_v;
         switch (c.medium) {
           case ElasticMedium::homogeneous: break;
           case ElasticMedium::layered: {
@@ -231,21 +247,23 @@ ElasticMediumField elastic3d_medium(const Elastic3DConfig& c) {
             const int layer = std::min(3, 4 * k / c.nz);
             rho = c.rho * density[layer];
             v = scaled(base, density[layer] * speed[layer] * speed[layer]);
+            scale = speed[layer];
             break;
           }
           case ElasticMedium::vti_layer: {
             const bool inside = 3 * k >= c.nz && 3 * k < 2 * c.nz;
-            if (!inside) v = isotropic_stiffness(c.vp, c.vs, c.rho);
-            else if (c.anisotropy != Anisotropy::stiffness)
-              v = thomsen_stiffness(c.vp, c.vs, c.epsilon, c.delta, c.gamma, c.rho);
+            v = inside ? layer_vti : iso;
+            kind = inside ? layer_v : iso_v;
             break;
           }
           case ElasticMedium::random: {
-            const double f = 1 + c.perturbation * noise[e];
-            v = scaled(base, f * f);
+            scale = 1 + c.perturbation * noise[e];
+            v = scaled(base, scale * scale);
             break;
           }
         }
+        m.vmax = std::max(m.vmax, kind[0] * scale);
+        m.vs_min = std::min(m.vs_min, kind[1] * scale);
         check_node(v, rho, i, j, k);
         m.c11[e] = static_cast<float>(v.c11);
         m.c13[e] = static_cast<float>(v.c13);
@@ -298,23 +316,8 @@ Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& c) {
   s.config = c;
   s.grid = Grid3D::make(c.nx, c.ny, c.nz);
   auto medium = std::make_shared<ElasticMediumField>(elastic3d_medium(c));
-  s.vmax = 0;
-  s.vs_min = 1e300;
-  // The fastest phase velocity over the distinct media (one evaluation per distinct node).
-  Vti last{-1, -1, -1, -1, -1};
-  float last_rho = -1;
-  double last_v = 0;
-  for (std::size_t e = 0; e < medium->rho.size(); ++e) {
-    const Vti v{medium->c11[e], medium->c13[e], medium->c33[e], medium->c44[e], medium->c66[e]};
-    const float rho = medium->rho[e];
-    if (v.c11 != last.c11 || v.c13 != last.c13 || v.c33 != last.c33 || v.c44 != last.c44 || v.c66 != last.c66 ||
-        rho != last_rho) {
-      last = v, last_rho = rho;
-      last_v = vti_max_phase_velocity(v, rho);
-      s.vs_min = std::min(s.vs_min, std::sqrt(std::min(v.c44, v.c66) / rho));
-    }
-    s.vmax = std::max(s.vmax, last_v);
-  }
+  s.vmax = medium->vmax * (1 + 1e-6);  // the float rounding of the stored medium
+  s.vs_min = medium->vs_min;
   s.medium = std::move(medium);
   s.dt_limit = elastic3d_dt_limit(c.order, s.vmax, c.h);
   if (c.dt == 0) {

@@ -132,6 +132,10 @@ struct Elastic3DConfig {
 /// The medium per node, x fastest (unpadded), in float: what every solver reads.
 struct ElasticMediumField {
   std::vector<float> c11, c13, c33, c44, c66, rho;
+  /// The fastest phase velocity over all directions and nodes, and the slowest S velocity:
+  /// from the (at most two) base media times each node's velocity scale, so a random
+  /// medium costs no angle search per node.
+  double vmax = 0, vs_min = 0;
 };
 
 /// The medium of `c` (checked: refused naming the first bad node).

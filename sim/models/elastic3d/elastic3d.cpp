@@ -48,7 +48,14 @@ std::string_view to_string(Anisotropy a) {
 }
 Anisotropy parse_anisotropy(std::string_view s) { return parse_word(s, kAllAnisotropies, "anisotropy"); }
 
-std::string_view to_string(ElasticBoundary b) { return b == ElasticBoundary::sponge ? "sponge" : "periodic"; }
+std::string_view to_string(ElasticBoundary b) {
+  switch (b) {
+    case ElasticBoundary::sponge: return "sponge";
+    case ElasticBoundary::periodic: return "periodic";
+    case ElasticBoundary::periodic_sides: return "periodic_sides";
+  }
+  return "?";
+}
 ElasticBoundary parse_elastic_boundary(std::string_view s) { return parse_word(s, kAllElasticBoundaries, "boundary"); }
 std::string_view to_string(ElasticTop t) { return t == ElasticTop::free ? "free" : "absorbing"; }
 ElasticTop parse_elastic_top(std::string_view s) { return parse_word(s, kAllElasticTops, "top"); }
@@ -288,13 +295,15 @@ double Elastic3DSetup::stress_increment(long n) const {
 double Elastic3DSetup::damping(int axis, int i) const {
   if (sponge == 0) return 1.0;
   const int n = axis == 0 ? grid.nx : axis == 1 ? grid.ny : grid.nz;
+  if (axis < 2 && !absorbing_sides()) return 1.0;
   const int d = axis == 2 && free_top() ? n - 1 - i : std::min(i, n - 1 - i);
   return cerjan_damping(d, sponge, kCerjanA * kDefaultSpongeWidth / sponge);
 }
 
 ElasticGhostRule ghost_rule_of(const Elastic3DSetup& s) {
   ElasticGhostRule r;
-  r.periodic = s.config.boundary == ElasticBoundary::periodic;
+  r.periodic = s.config.boundary != ElasticBoundary::sponge;
+  r.periodic_z = s.config.boundary == ElasticBoundary::periodic;
   r.free_top = s.free_top();
   return r;
 }
@@ -330,8 +339,8 @@ Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& c) {
   } else {
     s.dt = c.dt;
   }
-  if (c.boundary == ElasticBoundary::sponge) {
-    const int smallest = std::min({c.nx, c.ny, c.nz});
+  if (c.boundary != ElasticBoundary::periodic) {
+    const int smallest = c.boundary == ElasticBoundary::sponge ? std::min({c.nx, c.ny, c.nz}) : c.nz;
     if (c.sponge_width < 0) throw Error(fmt::format("sponge width {} must not be negative", c.sponge_width));
     s.sponge = c.sponge_width == 0 ? std::min(kDefaultSpongeWidth, smallest / 3) : c.sponge_width;
     if (3 * s.sponge > smallest)
@@ -412,8 +421,12 @@ std::vector<float> elastic_vp_field(const Elastic3DSetup& s) {
   return f;
 }
 
-long long elastic_ce_nodes(const Grid3D& g, bool top_absorbing) {
-  return 2LL * g.ny * g.nz + 2LL * (g.nx - 2) * g.nz + (top_absorbing ? 2LL : 1LL) * (g.nx - 2) * (g.ny - 2);
+CeFaces ce_faces_of(const Elastic3DSetup& s) { return {s.absorbing_sides(), s.absorbing_bottom() && !s.free_top()}; }
+
+long long elastic_ce_nodes(const Grid3D& g, CeFaces f) {
+  const long long z_faces = f.top ? 2 : 1;
+  if (!f.sides) return z_faces * g.nx * g.ny;
+  return 2LL * g.ny * g.nz + 2LL * (g.nx - 2) * g.nz + z_faces * (g.nx - 2) * (g.ny - 2);
 }
 
 template <typename T>

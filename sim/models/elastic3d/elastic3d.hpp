@@ -55,9 +55,12 @@ std::string_view to_string(Anisotropy a);
 Anisotropy parse_anisotropy(std::string_view s);
 
 /// sponge: Clayton-Engquist on the outermost nodes and a Cerjan sponge along every face
-/// (the top's by `ElasticTop`), u = 0 beyond. periodic: the box wraps.
-enum class ElasticBoundary { sponge, periodic };
-inline constexpr std::array kAllElasticBoundaries = {ElasticBoundary::sponge, ElasticBoundary::periodic};
+/// (the top's by `ElasticTop`), u = 0 beyond. periodic: the box wraps. periodic_sides: x and
+/// y wrap, the bottom absorbs as under `sponge`, the top by `ElasticTop` (a half-space
+/// infinite sideways: the Rayleigh test).
+enum class ElasticBoundary { sponge, periodic, periodic_sides };
+inline constexpr std::array kAllElasticBoundaries = {ElasticBoundary::sponge, ElasticBoundary::periodic,
+                                                     ElasticBoundary::periodic_sides};
 std::string_view to_string(ElasticBoundary b);
 ElasticBoundary parse_elastic_boundary(std::string_view s);
 
@@ -165,7 +168,10 @@ struct Elastic3DSetup {
   /// source box's nodes, times their weights: -M0 ricker(t_n) / h^2.
   double stress_increment(long n) const;
   double damping(int axis, int i) const;
-  bool free_top() const { return config.boundary == ElasticBoundary::sponge && config.top == ElasticTop::free; }
+  bool free_top() const { return config.boundary != ElasticBoundary::periodic && config.top == ElasticTop::free; }
+  /// Which faces absorb (Clayton-Engquist and the sponge).
+  bool absorbing_sides() const { return config.boundary == ElasticBoundary::sponge; }
+  bool absorbing_bottom() const { return config.boundary != ElasticBoundary::periodic; }
   std::size_t node(int i, int j, int k) const {
     return (static_cast<std::size_t>(k) * grid.ny + j) * grid.nx + i;
   }
@@ -264,10 +270,12 @@ SS_HD SS_FORCEINLINE T clayton_engquist(T u, T inner, T c, T damp) {
   return damp * fma_t(-c, u - inner, u);
 }
 
-/// How ghost faces are written: periodic wrap, else 0; on a free top, a mirror about
-/// k = 0 with `top_sign` (+1 for u and the horizontal stresses, -1 for sigma_zj).
+/// How ghost faces are written: wrapped (x and y when `periodic`, z when `periodic_z`),
+/// else 0; on a free top, a mirror about k = 0 with `top_sign` (+1 for u and the
+/// horizontal stresses, -1 for sigma_zj).
 struct ElasticGhostRule {
   bool periodic = false;
+  bool periodic_z = false;
   bool free_top = false;
 };
 
@@ -300,7 +308,7 @@ SS_HD SS_FORCEINLINE void write_elastic_ghost(T* f, const Grid3D& g, long long e
   const int i = static_cast<int>(e - rest * g.nx);
   const int j = static_cast<int>(rest % g.ny), gk = elastic_ghost_index(static_cast<int>(rest / g.ny), g.nz);
   T v = T(0);
-  if (r.periodic) v = f[g.index(i, j, elastic_wrap(gk, g.nz))];
+  if (r.periodic_z) v = f[g.index(i, j, elastic_wrap(gk, g.nz))];
   else if (r.free_top && gk < 0) v = top_sign * f[g.index(i, j, -gk)];
   f[g.index(i, j, gk)] = v;
 }
@@ -331,38 +339,44 @@ std::vector<T> source_weights_as(const Elastic3DSetup& s);
 /// vp = sqrt(C33 / rho) per node in the padded layout (for views).
 std::vector<float> elastic_vp_field(const Elastic3DSetup& s);
 
-/// Outermost nodes the boundary step (Clayton-Engquist) rewrites, enumerated x faces,
-/// then y, then z; a node on several faces belongs to the first. Count for the setup.
-long long elastic_ce_nodes(const Grid3D& g, bool top_absorbing);
+/// Which outermost nodes the boundary step (Clayton-Engquist) rewrites: the x and y faces
+/// (`sides`), the bottom, and the top when it absorbs (`top`).
+struct CeFaces {
+  bool sides = true, top = false;
+};
+CeFaces ce_faces_of(const Elastic3DSetup& s);
+/// Their count: x faces, then y faces, then the bottom, then the top; a node on several
+/// faces belongs to the first.
+long long elastic_ce_nodes(const Grid3D& g, CeFaces f);
 /// Node of boundary cell e and the axis (0, 1, 2) and direction (-1 low face, +1 high
 /// face) of its face.
 struct CeNode {
   int i, j, k, axis, side;
 };
-SS_HD SS_FORCEINLINE CeNode elastic_ce_node(const Grid3D& g, bool top_absorbing, long long e) {
-  const long long xf = 2LL * g.ny * g.nz;
-  if (e < xf) {
-    const int side = static_cast<int>(e % 2);
-    const long long r = e / 2;
-    return {side ? g.nx - 1 : 0, static_cast<int>(r % g.ny), static_cast<int>(r / g.ny), 0, side ? 1 : -1};
+SS_HD SS_FORCEINLINE CeNode elastic_ce_node(const Grid3D& g, CeFaces f, long long e) {
+  int i0 = 0, nxi = g.nx, j0 = 0, nyi = g.ny;  // the z faces' extent
+  if (f.sides) {
+    const long long xf = 2LL * g.ny * g.nz;
+    if (e < xf) {
+      const int side = static_cast<int>(e % 2);
+      const long long r = e / 2;
+      return {side ? g.nx - 1 : 0, static_cast<int>(r % g.ny), static_cast<int>(r / g.ny), 0, side ? 1 : -1};
+    }
+    e -= xf;
+    const long long yf = 2LL * (g.nx - 2) * g.nz;  // x faces already own i = 0 and nx - 1
+    if (e < yf) {
+      const int side = static_cast<int>(e % 2);
+      const long long r = e / 2;
+      return {1 + static_cast<int>(r % (g.nx - 2)), side ? g.ny - 1 : 0, static_cast<int>(r / (g.nx - 2)), 1,
+              side ? 1 : -1};
+    }
+    e -= yf;
+    i0 = 1, nxi = g.nx - 2, j0 = 1, nyi = g.ny - 2;
   }
-  e -= xf;
-  const int nxi = g.nx - 2;  // x faces already own i = 0 and nx - 1
-  const long long yf = 2LL * nxi * g.nz;
-  if (e < yf) {
-    const int side = static_cast<int>(e % 2);
-    const long long r = e / 2;
-    return {1 + static_cast<int>(r % nxi), side ? g.ny - 1 : 0, static_cast<int>(r / nxi), 1, side ? 1 : -1};
-  }
-  e -= yf;
-  const int nyi = g.ny - 2;
   const long long per_face = static_cast<long long>(nxi) * nyi;
-  // z faces: bottom (k = nz - 1) first, then the top when it absorbs.
-  const int face = static_cast<int>(e / per_face);
-  const long long r = e - face * per_face;
-  const bool bottom = face == 0;
-  (void)top_absorbing;
-  return {1 + static_cast<int>(r % nxi), 1 + static_cast<int>(r / nxi), bottom ? g.nz - 1 : 0, 2, bottom ? 1 : -1};
+  const bool bottom = e < per_face;  // the bottom (k = nz - 1) first, then the top
+  const long long r = bottom ? e : e - per_face;
+  return {i0 + static_cast<int>(r % nxi), j0 + static_cast<int>(r / nxi), bottom ? g.nz - 1 : 0, 2, bottom ? 1 : -1};
 }
 
 }  // namespace ss

@@ -42,7 +42,9 @@ BenchReport run_elastic3d_bench(const Elastic3DBenchOptions& o) {
   BenchReport report;
   report.model = "elastic3d";
   const std::string boundary =
-      c.boundary == ElasticBoundary::periodic ? "periodic" : fmt::format("sponge {} (top {})", s.sponge, to_string(c.top));
+      c.boundary == ElasticBoundary::periodic
+          ? "periodic"
+          : fmt::format("{} {} (top {})", to_string(c.boundary), s.sponge, to_string(c.top));
   report.title = fmt::format("elastic3d {}x{}x{}, order {}, {} steps, {} {} medium, {} source, {}, h {:g} m, f0 {:g} Hz, "
                              "dt {:.4g} s (limit {:.4g})",
                              g.nx, g.ny, g.nz, c.order, o.steps, to_string(c.anisotropy), to_string(c.medium),

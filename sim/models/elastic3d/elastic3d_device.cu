@@ -188,10 +188,11 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
                                                                    force, sx, sy, sz, wsrc, f[0], f[1], f[2]);
         SS_CUDA_LAUNCH_CHECK("elastic3d_update_fused");
       }
-      if (!rule.periodic) {
-        const long long nce = elastic_ce_nodes(g, !free_top);
+      if (m.setup.absorbing_bottom()) {
+        const CeFaces faces = ce_faces_of(m.setup);
+        const long long nce = elastic_ce_nodes(g, faces);
         elastic3d_clayton_engquist<T><<<std::min<unsigned>(blocks_for(nce, 256), 4096), 256, 0, st>>>(
-            cur, out, m.medium(), m.damp.get(), g, !free_top, nce);
+            cur, out, m.medium(), m.damp.get(), g, faces, nce);
         SS_CUDA_LAUNCH_CHECK("elastic3d_clayton_engquist");
       }
       m.u_ghosts(m.next);

@@ -120,11 +120,12 @@ void HostElastic3D<T>::step(int n) {
             for (int c = 0; c < 3; ++c) out[c][e] = elastic_update(cu[c][e], pv[c][e], m.q[e], a[c], damp);
           }
       // 8: Clayton-Engquist on the outermost nodes of the absorbing faces.
-      if (!rule.periodic) {
-        const long long nce = elastic_ce_nodes(g, !free_top);
+      if (setup_.absorbing_bottom()) {
+        const CeFaces faces = ce_faces_of(setup_);
+        const long long nce = elastic_ce_nodes(g, faces);
 #pragma omp parallel for schedule(static)
         for (long long e = 0; e < nce; ++e) {
-          const CeNode nd = elastic_ce_node(g, !free_top, e);
+          const CeNode nd = elastic_ce_node(g, faces, e);
           const T damp = (tx[nd.i] * ty[nd.j]) * tz[nd.k];
           const std::size_t at = g.index(nd.i, nd.j, nd.k);
           for (int c = 0; c < 3; ++c)
@@ -263,7 +264,8 @@ struct RefField {
 // Ghosts by cases: wrapped (periodic), 0 beyond the sponge, or mirrored above a free top
 // with `sign` (+1 even, -1 odd).
 void reference_ghosts(RefField& u, const Elastic3DSetup& s, double sign) {
-  const bool periodic = s.config.boundary == ElasticBoundary::periodic;
+  const bool periodic = s.config.boundary != ElasticBoundary::sponge;  // x and y
+  const bool periodic_z = s.config.boundary == ElasticBoundary::periodic;
   const bool free_top = s.free_top();
   const int nx = u.nx, ny = u.ny, nz = u.nz;
   for (int k = 0; k < nz; ++k)
@@ -281,8 +283,8 @@ void reference_ghosts(RefField& u, const Elastic3DSetup& s, double sign) {
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i)
       for (int m = 1; m <= kGhost; ++m) {
-        u.at(i, j, -m) = periodic ? u.at(i, j, nz - m) : free_top ? sign * u.at(i, j, m) : 0.0;
-        u.at(i, j, nz - 1 + m) = periodic ? u.at(i, j, m - 1) : 0.0;
+        u.at(i, j, -m) = periodic_z ? u.at(i, j, nz - m) : free_top ? sign * u.at(i, j, m) : 0.0;
+        u.at(i, j, nz - 1 + m) = periodic_z ? u.at(i, j, m - 1) : 0.0;
       }
 }
 
@@ -344,7 +346,7 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
   const Grid3D& g = s.grid;
   const int R = radius_of_order(s.config.order);
   const auto w = first_derivative_weights_runtime(s.config.order);
-  const bool periodic = s.config.boundary == ElasticBoundary::periodic, free_top = s.free_top();
+  const bool free_top = s.free_top(), sides = s.absorbing_sides();
   auto prev = ref_fields(g), cur = ref_fields(g), next = ref_fields(g);
   std::array<RefField, 6> sig = {RefField(g.nx, g.ny, g.nz), RefField(g.nx, g.ny, g.nz), RefField(g.nx, g.ny, g.nz),
                                  RefField(g.nx, g.ny, g.nz), RefField(g.nx, g.ny, g.nz), RefField(g.nx, g.ny, g.nz)};
@@ -396,15 +398,16 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
             next[c].at(i, j, k) = d * (2 * cur[c].at(i, j, k) - d * prev[c].at(i, j, k) + q * a);
           }
         }
-    if (!periodic) {
-      // Clayton-Engquist A1 on the outermost nodes; a node on several faces takes the first
-      // of x-low, x-high, y-low, y-high, z-high (bottom), z-low (absorbing top).
+    if (s.absorbing_bottom()) {
+      // Clayton-Engquist A1 on the outermost nodes of the absorbing faces; a node on several
+      // takes the first of x-low, x-high, y-low, y-high (under `sponge`), z-high (bottom),
+      // z-low (absorbing top).
       for (int k = 0; k < g.nz; ++k)
         for (int j = 0; j < g.ny; ++j)
           for (int i = 0; i < g.nx; ++i) {
             int axis = -1, side = 0;
-            if (i == 0 || i == g.nx - 1) axis = 0, side = i == 0 ? -1 : 1;
-            else if (j == 0 || j == g.ny - 1) axis = 1, side = j == 0 ? -1 : 1;
+            if (sides && (i == 0 || i == g.nx - 1)) axis = 0, side = i == 0 ? -1 : 1;
+            else if (sides && (j == 0 || j == g.ny - 1)) axis = 1, side = j == 0 ? -1 : 1;
             else if (k == g.nz - 1) axis = 2, side = 1;
             else if (k == 0 && !free_top) axis = 2, side = -1;
             if (axis < 0) continue;

@@ -188,10 +188,10 @@ __global__ void elastic3d_ghosts(ElasticFields6<T> f, ElasticGhostRule r, Grid3D
 /// 8: Clayton-Engquist on the outermost nodes of the absorbing faces.
 template <typename T>
 __global__ void elastic3d_clayton_engquist(ElasticFields3<T> cur, ElasticFields3<T> out, ElasticMediumPtrs<T> m,
-                                           const T* __restrict__ damp, Grid3D g, bool top_absorbing, long long n) {
+                                           const T* __restrict__ damp, Grid3D g, CeFaces faces, long long n) {
   for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const CeNode nd = elastic_ce_node(g, top_absorbing, e);
+    const CeNode nd = elastic_ce_node(g, faces, e);
     const T d = (damp[nd.i] * damp[g.nx + nd.j]) * damp[g.nx + g.ny + nd.k];
     const std::size_t at = g.index(nd.i, nd.j, nd.k);
 #pragma unroll

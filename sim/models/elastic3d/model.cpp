@@ -96,21 +96,20 @@ std::vector<ParamSpec> elastic_params() {
                                  fmt::format("node of the source along {}, 1 to n - 1 (0: the centre)", axis))));
   p.push_back(number("rec_z", "receiver depth", "nodes", ParamKind::integer, 0, 0, 1e300,
                      "depth node of the receiver line (along x through the source's y); 0: the surface"));
-  ParamSpec b = choice("boundary", {"sponge", "periodic"},
+  ParamSpec b = choice("boundary", {"sponge", "periodic", "periodic_sides"},
                        "sponge (Clayton-Engquist on the outermost nodes and a Cerjan sponge along the faces, u = 0 "
-                       "beyond) or periodic (wrapped)");
+                       "beyond), periodic (wrapped) or periodic_sides (x and y wrapped, the bottom absorbing, the top "
+                       "by `top`)");
   b.selects_code = true;
   p.push_back(b);
   ParamSpec top = choice("top", {"free", "absorbing"},
                          "the top face (z = 0) under the sponge: free surface (sigma_zj = 0, stress imaging) or "
-                         "absorbing like the other faces",
-                         "boundary=sponge");
+                         "absorbing like the other faces (under boundary sponge or periodic_sides)");
   top.selects_code = true;
   p.push_back(top);
   p.push_back(automatic(number("sponge_width", "sponge width", "nodes", ParamKind::integer, 0, 0, 1e300,
                                "nodes of the sponge layer; 0: 20, or a third of the smallest side when that is less; "
-                               "wider than a third of the smallest side is refused",
-                               "boundary=sponge")));
+                               "wider than a third of the smallest side (periodic_sides: of nz) is refused")));
   return p;
 }
 

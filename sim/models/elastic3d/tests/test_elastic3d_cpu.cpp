@@ -369,6 +369,76 @@ TEST(Elastic3DPhysics, VtiQpFrontsTravelAtC33VerticallyAndC11Horizontally) {
   EXPECT_GT(vx / vz, 1.2) << "the anisotropy is in the medium";
 }
 
+// ---- the free surface: Rayleigh waves ------------------------------------------------
+
+// A Rayleigh plane wave along x on a Poisson solid (vp = sqrt(3) vs), one wavelength of
+// 40 nodes across a box periodic in x and y, free on top, absorbing at the bottom (96
+// nodes deep: the mode decays over 16). Started from the continuum eigenmode, its phase on
+// the surface, the projection of u_z on cos(k x) and sin(k x), advances at the Rayleigh
+// speed 0.9194 vs.
+TEST(Elastic3DPhysics, RayleighWaveTravelsAtItsSpeedAlongTheFreeSurface) {
+  Elastic3DConfig c;
+  c.nx = 40, c.ny = 8, c.nz = 96;
+  c.vs = 1732.0508075688772, c.vp = std::sqrt(3.0) * c.vs, c.rho = 2000, c.h = 10;
+  c.boundary = ElasticBoundary::periodic_sides;
+  c.top = ElasticTop::free;
+  c.source = false;
+  const Elastic3DSetup s = make_elastic3d_setup(c);
+  // Rayleigh's equation (2 - c^2/vs^2)^2 = 4 sqrt(1 - c^2/vp^2) sqrt(1 - c^2/vs^2) for a
+  // Poisson solid: c^2 / vs^2 = 2 - 2 / sqrt(3).
+  const double cr = c.vs * std::sqrt(2 - 2 / std::sqrt(3.0));
+  const double pp = std::sqrt(1 - cr * cr / (c.vp * c.vp)), sp = std::sqrt(1 - cr * cr / (c.vs * c.vs));
+  ASSERT_NEAR((2 - cr * cr / (c.vs * c.vs)) * (2 - cr * cr / (c.vs * c.vs)), 4 * pp * sp, 1e-12);
+  const double k = 2 * pi / (c.nx * c.h), w = k * cr;
+  // u_x = -X(z) sin(k x - w t), u_z = Z(z) cos(k x - w t) (z downwards; sigma_xz = sigma_zz = 0 at z = 0).
+  auto mode = [&](int comp, int i, int l, double t) {
+    const double z = l * c.h, th = k * i * c.h - w * t;
+    const double ep = std::exp(-k * pp * z), es = std::exp(-k * sp * z);
+    if (comp == 0) return -(ep - 2 * pp * sp / (1 + sp * sp) * es) * std::sin(th);
+    return pp * (-ep + 2 / (1 + sp * sp) * es) * std::cos(th);
+  };
+  ElasticState<float> st;
+  for (int comp = 0; comp < 3; ++comp) {
+    st.u[comp].assign(s.grid.points(), 0.0f);
+    st.u_prev[comp].assign(s.grid.points(), 0.0f);
+  }
+  for (int l = 0; l < c.nz; ++l)
+    for (int j = 0; j < c.ny; ++j)
+      for (int i = 0; i < c.nx; ++i)
+        for (int comp : {0, 2}) {
+          st.u[comp][s.node(i, j, l)] = static_cast<float>(mode(comp, i, l, 0.0));
+          st.u_prev[comp][s.node(i, j, l)] = static_cast<float>(mode(comp, i, l, -s.dt));
+        }
+  HostElastic3D<float> sim(s);
+  sim.load(st, 0);
+  const double period = 2 * pi / w;
+  const int steps = static_cast<int>(2.0 * period / s.dt);
+  sim.step(steps);
+  // The phase of the surface u_z, unwrapped, from the trace rows (row n: t = (n + 1) dt).
+  std::vector<double> phase, amplitude;
+  for (int n = 0; n < steps; ++n) {
+    double a = 0, b = 0;
+    for (int i = 0; i < c.nx; ++i) {
+      const double v = sim.traces()[(static_cast<std::size_t>(n) * 3 + 2) * c.nx + i];
+      a += v * std::cos(k * i * c.h);
+      b += v * std::sin(k * i * c.h);
+    }
+    double ph = std::atan2(b, a);
+    if (!phase.empty())
+      while (ph < phase.back() - pi) ph += 2 * pi;
+    phase.push_back(ph);
+    amplitude.push_back(2 * std::hypot(a, b) / c.nx);
+  }
+  const int n1 = static_cast<int>(0.5 * period / s.dt), n2 = steps - 1;
+  const double speed = (phase[n2] - phase[n1]) / (k * (n2 - n1) * s.dt);
+  const double z0 = mode(2, 0, 0, 0.0);
+  std::printf("[ MEASURED ] Rayleigh wave, 40 nodes per wavelength, order 8: %.2f m/s = %.4f vs (0.9194 vs = %.2f, "
+              "%.3f %% off); surface u_z amplitude %.4f -> %.4f (eigenmode %.4f)\n",
+              speed, speed / c.vs, cr, 100 * (speed / cr - 1), amplitude[n1], amplitude[n2], z0);
+  EXPECT_NEAR(speed, cr, 0.01 * cr);
+  EXPECT_NEAR(amplitude[n2], z0, 0.05 * z0) << "the mode keeps its amplitude (it is a surface wave, not a body wave)";
+}
+
 // ---- energy ------------------------------------------------------------------------
 
 // A u_z bump at rest in a periodic box of a random VTI medium, no source: leapfrog

@@ -72,6 +72,8 @@ LiveSimulation::LiveSimulation(SimSettings& settings) : start_(std::chrono::stea
   applied_ = settings;
   last_validation_ = start_ - std::chrono::hours(1);
   last_diagnostics_ = last_validation_;
+  last_health_ = last_validation_;
+  last_curves_ = last_validation_;
 }
 
 LiveSimulation::~LiveSimulation() = default;
@@ -235,6 +237,10 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
     status_.error = fmt::format(
         "the field holds NaN or Inf after step {} (dt {:.4g}, stability limit {:.4g}): paused; reset to go on",
         sim_->steps_done(), sim_->dt(), sim_->dt_limit());
+  if (status_.error.empty() && !in_flight_ && seconds_since(last_health_) > 0.5) {  // the model's own checks
+    last_health_ = std::chrono::steady_clock::now();
+    status_.error = sim_->health();
+  }
   if (!s.paused && status_.error.empty()) {
     const int steps = wait_for_batch || !s.adaptive_steps ? std::max(1, s.steps_per_frame) : adaptive_steps_;
     start_batch(s, steps, wait_for_batch);
@@ -310,7 +316,12 @@ void LiveSimulation::sample_diagnostics() {
   DiagnosticSeries& s = status_.diagnostics;
   std::vector<std::string> names;
   for (const Diagnostic& x : d) names.push_back(x.unit.empty() ? x.name : x.name + " [" + x.unit + "]");
-  if (names != s.names) s = DiagnosticSeries{names, {}, {}, std::vector<std::deque<double>>(names.size())};
+  if (names != s.names) s = DiagnosticSeries{names, {}, {}, std::vector<std::deque<double>>(names.size()), {}, -1};
+  if (seconds_since(last_curves_) > 2.0) {  // curves cost more (hydro3d: an FFT of the state)
+    last_curves_ = std::chrono::steady_clock::now();
+    s.curves = sim_->curves();
+    s.curves_step = sim_->steps_done();
+  }
   s.time.push_back(sim_->time());
   s.steps.push_back(sim_->steps_done());
   for (std::size_t k = 0; k < d.size(); ++k) s.values[k].push_back(d[k].value);

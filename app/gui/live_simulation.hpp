@@ -34,6 +34,8 @@ struct DiagnosticSeries {
   std::deque<double> time;          ///< simulated time of each sample
   std::deque<long> steps;
   std::vector<std::deque<double>> values;  ///< values[k][n]: diagnostic k at sample n
+  std::vector<Curve> curves;        ///< the model's curves at the last curve sample
+  long curves_step = -1;            ///< the step they were taken at
 };
 
 /// What the panels show (read-only for them).
@@ -143,7 +145,7 @@ class LiveSimulation {
   bool dirty_ = true;  // the texture is older than the field
   bool validation_wanted_ = false;
   bool diagnostics_wanted_ = false;
-  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_;
+  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_;
 };
 
 }  // namespace ss::app

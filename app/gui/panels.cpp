@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cfloat>
 #include <string>
 #include <vector>
@@ -331,6 +332,53 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   help_marker("glGetError after each group of GL calls; off saves the round trips.");
 }
 
+/// A model's curve (hydro3d's E(k)) on log or linear axes, with its guide line through
+/// the peak; points a log axis cannot show (non-positive) are left out.
+void draw_curve(const Curve& c, long step) {
+  std::vector<std::pair<double, double>> pts;
+  for (std::size_t n = 0; n < c.x.size() && n < c.y.size(); ++n) {
+    if ((c.log_x && !(c.x[n] > 0)) || (c.log_y && !(c.y[n] > 0)) || !std::isfinite(c.x[n]) || !std::isfinite(c.y[n])) continue;
+    pts.emplace_back(c.log_x ? std::log10(c.x[n]) : c.x[n], c.log_y ? std::log10(c.y[n]) : c.y[n]);
+  }
+  ImGui::Text("%s at step %ld%s", c.name.c_str(), step, c.log_x && c.log_y ? " (log-log)" : "");
+  if (pts.size() < 2) {
+    ImGui::TextDisabled("  not enough points to draw");
+    return;
+  }
+  double x0 = pts[0].first, x1 = x0, y0 = pts[0].second, y1 = y0;
+  std::size_t peak = 0;
+  for (std::size_t n = 0; n < pts.size(); ++n) {
+    x0 = std::min(x0, pts[n].first), x1 = std::max(x1, pts[n].first);
+    y0 = std::min(y0, pts[n].second), y1 = std::max(y1, pts[n].second);
+    if (pts[n].second > pts[peak].second) peak = n;
+  }
+  if (x1 <= x0) x1 = x0 + 1;
+  if (y1 <= y0) y1 = y0 + 1;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float w = std::max(60.0f, ImGui::GetContentRegionAvail().x), h = 120.0f;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddRectFilled(origin, ImVec2(origin.x + w, origin.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
+  auto to_px = [&](double x, double y) {
+    return ImVec2(origin.x + static_cast<float>((x - x0) / (x1 - x0)) * (w - 8) + 4,
+                  origin.y + h - 4 - static_cast<float>((y - y0) / (y1 - y0)) * (h - 8));
+  };
+  if (c.guide_slope != 0 && c.log_x && c.log_y) {  // y = y_peak (x / x_peak)^slope, from the peak on
+    const auto [xp, yp] = pts[peak];
+    const ImVec2 a = to_px(xp, yp), b = to_px(x1, yp + c.guide_slope * (x1 - xp));
+    dl->PushClipRect(origin, ImVec2(origin.x + w, origin.y + h), true);
+    dl->AddLine(a, b, IM_COL32(200, 200, 200, 160), 1.0f);
+    dl->PopClipRect();
+    dl->AddText(ImVec2(origin.x + w - 60, origin.y + 4), IM_COL32(200, 200, 200, 200), c.guide_label.c_str());
+  }
+  for (std::size_t n = 1; n < pts.size(); ++n)
+    dl->AddLine(to_px(pts[n - 1].first, pts[n - 1].second), to_px(pts[n].first, pts[n].second),
+                ImGui::GetColorU32(ImGuiCol_PlotLines), 1.5f);
+  ImGui::Dummy(ImVec2(w, h));
+  auto axis = [](double v, bool log) { return log ? std::pow(10.0, v) : v; };
+  ImGui::TextDisabled("%s %.3g..%.3g, %s %.3g..%.3g", c.x_label.c_str(), axis(x0, c.log_x), axis(x1, c.log_x),
+                      c.y_label.c_str(), axis(y0, c.log_y), axis(y1, c.log_y));
+}
+
 /// The model's diagnostics over time: a plot per quantity (the last 10 s of samples) and
 /// the CSV export of everything sampled.
 void plots_panel(const SimStatus& st, PanelActions& a) {
@@ -348,6 +396,7 @@ void plots_panel(const SimStatus& st, PanelActions& a) {
     ImGui::PlotLines(("##diag" + std::to_string(k)).c_str(), v.data(), static_cast<int>(v.size()), 0, overlay.c_str(),
                      FLT_MAX, FLT_MAX, ImVec2(-1, 46));
   }
+  for (const Curve& c : d.curves) draw_curve(c, d.curves_step);
   if (ImGui::Button("export CSV")) a.export_plots = true;
   tip("Write every sample so far (time, step and each quantity) to stencilscope-diagnostics.csv in the working folder.");
 }

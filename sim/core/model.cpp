@@ -157,6 +157,10 @@ std::vector<Diagnostic> Simulation::diagnostics() {
   return out;
 }
 
+std::string Simulation::health() { return {}; }
+
+std::vector<Curve> Simulation::curves() { return {}; }
+
 Validation Simulation::validate() {
   Validation v;
   v.why_not = info().title + " has no live check against an exact solution (the tests and bench check it)";

@@ -178,6 +178,17 @@ struct Diagnostic {
   double value = 0;
 };
 
+/// A curve a model reports about its state now (hydro3d: the kinetic energy spectrum
+/// E(k)), drawn by the app's Plots section and replaced at each sample.
+struct Curve {
+  std::string name;              ///< "E(k)"
+  std::string x_label, y_label;  ///< "k", "E"
+  std::vector<double> x, y;
+  bool log_x = false, log_y = false;
+  double guide_slope = 0;        ///< non-zero: a guide line y ~ x^slope through the peak (Kolmogorov's -5/3)
+  std::string guide_label;       ///< "k^-5/3"
+};
+
 /// Bytes moved and cells updated by one step, as the bandwidth figures count them:
 /// each input read once and each output written once.
 struct StepAccounting {
@@ -248,6 +259,13 @@ class Simulation {
   /// Numbers to follow over time, after queued work (reads the state: call it sparingly).
   /// By default the minimum, maximum and mean of each stepped field; models add theirs.
   virtual std::vector<Diagnostic> diagnostics();
+  /// Curves of the state now, after queued work (reads the state: called every few
+  /// seconds while the Plots section is open). By default none.
+  virtual std::vector<Curve> curves();
+  /// Why the run must pause now, after queued work (a NaN, a Courant limit the flow has
+  /// outgrown); empty when it may go on. Cheap enough to ask twice a second (a
+  /// reduction on the device, not a copy of the state). By default: nothing to say.
+  virtual std::string health();
 };
 
 /// Which backend a simulation runs on.

@@ -47,10 +47,12 @@ double initial_umax(const Hydro3DConfig& c) {
 /// that fit the grid (|k_a| below half the cells of its axis).
 std::vector<std::array<int, 3>> forcing_shell(const Hydro3DConfig& c) {
   std::vector<std::array<int, 3>> out;
-  const int kmax = static_cast<int>(std::ceil(c.kf + 0.5));
-  for (int kz = -kmax; kz <= kmax; ++kz)
-    for (int ky = -kmax; ky <= kmax; ++ky)
-      for (int kx = -kmax; kx <= kmax; ++kx) {
+  // |k_a| below half the cells of axis a, and at most kf + 1/2: the loops stay small for any kf
+  const int kmax = static_cast<int>(std::min(std::ceil(c.kf + 0.5), 1e6));
+  const int mx = std::min(kmax, (c.nx - 1) / 2), my = std::min(kmax, (c.ny - 1) / 2), mz = std::min(kmax, (c.nz - 1) / 2);
+  for (int kz = -mz; kz <= mz; ++kz)
+    for (int ky = -my; ky <= my; ++ky)
+      for (int kx = -mx; kx <= mx; ++kx) {
         const double k = std::sqrt(double(kx * kx + ky * ky + kz * kz));
         if (k < c.kf - 0.5 || k >= c.kf + 0.5 || k == 0) continue;
         if (2 * std::abs(kx) >= c.nx || 2 * std::abs(ky) >= c.ny || 2 * std::abs(kz) >= c.nz) continue;
@@ -82,6 +84,8 @@ Hydro3DSetup make_hydro3d_setup(const Hydro3DConfig& c) {
                             "cs {:.4g}); viscous: {:.4g} h^2 / nu {:.4g}; h = {:.4g})",
                             c.dt, s.dt_limit, kCourantAdvection, s.umax0, c.cs, kCourantViscous, c.nu, s.h));
   s.dt = c.dt > 0 ? c.dt : c.safety * s.dt_limit;
+  if (c.init == HydroInit::decay && 2 * c.k >= c.nx)
+    throw Error(fmt::format("k = {}: the shear wave needs k below nx / 2 = {} (two cells per wavelength)", c.k, c.nx / 2.0));
   if (c.init == HydroInit::turbulence) {
     s.forcing_k = forcing_shell(c);
     if (s.forcing_k.empty())

@@ -66,7 +66,7 @@ struct Hydro3DConfig {
   double nu = 5e-3;                 ///< kinematic viscosity
   double dt = 0.0;                  ///< 0: safety x the Courant limit at t = 0
   double safety = 0.8;              ///< of the auto dt
-  HydroInit init = HydroInit::decay;
+  HydroInit init = HydroInit::explosion;
   // decay (eq 22): u = u0 sin(k x) e_y, rho = 1
   double u0 = 0.1;
   int k = 13;

@@ -3,6 +3,9 @@
 // object's own stream. A substep is: ghost zone of the fields, then the variant's
 // kernel(s); a step is three substeps and, for turbulence, the forcing.
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -22,6 +25,21 @@ constexpr int kP19BX = 32, kP19BY = 4;
 constexpr int kStreamBX = 32, kStreamBY = 8;
 constexpr int kP55Ez = 4;
 
+/// stream25d's tile: 32 x 16 in float (less halo per plane; two blocks of 512 threads
+/// per SM with the 87 KB ring: 25.3 G cell-substeps/s at 256^3 on an H100 against 23.9
+/// with 32 x 8), 32 x 8 in double (a 32 x 16 ring of 174 KB would leave one block per
+/// SM). STENCILSCOPE_HYDRO_TILE=32x8 or 32x16 overrides it, for tuning.
+template <typename T>
+bool stream_tall_tile() {
+  static const bool tall = [] {
+    const char* e = std::getenv("STENCILSCOPE_HYDRO_TILE");
+    if (e && std::string(e) == "32x16") return true;
+    if (e && std::string(e) == "32x8") return false;
+    return sizeof(T) == sizeof(float);
+  }();
+  return tall;
+}
+
 int sm_count() {
   static const int n = [] {
     int dev = 0, count = 0;
@@ -32,12 +50,28 @@ int sm_count() {
   return n;
 }
 
-/// Planes per block of a 2.5D kernel: enough blocks for `waves` waves of the device's
-/// resident blocks, slabs of at least 16 planes (or nz).
+/// Planes per block of a 2.5D kernel (a slab): the slab count with the least waves x
+/// (slab planes + 8), the 8 planes being what starting a slab costs (its 2R + 1 planes
+/// read before the first output), ties to fewer slabs; at least 16 planes (or nz). At
+/// 256^3 on an H100 (stream25d, float: 128 tiles of 32 x 16, 264 resident blocks) two
+/// slabs of 128. STENCILSCOPE_HYDRO_SLAB=N asks for N planes, for tuning (H100, 256^3:
+/// 32, 64 and 128 within 1%; 256, one wave with half the SMs idle, 30% slower).
 int slab_planes(long long tiles, int nz, long long resident) {
-  const long long want = std::max<long long>(1, (2 * resident + tiles - 1) / tiles);
-  const int planes = static_cast<int>((nz + want - 1) / want);
-  return std::min(nz, std::max(16, planes));
+  static const int forced = [] {
+    const char* e = std::getenv("STENCILSCOPE_HYDRO_SLAB");
+    return e ? std::max(0, std::atoi(e)) : 0;
+  }();
+  if (forced > 0) return std::min(forced, nz);
+  constexpr int kSlabStart = 8, kMinPlanes = 16;
+  int best = nz;
+  long long best_cost = -1;
+  for (int slabs = 1; slabs == 1 || (nz + slabs - 1) / slabs >= kMinPlanes; ++slabs) {
+    const int planes = (nz + slabs - 1) / slabs;
+    const long long waves = (tiles * slabs + resident - 1) / resident;
+    const long long cost = waves * (planes + kSlabStart);
+    if (best_cost < 0 || cost < best_cost) best_cost = cost, best = planes;
+  }
+  return best;
 }
 
 template <typename Kernel>
@@ -66,8 +100,10 @@ struct DeviceHydro3D<T>::Impl {
   DeviceBuffer<T> forcing_tables;
   DeviceBuffer<float> slices[3];
   DeviceBuffer<T> kick_buffer;
+  DeviceBuffer<unsigned> speed_acc{2};
   std::vector<T> host_tables;
   long steps = 0;
+  bool ghosts_valid = false;  ///< the ghost zones of f hold their periodic images
 
   explicit Impl(const Hydro3DSetup& s, HydroVariant v)
       : setup(s), variant(v), w(hydro_weights<T>(s.h)), c(hydro_constants<T>(s)) {
@@ -105,6 +141,7 @@ struct DeviceHydro3D<T>::Impl {
                                     stream.get()));
     SS_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     steps = 0;
+    ghosts_valid = true;  // the initial fields come with their ghosts
   }
 
   void fill_ghosts(const HydroFieldList<T>& list) {
@@ -114,7 +151,15 @@ struct DeviceHydro3D<T>::Impl {
     SS_CUDA_LAUNCH_CHECK("hydro_fill_ghosts");
   }
 
-  void fill_field_ghosts() { fill_ghosts(HydroFieldList<T>{{f[0].get(), f[1].get(), f[2].get(), f[3].get()}, kHydroFields}); }
+  void fill_field_ghosts() {
+    fill_ghosts(HydroFieldList<T>{{f[0].get(), f[1].get(), f[2].get(), f[3].get()}, kHydroFields});
+    ghosts_valid = true;
+  }
+  /// Fills the ghost zones if they are stale (stream25d reads the periodic images
+  /// directly and leaves them stale; the other variants and the views read them).
+  void ensure_ghosts() {
+    if (!ghosts_valid) fill_field_ghosts();
+  }
 
   HydroBuffers<T> buffers() {
     HydroBuffers<T> b;
@@ -131,6 +176,7 @@ struct DeviceHydro3D<T>::Impl {
     const Grid3D& g = setup.grid;
     const HydroRk<T> r = hydro_rk<T>();
     const HydroStep<T> st{g, w, c, s, r.alpha[s], r.beta[s]};
+    if (variant != HydroVariant::stream25d) ensure_ghosts();
     const HydroBuffers<T> b = buffers();
     cudaStream_t cs = stream.get();
     switch (variant) {
@@ -163,20 +209,26 @@ struct DeviceHydro3D<T>::Impl {
         SS_CUDA_LAUNCH_CHECK("hydro_p19_second");
         break;
       }
-      case HydroVariant::stream25d: {
-        using S = StreamShape<T, kStreamBX, kStreamBY>;
-        const long long tiles = static_cast<long long>((g.nx + S::BX - 1) / S::BX) * ((g.ny + S::BY - 1) / S::BY);
-        static const long long resident = resident_blocks(hydro_stream25d<T, kStreamBX, kStreamBY>, S::threads, S::smem_bytes);
-        const int planes = slab_planes(tiles, g.nz, resident);
-        const dim3 block(S::BX, S::BY), grid((g.nx + S::BX - 1) / S::BX, (g.ny + S::BY - 1) / S::BY, (g.nz + planes - 1) / planes);
-        hydro_stream25d<T, kStreamBX, kStreamBY><<<grid, block, S::smem_bytes, cs>>>(b, st, planes);
-        SS_CUDA_LAUNCH_CHECK("hydro_stream25d");
+      case HydroVariant::stream25d:
+        if (stream_tall_tile<T>()) launch_stream<32, 16>(b, st);
+        else launch_stream<kStreamBX, kStreamBY>(b, st);
         break;
-      }
       default: throw Error(fmt_variant_error());
     }
     for (int q = 0; q < kHydroFields; ++q) std::swap(f[q], out[q]);
-    fill_field_ghosts();
+    ghosts_valid = false;
+  }
+
+  template <int BX, int BY>
+  void launch_stream(const HydroBuffers<T>& b, const HydroStep<T>& st) {
+    using S = StreamShape<T, BX, BY>;
+    const Grid3D& g = setup.grid;
+    const long long tiles = static_cast<long long>((g.nx + BX - 1) / BX) * ((g.ny + BY - 1) / BY);
+    static const long long resident = resident_blocks(hydro_stream25d<T, BX, BY>, S::threads, S::smem_bytes);
+    const int planes = slab_planes(tiles, g.nz, resident);
+    const dim3 block(BX, BY), grid((g.nx + BX - 1) / BX, (g.ny + BY - 1) / BY, (g.nz + planes - 1) / planes);
+    hydro_stream25d<T, BX, BY><<<grid, block, S::smem_bytes, stream.get()>>>(b, st, planes);
+    SS_CUDA_LAUNCH_CHECK("hydro_stream25d");
   }
 
   std::string fmt_variant_error() const {
@@ -193,7 +245,7 @@ struct DeviceHydro3D<T>::Impl {
                                                    static_cast<T>(fs.amp_dt[1]), static_cast<T>(fs.amp_dt[2]),
                                                    static_cast<T>(fs.cos_phase), static_cast<T>(fs.sin_phase));
     SS_CUDA_LAUNCH_CHECK("hydro_force");
-    fill_field_ghosts();
+    ghosts_valid = false;
   }
 
   void step(int n) {
@@ -296,6 +348,22 @@ void DeviceHydro3D<T>::kick(const HydroKick& kick) {
 }
 
 template <typename T>
+HydroSpeed DeviceHydro3D<T>::max_speed() {
+  const Grid3D& g = impl_->setup.grid;
+  cudaStream_t s = impl_->stream.get();
+  SS_CUDA_CHECK(cudaMemsetAsync(impl_->speed_acc.get(), 0, 2 * sizeof(unsigned), s));
+  hydro_max_speed2<T><<<4 * sm_count(), 256, 0, s>>>(impl_->f[0].get(), impl_->f[1].get(), impl_->f[2].get(),
+                                                     impl_->f[3].get(), g, impl_->speed_acc.get());
+  SS_CUDA_LAUNCH_CHECK("hydro_max_speed2");
+  unsigned acc[2];
+  SS_CUDA_CHECK(cudaMemcpyAsync(acc, impl_->speed_acc.get(), sizeof(acc), cudaMemcpyDeviceToHost, s));
+  SS_CUDA_CHECK(cudaStreamSynchronize(s));
+  float u2;
+  std::memcpy(&u2, &acc[0], sizeof(u2));
+  return {std::sqrt(static_cast<double>(u2)), acc[1] == 0};
+}
+
+template <typename T>
 void DeviceHydro3D<T>::poison_scratch() {
   const std::size_t n = impl_->setup.grid.elements();
   std::vector<T> nan(n, std::numeric_limits<T>::quiet_NaN());
@@ -312,6 +380,7 @@ const float* DeviceHydro3D<T>::slice_on_device(int q, int axis, int index) {
   const Grid3D& g = impl_->setup.grid;
   const int nu = axis == 2 ? g.ny : g.nx, nv = axis == 0 ? g.ny : g.nz;
   float* buf = impl_->slices[axis].get();
+  impl_->ensure_ghosts();  // the derived quantities read neighbours
   const dim3 block(32, 8), grid((nu + 31) / 32, (nv + 7) / 8);
   hydro_slice_quantity<T><<<grid, block, 0, impl_->stream.get()>>>(impl_->f[0].get(), impl_->f[1].get(), impl_->f[2].get(),
                                                                   impl_->f[3].get(), g, impl_->w, q, axis, index, buf, nu, nv);

@@ -9,6 +9,13 @@
 
 namespace ss {
 
+namespace {
+/// Below this many cells a loop runs on one thread: a parallel region costs more than
+/// the work, and far more when the cores are shared (its barrier waits for a thread the
+/// scheduler has put aside).
+constexpr long long kParallelCells = 1 << 16;
+}  // namespace
+
 std::string_view to_string(HydroVariant v) {
   switch (v) {
     case HydroVariant::global: return "global";
@@ -59,6 +66,37 @@ HydroStats hydro_stats(const HydroState<T>& st, double h) {
   return s;
 }
 
+template <typename T>
+HydroSpeed hydro_max_speed(const T* const (&f)[kHydroFields], const Grid3D& g) {
+  double umax2 = 0;
+  bool finite = true;
+#pragma omp parallel for reduction(max : umax2) reduction(&& : finite)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const std::size_t n = g.index(i, j, k);
+        const double ux = f[1][n], uy = f[2][n], uz = f[3][n], u2 = ux * ux + uy * uy + uz * uz;
+        finite = finite && std::isfinite(u2) && std::isfinite(static_cast<double>(f[0][n]));
+        umax2 = std::max(umax2, u2);
+      }
+  return {std::sqrt(umax2), finite};
+}
+template HydroSpeed hydro_max_speed<float>(const float* const (&)[kHydroFields], const Grid3D&);
+template HydroSpeed hydro_max_speed<double>(const double* const (&)[kHydroFields], const Grid3D&);
+
+std::string hydro_health(const Hydro3DSetup& s, const HydroSpeed& speed, long steps) {
+  if (!speed.finite)
+    return fmt::format("the flow holds NaN or Inf after step {} (dt {:.4g}, Courant limit at t = 0 {:.4g}): paused; reset "
+                       "to go on",
+                       steps, s.dt, s.dt_limit);
+  const double limit = hydro3d_dt_limit(s.h, s.config.cs, s.config.nu, speed.umax);
+  if (s.dt > limit)
+    return fmt::format("the Courant limit is violated after step {}: |u|max {:.4g} + cs {:.4g} allows dt {:.4g}, and dt is "
+                       "{:.4g}: paused before it blows up; reset, or set a smaller dt",
+                       steps, speed.umax, s.config.cs, limit, s.dt);
+  return {};
+}
+
 template HydroStats hydro_stats<float>(const HydroState<float>&, double);
 template HydroStats hydro_stats<double>(const HydroState<double>&, double);
 
@@ -84,7 +122,7 @@ void HostHydro3D<T>::reset() {
 template <typename T>
 void HostHydro3D<T>::fill_ghosts(std::vector<T>& v) const {
   const long long cells = hydro_ghost_cells(setup_.grid);
-#pragma omp parallel for
+#pragma omp parallel for if (cells >= kParallelCells)
   for (long long e = 0; e < cells; ++e) {
     std::size_t dst, src;
     hydro_ghost_cell(setup_.grid, e, dst, src);
@@ -109,7 +147,7 @@ void HostHydro3D<T>::substep(int s) {
   const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
   const T* fp[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
   const bool single = method_ == HydroMethod::single_pass;
-#pragma omp parallel for
+#pragma omp parallel for if (g.points() >= kParallelCells)
   for (int k = 0; k < g.nz; ++k)
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) {
@@ -132,7 +170,7 @@ void HostHydro3D<T>::substep(int s) {
     const T dt_nu3 = c_.dt * c_.nu3;
     const T* d = div_.data();
     const std::ptrdiff_t stride[3] = {1, pitch, plane};
-#pragma omp parallel for
+#pragma omp parallel for if (g.points() >= kParallelCells)
     for (int k = 0; k < g.nz; ++k)
       for (int j = 0; j < g.ny; ++j)
         for (int i = 0; i < g.nx; ++i) {
@@ -158,7 +196,7 @@ void HostHydro3D<T>::force() {
   const T* tab = forcing_tables_.data() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
   const T amp[3] = {static_cast<T>(fs.amp_dt[0]), static_cast<T>(fs.amp_dt[1]), static_cast<T>(fs.amp_dt[2])};
   const T cph = static_cast<T>(fs.cos_phase), sph = static_cast<T>(fs.sin_phase);
-#pragma omp parallel for
+#pragma omp parallel for if (g.points() >= kParallelCells)
   for (int k = 0; k < g.nz; ++k)
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) {

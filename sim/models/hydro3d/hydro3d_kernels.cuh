@@ -3,6 +3,7 @@
 // hydro3d.hpp; none does arithmetic of its own on the fields, so the variants of one
 // method agree bit for bit with each other and with the CPU (this file is compiled
 // with -fmad=false: no implicit contraction, as on the host).
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include "sim/models/hydro3d/hydro3d.hpp"
@@ -239,23 +240,40 @@ SS_UNROLL
 
 // ---- stream25d (ours): one pass, a ring of xy planes of u in shared memory ------------
 
-/// The ring of the single-pass streaming kernel: 2R + 1 planes of u_x, u_y, u_z (tile
-/// plus halo, for the mixed derivatives in xz and yz) and one plane of ln rho (its
-/// z derivative comes from a register column).
+/// The ring of the single-pass streaming kernel: RING = 8 planes of u_x, u_y, u_z (tile
+/// plus halo: the 2R + 1 the stencil reads and the one arriving), two planes of ln rho
+/// (its z derivative comes from a register column). Planes arrive by cp.async one plane
+/// ahead of the one computed, from the periodic images directly (the kernel reads no
+/// ghost cell, so no ghost-zone launch is needed before it).
 template <typename T, int BX_, int BY_>
 struct StreamShape : SlabShape<BX_, BY_> {
   using Base = SlabShape<BX_, BY_>;
-  static constexpr int RING = 2 * Base::R + 1;
-  static constexpr int planes = 3 * RING + 1;
+  static constexpr int RING = 8;
+  static_assert(RING >= 2 * Base::R + 2 && (RING & (RING - 1)) == 0, "the ring holds the stencil's planes and the next");
+  static constexpr int planes = 3 * RING + 2;
+  static constexpr int loads = (Base::plane + Base::threads - 1) / Base::threads;  ///< plane cells per thread
   static constexpr std::size_t smem_bytes = sizeof(T) * planes * Base::plane;
 };
+
+/// Offset of interior cell (i, j, 0) from interior cell (0, 0, 0), i and j taken
+/// periodically (any integer).
+__device__ __forceinline__ std::ptrdiff_t periodic_xy(const Grid3D& g, int i, int j) {
+  i = ((i % g.nx) + g.nx) % g.nx;
+  j = ((j % g.ny) + g.ny) % g.ny;
+  return static_cast<std::ptrdiff_t>(j) * g.pitch + i;
+}
+/// Offset of interior plane k (taken periodically) from plane 0.
+__device__ __forceinline__ std::ptrdiff_t periodic_z(const Grid3D& g, int k) {
+  k = k < 0 ? k + g.nz : (k >= g.nz ? k - g.nz : k);
+  return static_cast<std::ptrdiff_t>(k) * static_cast<std::ptrdiff_t>(g.plane());
+}
 
 template <typename T, int BX, int BY>
 __global__ void __launch_bounds__(BX * BY) hydro_stream25d(HydroBuffers<T> b, HydroStep<T> s, int planes) {
   using S = StreamShape<T, BX, BY>;
-  constexpr int R = S::R, RING = S::RING;
-  extern __shared__ unsigned char smem_raw[];
-  T* ring = reinterpret_cast<T*>(smem_raw);  // [u component][slot][y][x], then ln rho's plane
+  constexpr int R = S::R, RING = S::RING, L = S::loads;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* ring = reinterpret_cast<T*>(smem_raw);  // [u component][slot][y][x], then ln rho's two planes
   T* lnrho = ring + 3 * RING * S::plane;
   const Grid3D& g = s.g;
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
@@ -263,29 +281,53 @@ __global__ void __launch_bounds__(BX * BY) hydro_stream25d(HydroBuffers<T> b, Hy
   const int z_end = min(g.nz, z_begin + planes);
   const int i = x0 + tx, j = y0 + ty;
   const bool inside = i < g.nx && j < g.ny;
-  auto slot_of = [](int z) { return ((z % RING) + RING) % RING; };
-  // The planes z_begin - R .. z_begin + R - 1 of u; the ln rho column.
-  for (int z = z_begin - R; z < z_begin + R; ++z)
-    for (int c = 0; c < 3; ++c) load_plane<S>(ring + (c * RING + slot_of(z)) * S::plane, b.f[c + 1], g, x0, y0, z, tid);
-  T col[2 * R + 1];
+  const std::size_t origin = g.index(0, 0, 0);
+  // The plane cells this thread copies: their offsets within a plane (periodic images)
+  // and in the shared plane.
+  std::ptrdiff_t src[L];
+  bool mine[L];
+SS_UNROLL
+  for (int m = 0; m < L; ++m) {
+    const int e = tid + m * S::threads;
+    mine[m] = e < S::plane;
+    const int yy = e / S::SX, xx = e % S::SX;
+    src[m] = periodic_xy(g, x0 + xx - R, y0 + yy - R);
+  }
+  auto fetch = [&](T* dst, const T* field, int z) {  // queues plane z of `field` into dst
+    const T* base = field + origin + periodic_z(g, z);
+SS_UNROLL
+    for (int m = 0; m < L; ++m)
+      if (mine[m]) __pipeline_memcpy_async(dst + tid + m * S::threads, base + src[m], sizeof(T));
+  };
+  auto slot = [](int z) { return (z + 2 * RING) & (RING - 1); };
+  for (int z = z_begin - R; z <= z_begin + R; ++z)
+    for (int c = 0; c < 3; ++c) fetch(ring + (c * RING + slot(z)) * S::plane, b.f[c + 1], z);
+  fetch(lnrho + (z_begin & 1) * S::plane, b.f[0], z_begin);
+  __pipeline_commit();
+  const std::ptrdiff_t own = static_cast<std::ptrdiff_t>(origin) + periodic_xy(g, i, j);
+  T col[2 * R + 1];  // ln rho at (i, j, k + dk), index dk + R
   if (inside)
-    for (int m = 0; m < 2 * R; ++m) col[m + 1] = __ldg(b.f[0] + g.index(i, j, z_begin - R + m));
+SS_UNROLL
+    for (int m = 0; m < 2 * R; ++m) col[m + 1] = __ldg(b.f[0] + own + periodic_z(g, z_begin - R + m));
+  __pipeline_wait_prior(0);
+  __syncthreads();
   for (int k = z_begin; k < z_end; ++k) {
-    for (int c = 0; c < 3; ++c) load_plane<S>(ring + (c * RING + slot_of(k + R)) * S::plane, b.f[c + 1], g, x0, y0, k + R, tid);
-    load_plane<S>(lnrho, b.f[0], g, x0, y0, k, tid);
+    if (k + 1 < z_end) {  // the next plane's arrivals, while this one is computed
+      for (int c = 0; c < 3; ++c) fetch(ring + (c * RING + slot(k + R + 1)) * S::plane, b.f[c + 1], k + R + 1);
+      fetch(lnrho + ((k + 1) & 1) * S::plane, b.f[0], k + 1);
+    }
+    __pipeline_commit();
     if (inside) {
 SS_UNROLL
       for (int m = 0; m < 2 * R; ++m) col[m] = col[m + 1];
-      col[2 * R] = __ldg(b.f[0] + g.index(i, j, k + R));
-    }
-    __syncthreads();
-    if (inside) {
+      col[2 * R] = __ldg(b.f[0] + own + periodic_z(g, k + R));
       const int centre = (ty + R) * S::SX + tx + R;
+      const T* rho_plane = lnrho + (k & 1) * S::plane + centre;
       int base[2 * R + 1];  // the ring slot of plane k + dk, times the plane size, plus this thread's cell
 SS_UNROLL
-      for (int m = 0; m < 2 * R + 1; ++m) base[m] = slot_of(k + m - R) * S::plane + centre;
+      for (int m = 0; m < 2 * R + 1; ++m) base[m] = slot(k + m - R) * S::plane + centre;
       auto at = [&](int f, int di, int dj, int dk) {
-        if (f == 0) return dk != 0 ? col[dk + R] : lnrho[centre + dj * S::SX + di];
+        if (f == 0) return dk != 0 ? col[dk + R] : rho_plane[dj * S::SX + di];
         return ring[(f - 1) * RING * S::plane + base[dk + R] + dj * S::SX + di];
       };
       const HydroPoint<T> p = hydro_gather<T, true>(s.w, at);
@@ -293,7 +335,33 @@ SS_UNROLL
       hydro_rhs<T, true>(p, s.c, rl, ru);
       hydro_update(b, s, g.index(i, j, k), col[R], p.u[0], p.u[1], p.u[2], rl, ru);
     }
+    __pipeline_wait_prior(0);
     __syncthreads();
+  }
+}
+
+/// |u|^2 max (as the bits of a non-negative float, which order like the floats) and a
+/// non-finite flag over the interior, into acc[0] and acc[1].
+template <typename T>
+__global__ void hydro_max_speed2(const T* f0, const T* f1, const T* f2, const T* f3, Grid3D g, unsigned* acc) {
+  float best = 0;
+  bool bad = false;
+  const long long cells = static_cast<long long>(g.nx) * g.ny * g.nz;
+  for (long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; c < cells;
+       c += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int i = static_cast<int>(c % g.nx), j = static_cast<int>((c / g.nx) % g.ny), k = static_cast<int>(c / (static_cast<long long>(g.nx) * g.ny));
+    const std::size_t n = g.index(i, j, k);
+    const float u2 = static_cast<float>(f1[n] * f1[n] + f2[n] * f2[n] + f3[n] * f3[n]);
+    if (!isfinite(u2) || !isfinite(static_cast<float>(f0[n]))) bad = true;
+    else best = fmaxf(best, u2);
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    best = fmaxf(best, __shfl_xor_sync(0xffffffffu, best, o));
+    bad = __any_sync(0xffffffffu, bad);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicMax(acc, __float_as_uint(best));
+    if (bad) atomicOr(acc + 1, 1u);
   }
 }
 

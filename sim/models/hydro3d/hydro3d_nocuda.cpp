@@ -24,6 +24,7 @@ template <typename T> HydroState<T> DeviceHydro3D<T>::state() { throw Error(kNoC
 template <typename T> void DeviceHydro3D<T>::load_state(const HydroState<T>&, long) { throw Error(kNoCuda); }
 template <typename T> void DeviceHydro3D<T>::kick(const HydroKick&) { throw Error(kNoCuda); }
 template <typename T> void DeviceHydro3D<T>::poison_scratch() { throw Error(kNoCuda); }
+template <typename T> HydroSpeed DeviceHydro3D<T>::max_speed() { throw Error(kNoCuda); }
 template <typename T> const float* DeviceHydro3D<T>::slice_on_device(int, int, int) { throw Error(kNoCuda); }
 template <typename T> void DeviceHydro3D<T>::copy_slice(int, int, int, float*) { throw Error(kNoCuda); }
 template <typename T> void DeviceHydro3D<T>::record_start() { throw Error(kNoCuda); }

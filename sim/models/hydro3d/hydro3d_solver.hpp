@@ -5,6 +5,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +42,18 @@ struct HydroStats {
 };
 template <typename T>
 HydroStats hydro_stats(const HydroState<T>& st, double h);
+
+/// |u|max and whether the four fields are finite.
+struct HydroSpeed {
+  double umax = 0;
+  bool finite = true;
+};
+/// The same from padded fields on the host (OpenMP over planes).
+template <typename T>
+HydroSpeed hydro_max_speed(const T* const (&f)[kHydroFields], const Grid3D& g);
+/// The reason to pause a run at |u|max = s.umax (NaN, or dt above the Courant limit it
+/// allows); empty when it may go on.
+std::string hydro_health(const Hydro3DSetup& setup, const HydroSpeed& s, long steps);
 
 /// CPU backend: the fields, the RK3 intermediates and the output buffers in host
 /// memory; OpenMP over z planes.
@@ -97,6 +110,9 @@ class DeviceHydro3D {
   void load_state(const HydroState<T>& st, long steps_done);
   void kick(const HydroKick& k);
   void poison_scratch();
+  /// |u|max of the interior and whether every value is finite (a reduction on the
+  /// device; only two numbers cross the bus), after queued work.
+  HydroSpeed max_speed();
   /// Queues quantity q (kHydroQuantities) on slice `axis` (0 xy, 1 xz, 2 yz) at `index`
   /// into the slice's device buffer (float, u fastest) and returns it.
   const float* slice_on_device(int q, int axis, int index);

@@ -60,9 +60,13 @@ std::vector<ParamSpec> elastic_params() {
   p.push_back(choice("anisotropy", {"isotropic", "thomsen", "stiffness"},
                      "how the base medium is given: isotropic (vp, vs, rho), thomsen (vp0 = vp, vs0 = vs, epsilon, "
                      "delta, gamma, rho; VTI) or stiffness (C11, C13, C33, C44, C66, rho; VTI)"));
-  p.push_back(number("vp", "vp (P velocity)", "m/s", ParamKind::real, 3000, 1, 1e5,
+  // The ranges keep every parameter's values inside its range valid together where the
+  // physics allows (vs at most 0.6 vp at the same fraction of both ranges; the stiffness
+  // ranges positive definite at the same fraction); what is refused (vs > vp, a medium that
+  // is not positive definite) is refused naming the node.
+  p.push_back(number("vp", "vp (P velocity)", "m/s", ParamKind::real, 3000, 100, 1e5,
                      "P velocity (thomsen: the vertical vp0)"));
-  p.push_back(number("vs", "vs (S velocity)", "m/s", ParamKind::real, 1732, 1, 1e5,
+  p.push_back(number("vs", "vs (S velocity)", "m/s", ParamKind::real, 1732, 1, 6e4,
                      "S velocity (thomsen: the vertical vs0); must not exceed vp"));
   p.push_back(number("rho", "rho (density)", "kg/m^3", ParamKind::real, 2000, 1, 1e5, "density"));
   p.push_back(number("epsilon", "Thomsen epsilon", "", ParamKind::real, 0.2, -0.4, 1,
@@ -72,9 +76,14 @@ std::vector<ParamSpec> elastic_params() {
                      "the near-vertical qP anisotropy, through C13 (anisotropy thomsen, and the vti_layer)"));
   p.push_back(number("gamma", "Thomsen gamma", "", ParamKind::real, 0.1, -0.4, 1,
                      "C66 = C44 (1 + 2 gamma): SH anisotropy (anisotropy thomsen, and the vti_layer)"));
-  const std::pair<const char*, double> stiff[] = {{"c11", 25.2}, {"c13", 7.7}, {"c33", 18}, {"c44", 6}, {"c66", 7.2}};
-  for (const auto& [name, def] : stiff)
-    p.push_back(number(name, fmt::format("{} (stiffness)", name), "GPa", ParamKind::real, def, -1e4, 1e4,
+  struct Stiff {
+    const char* name;
+    double def, lo, hi;
+  };
+  const Stiff stiff[] = {{"c11", 25.2, 0.1, 1500}, {"c13", 7.7, -300, 600}, {"c33", 18, 0.1, 1000},
+                         {"c44", 6, 0.01, 300}, {"c66", 7.2, 0.01, 300}};
+  for (const auto& [name, def, lo, hi] : stiff)
+    p.push_back(number(name, fmt::format("{} (stiffness)", name), "GPa", ParamKind::real, def, lo, hi,
                        "VTI stiffness (symmetry axis z); the medium must be positive definite", "anisotropy=stiffness"));
   p.push_back(number("perturbation", "perturbation", "", ParamKind::real, 0.1, 0, 0.5,
                      "random medium: the largest relative change of the velocities", "medium=random"));
@@ -94,8 +103,9 @@ std::vector<ParamSpec> elastic_params() {
     p.push_back(automatic(number(fmt::format("src_{}", axis), fmt::format("source {}", axis), "nodes",
                                  ParamKind::integer, 0, 0, 1e300,
                                  fmt::format("node of the source along {}, 1 to n - 1 (0: the centre)", axis))));
-  p.push_back(number("rec_z", "receiver depth", "nodes", ParamKind::integer, 0, 0, 1e300,
-                     "depth node of the receiver line (along x through the source's y); 0: the surface"));
+  p.push_back(automatic(number("rec_z", "receiver depth", "nodes", ParamKind::integer, 0, 0, 1e300,
+                               "depth node of the receiver line (along x through the source's y), 0 to nz - 1; "
+                               "0: the surface")));
   ParamSpec b = choice("boundary", {"sponge", "periodic", "periodic_sides"},
                        "sponge (Clayton-Engquist on the outermost nodes and a Cerjan sponge along the faces, u = 0 "
                        "beyond), periodic (wrapped) or periodic_sides (x and y wrapped, the bottom absorbing, the top "
@@ -113,7 +123,9 @@ std::vector<ParamSpec> elastic_params() {
   return p;
 }
 
-const std::vector<std::string> kQuantities = {"u_x", "u_y", "u_z", "magnitude", "divergence", "curl", "vp"};
+// The view quantities in menu order (the first, u_z, is the default) and the solver's id of each.
+const std::vector<std::string> kQuantities = {"u_z", "u_x", "u_y", "magnitude", "divergence", "curl", "vp"};
+constexpr int kQuantityIds[] = {kViewUz, kViewUx, kViewUy, kViewMagnitude, kViewDivergence, kViewCurl, kViewVp};
 
 ModelInfo describe() {
   ModelInfo m;
@@ -145,7 +157,7 @@ ModelInfo describe() {
        {{"medium", std::string("homogeneous")}, {"anisotropy", std::string("isotropic")}}},
       {"layered", "four isotropic layers, faster with depth: converted and head waves",
        {{"medium", std::string("layered")}, {"anisotropy", std::string("isotropic")}}},
-      {"VTI layer", "an explosion above a VTI layer (epsilon 0.2, delta 0.1, gamma 0.1) in an isotropic medium",
+      {"vti_layer", "an explosion above a VTI layer (epsilon 0.2, delta 0.1, gamma 0.1) in an isotropic medium",
        {{"medium", std::string("vti_layer")}, {"source", std::string("explosion")}}},
       {"random", "a smooth random isotropic medium: scattered coda",
        {{"medium", std::string("random")}, {"anisotropy", std::string("isotropic")}}},
@@ -194,12 +206,12 @@ Elastic3DConfig to_elastic3d(const ModelConfig& c) {
   return a;
 }
 
-/// The index of a view's quantity in kQuantities; throws ss::Error for an unknown one.
+/// The solver's id (ElasticQuantity) of a view's quantity; throws ss::Error for an unknown one.
 int quantity_of(const ModelInfo& info, const ViewPlacement& where) {
   if (where.quantity.empty()) return kViewUz;
   for (std::size_t q = 0; q < kQuantities.size(); ++q)
-    if (kQuantities[q] == where.quantity) return static_cast<int>(q);
-  throw Error(fmt::format("unknown quantity '{}' of {} (choose u_x, u_y, u_z, magnitude, divergence, curl or vp)",
+    if (kQuantities[q] == where.quantity) return kQuantityIds[q];
+  throw Error(fmt::format("unknown quantity '{}' of {} (choose u_z, u_x, u_y, magnitude, divergence, curl or vp)",
                           where.quantity, info.name));
 }
 

@@ -375,7 +375,8 @@ TEST(Elastic3DPhysics, VtiQpFrontsTravelAtC33VerticallyAndC11Horizontally) {
 // 40 nodes across a box periodic in x and y, free on top, absorbing at the bottom (96
 // nodes deep: the mode decays over 16). Started from the continuum eigenmode, its phase on
 // the surface, the projection of u_z on cos(k x) and sin(k x), advances at the Rayleigh
-// speed 0.9194 vs.
+// speed 0.9194 vs. (40 nodes per wavelength: the surface converges at about second order,
+// -2.2 % at 10 nodes per wavelength; docs/elastic3d.md.)
 TEST(Elastic3DPhysics, RayleighWaveTravelsAtItsSpeedAlongTheFreeSurface) {
   Elastic3DConfig c;
   c.nx = 40, c.ny = 8, c.nz = 96;

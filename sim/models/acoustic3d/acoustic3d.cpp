@@ -11,6 +11,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/npy.hpp"
 #include "sim/core/parse_word.hpp"
+#include "sim/core/wavelet.hpp"
 
 namespace ss {
 
@@ -114,10 +115,7 @@ std::shared_ptr<const std::vector<float>> load_velocity_npy(const std::string& p
   return std::make_shared<const std::vector<float>>(std::move(a.values));
 }
 
-double Acoustic3DSetup::ricker(double t) const {
-  const double a = std::numbers::pi * config.f0 * (t - 1.5 / config.f0);
-  return (1 - 2 * a * a) * std::exp(-a * a);
-}
+double Acoustic3DSetup::ricker(double t) const { return ricker_wavelet(t, config.f0); }
 
 double Acoustic3DSetup::source_increment(long n) const {
   const double h = config.h;
@@ -129,9 +127,7 @@ double Acoustic3DSetup::damping(int axis, int i) const {
   const int n = axis == 0 ? grid.nx : axis == 1 ? grid.ny : grid.nz;
   const bool free_top = axis == 2 && config.top == TopBoundary::free;
   const int d = free_top ? n - 1 - i : std::min(i, n - 1 - i);  // nodes from the outermost
-  if (d >= sponge) return 1.0;
-  const double x = kCerjanA * (sponge - d);
-  return std::exp(-x * x);
+  return cerjan_damping(d, sponge);
 }
 
 double Acoustic3DSetup::courant2(int i, int j, int k) const {

@@ -16,6 +16,7 @@
 
 #include "sim/core/grid3d.hpp"
 #include "sim/core/hostdevice.hpp"
+#include "sim/core/sponge.hpp"  // kCerjanA, kDefaultSpongeWidth, cerjan_damping
 #include "sim/core/stencil.hpp"
 
 namespace ss {
@@ -60,11 +61,6 @@ TopBoundary parse_top_boundary(std::string_view s);
 /// the strictest order, so that dt (and the time of the field) stays the same when the
 /// order changes on a live field.
 inline constexpr double kAcousticDtFraction = 0.5;
-/// The sponge's default width in cells (Cerjan et al. 1985 used 20).
-inline constexpr int kDefaultSpongeWidth = 20;
-/// Cerjan's damping: a node d cells into a sponge of width W (d = 0 the outermost) is
-/// multiplied by exp(-(a (W - d))^2) every step; a = 0.015 is Cerjan's value for W = 20.
-inline constexpr double kCerjanA = 0.015;
 /// Receiver traces kept per run: the first this many steps after a reset or a load.
 inline constexpr int kTraceSteps = 4096;
 

@@ -1,0 +1,444 @@
+// Elastic 3D: the setup and its checks, the media (isotropic, Thomsen, stiffnesses), the
+// dt limit, the sources, the sponge.
+#include "sim/models/elastic3d/elastic3d.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
+#include "sim/core/parse_word.hpp"
+#include "sim/core/wavelet.hpp"
+
+namespace ss {
+
+std::string_view to_string(Elastic3DVariant v) {
+  switch (v) {
+    case Elastic3DVariant::steps: return "steps";
+    case Elastic3DVariant::fused: return "fused";
+    case Elastic3DVariant::cpu: return "cpu";
+    case Elastic3DVariant::reference: return "reference";
+  }
+  return "?";
+}
+Elastic3DVariant parse_elastic3d_variant(std::string_view s) { return parse_word(s, kAllElastic3DVariants, "variant"); }
+bool is_gpu(Elastic3DVariant v) { return v == Elastic3DVariant::steps || v == Elastic3DVariant::fused; }
+
+std::string_view to_string(ElasticMedium m) {
+  switch (m) {
+    case ElasticMedium::homogeneous: return "homogeneous";
+    case ElasticMedium::layered: return "layered";
+    case ElasticMedium::vti_layer: return "vti_layer";
+    case ElasticMedium::random: return "random";
+  }
+  return "?";
+}
+ElasticMedium parse_elastic_medium(std::string_view s) { return parse_word(s, kAllElasticMedia, "medium"); }
+
+std::string_view to_string(Anisotropy a) {
+  switch (a) {
+    case Anisotropy::isotropic: return "isotropic";
+    case Anisotropy::thomsen: return "thomsen";
+    case Anisotropy::stiffness: return "stiffness";
+  }
+  return "?";
+}
+Anisotropy parse_anisotropy(std::string_view s) { return parse_word(s, kAllAnisotropies, "anisotropy"); }
+
+std::string_view to_string(ElasticBoundary b) {
+  switch (b) {
+    case ElasticBoundary::sponge: return "sponge";
+    case ElasticBoundary::periodic: return "periodic";
+    case ElasticBoundary::periodic_sides: return "periodic_sides";
+  }
+  return "?";
+}
+ElasticBoundary parse_elastic_boundary(std::string_view s) { return parse_word(s, kAllElasticBoundaries, "boundary"); }
+std::string_view to_string(ElasticTop t) { return t == ElasticTop::free ? "free" : "absorbing"; }
+ElasticTop parse_elastic_top(std::string_view s) { return parse_word(s, kAllElasticTops, "top"); }
+std::string_view to_string(ElasticSource s) { return s == ElasticSource::force ? "force" : "explosion"; }
+ElasticSource parse_elastic_source(std::string_view s) { return parse_word(s, kAllElasticSources, "source"); }
+
+Vti isotropic_stiffness(double vp, double vs, double rho) {
+  const double mu = rho * vs * vs, m = rho * vp * vp;
+  return {m, m - 2 * mu, m, mu, mu};
+}
+
+Vti thomsen_stiffness(double vp0, double vs0, double epsilon, double delta, double gamma, double rho) {
+  Vti c;
+  c.c33 = rho * vp0 * vp0;
+  c.c44 = rho * vs0 * vs0;
+  c.c11 = c.c33 * (1 + 2 * epsilon);
+  c.c66 = c.c44 * (1 + 2 * gamma);
+  const double sq = (c.c33 - c.c44) * (c.c33 * (1 + 2 * delta) - c.c44);
+  if (!(sq >= 0))
+    throw Error(fmt::format("Thomsen delta = {:g} with vp0 {:g} m/s, vs0 {:g} m/s gives no real C13", delta, vp0, vs0));
+  c.c13 = std::sqrt(sq) - c.c44;
+  return c;
+}
+
+std::array<double, 3> thomsen_parameters(const Vti& c) {
+  const double a = c.c13 + c.c44, b = c.c33 - c.c44;
+  return {(c.c11 - c.c33) / (2 * c.c33), (a * a - b * b) / (2 * c.c33 * b), (c.c66 - c.c44) / (2 * c.c44)};
+}
+
+double vti_max_phase_velocity(const Vti& c, double rho) {
+  double best = 0;
+  const int n = 2048;
+  for (int k = 0; k <= n; ++k) {
+    const double th = 0.5 * std::numbers::pi * k / n, s2 = std::sin(th) * std::sin(th), c2 = 1 - s2;
+    const double a = (c.c11 - c.c44) * s2 - (c.c33 - c.c44) * c2, b = 2 * (c.c13 + c.c44);
+    const double qp = 0.5 * ((c.c11 + c.c44) * s2 + (c.c33 + c.c44) * c2 + std::sqrt(a * a + b * b * s2 * c2));
+    const double sh = c.c66 * s2 + c.c44 * c2;
+    best = std::max({best, qp, sh});
+  }
+  // Sampling can miss a maximum between two angles by a relative O(1e-7): a margin.
+  return std::sqrt(best / rho) * (1 + 1e-6);
+}
+
+double first_derivative_spectral_radius(int order) {
+  const auto w = first_derivative_weights_runtime(order);
+  const int R = radius_of_order(order);
+  auto kappa = [&](double th) {
+    double s = 0;
+    for (int k = 1; k <= R; ++k) s += 2 * w[k] * std::sin(k * th);
+    return std::abs(s);
+  };
+  double best = 0, at = 0;
+  const int n = 4096;
+  for (int k = 0; k <= n; ++k) {
+    const double th = std::numbers::pi * k / n;
+    if (kappa(th) > best) best = kappa(th), at = th;
+  }
+  double lo = std::max(0.0, at - std::numbers::pi / n), hi = std::min(std::numbers::pi, at + std::numbers::pi / n);
+  for (int it = 0; it < 100; ++it) {  // golden-section refinement of the maximum
+    const double a = lo + 0.382 * (hi - lo), b = lo + 0.618 * (hi - lo);
+    if (kappa(a) < kappa(b)) lo = a;
+    else hi = b;
+  }
+  return std::max(best, kappa(0.5 * (lo + hi)));
+}
+
+std::array<double, 2 * kSourceRadius + 1> band_limited_source_weights() {
+  // Normal equations of the weighted least-squares fit in the unknowns w0, w1..wM of
+  // S(theta) = w0 + 2 sum_m w_m cos(m theta), sampled on 2001 angles.
+  constexpr int M = kSourceRadius, N = 2000;
+  double a[M + 1][M + 2] = {};
+  for (int s = 0; s <= N; ++s) {
+    const double th = std::numbers::pi * s / N;
+    double target, weight;
+    if (th <= 0.35 * std::numbers::pi) target = 1, weight = 1;
+    else if (th >= 0.75 * std::numbers::pi) target = 0, weight = 10;
+    else continue;
+    double phi[M + 1];
+    phi[0] = 1;
+    for (int m = 1; m <= M; ++m) phi[m] = 2 * std::cos(m * th);
+    for (int r = 0; r <= M; ++r) {
+      for (int c = 0; c <= M; ++c) a[r][c] += weight * phi[r] * phi[c];
+      a[r][M + 1] += weight * phi[r] * target;
+    }
+  }
+  for (int c = 0; c <= M; ++c) {  // Gauss-Jordan with partial pivoting
+    int p = c;
+    for (int r = c + 1; r <= M; ++r)
+      if (std::abs(a[r][c]) > std::abs(a[p][c])) p = r;
+    for (int k = 0; k <= M + 1; ++k) std::swap(a[c][k], a[p][k]);
+    for (int r = 0; r <= M; ++r)
+      if (r != c) {
+        const double f = a[r][c] / a[c][c];
+        for (int k = c; k <= M + 1; ++k) a[r][k] -= f * a[c][k];
+      }
+  }
+  double w[M + 1], sum = 0;
+  for (int m = 0; m <= M; ++m) w[m] = a[m][M + 1] / a[m][m], sum += (m == 0 ? 1 : 2) * w[m];
+  std::array<double, 2 * M + 1> out{};
+  for (int m = -M; m <= M; ++m) out[m + M] = w[std::abs(m)] / sum;
+  return out;
+}
+
+double elastic3d_dt_limit(int order, double vmax, double h) {
+  return 2.0 * h / (vmax * std::sqrt(3.0) * first_derivative_spectral_radius(order));
+}
+
+namespace {
+
+Vti base_stiffness(const Elastic3DConfig& c) {
+  switch (c.anisotropy) {
+    case Anisotropy::isotropic: return isotropic_stiffness(c.vp, c.vs, c.rho);
+    case Anisotropy::thomsen: return thomsen_stiffness(c.vp, c.vs, c.epsilon, c.delta, c.gamma, c.rho);
+    case Anisotropy::stiffness: return c.stiffness;
+  }
+  return {};
+}
+
+Vti scaled(const Vti& c, double f) { return {c.c11 * f, c.c13 * f, c.c33 * f, c.c44 * f, c.c66 * f}; }
+
+// A smooth random field in [-1, 1]: 24 seeded plane waves (as acoustic3d's).
+std::vector<double> smooth_random(const Elastic3DConfig& c) {
+  constexpr double pi = std::numbers::pi;
+  std::mt19937 rng(c.seed);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const double longest = std::max(8.0, 0.5 * std::max({c.nx, c.ny, c.nz}));
+  struct Wave { double kx, ky, kz, phase; };
+  std::vector<Wave> waves(24);
+  for (Wave& w : waves) {
+    const double cz = 2 * u(rng) - 1, az = 2 * pi * u(rng), s = std::sqrt(1 - cz * cz);
+    const double k = 2 * pi / (8.0 + (longest - 8.0) * u(rng));
+    w = {k * s * std::cos(az), k * s * std::sin(az), k * cz, 2 * pi * u(rng)};
+  }
+  std::vector<double> n(static_cast<std::size_t>(c.nx) * c.ny * c.nz);
+  double peak = 0;
+  for (int k = 0; k < c.nz; ++k)
+    for (int j = 0; j < c.ny; ++j)
+      for (int i = 0; i < c.nx; ++i) {
+        double sum = 0;
+        for (const Wave& w : waves) sum += std::cos(w.kx * i + w.ky * j + w.kz * k + w.phase);
+        n[(static_cast<std::size_t>(k) * c.ny + j) * c.nx + i] = sum;
+        peak = std::max(peak, std::abs(sum));
+      }
+  for (double& x : n) x /= std::max(peak, 1e-300);
+  return n;
+}
+
+// Throws naming the node when its medium is not a positive-definite VTI medium.
+void check_node(const Vti& c, double rho, int i, int j, int k) {
+  const auto where = [&] { return fmt::format("node (x {}, y {}, z {})", i, j, k); };
+  if (!(std::isfinite(rho) && rho > 0)) throw Error(fmt::format("density {:g} kg/m^3 at {} must be positive", rho, where()));
+  if (c.c44 > c.c33)
+    throw Error(fmt::format("vs = {:g} m/s is above vp = {:g} m/s at {}", std::sqrt(c.c44 / rho), std::sqrt(c.c33 / rho),
+                            where()));
+  if (!(c.c33 > 0 && c.c44 > 0 && c.c66 > 0 && c.c11 - c.c66 > 0 && (c.c11 - c.c66) * c.c33 > c.c13 * c.c13 &&
+        std::isfinite(c.c11 + c.c13 + c.c33 + c.c44 + c.c66)))
+    throw Error(fmt::format("the stiffness at {} (C11 {:g}, C13 {:g}, C33 {:g}, C44 {:g}, C66 {:g} Pa) is not "
+                            "positive definite",
+                            where(), c.c11, c.c13, c.c33, c.c44, c.c66));
+}
+
+}  // namespace
+
+ElasticMediumField elastic3d_medium(const Elastic3DConfig& c) {
+  const std::size_t n = static_cast<std::size_t>(c.nx) * c.ny * c.nz;
+  ElasticMediumField m;
+  for (auto* v : {&m.c11, &m.c13, &m.c33, &m.c44, &m.c66, &m.rho}) v->resize(n);
+  const Vti base = base_stiffness(c);
+  const Vti iso = isotropic_stiffness(c.vp, c.vs, c.rho);
+  const bool slab = c.medium == ElasticMedium::vti_layer;
+  const Vti layer_vti = !slab || c.anisotropy == Anisotropy::stiffness
+                            ? c.stiffness
+                            : thomsen_stiffness(c.vp, c.vs, c.epsilon, c.delta, c.gamma, c.rho);
+  // The base media a node scales: its fastest phase velocity and slowest S velocity.
+  auto speeds = [&](const Vti& v) {
+    return std::array<double, 2>{c.rho > 0 ? vti_max_phase_velocity(v, c.rho) : 0.0,
+                                 c.rho > 0 ? std::sqrt(std::max(0.0, std::min(v.c44, v.c66)) / c.rho) : 0.0};
+  };
+  const std::array<double, 2> base_v = speeds(base);
+  const std::array<double, 2> iso_v = slab ? speeds(iso) : base_v;
+  const std::array<double, 2> layer_v = slab ? speeds(layer_vti) : base_v;
+  m.vmax = 0;
+  m.vs_min = 1e300;
+  const std::vector<double> noise = c.medium == ElasticMedium::random ? smooth_random(c) : std::vector<double>{};
+  for (int k = 0; k < c.nz; ++k)
+    for (int j = 0; j < c.ny; ++j)
+      for (int i = 0; i < c.nx; ++i) {
+        const std::size_t e = (static_cast<std::size_t>(k) * c.ny + j) * c.nx + i;
+        Vti v = base;
+        double rho = c.rho, scale = 1;
+        std::array<double, 2> kind = base_v;
+        switch (c.medium) {
+          case ElasticMedium::homogeneous: break;
+          case ElasticMedium::layered: {
+            constexpr double speed[4] = {1.0, 1.25, 1.5, 1.75}, density[4] = {1.0, 1.1, 1.2, 1.3};
+            const int layer = std::min(3, 4 * k / c.nz);
+            rho = c.rho * density[layer];
+            v = scaled(base, density[layer] * speed[layer] * speed[layer]);
+            scale = speed[layer];
+            break;
+          }
+          case ElasticMedium::vti_layer: {
+            const bool inside = 3 * k >= c.nz && 3 * k < 2 * c.nz;
+            v = inside ? layer_vti : iso;
+            kind = inside ? layer_v : iso_v;
+            break;
+          }
+          case ElasticMedium::random: {
+            scale = 1 + c.perturbation * noise[e];
+            v = scaled(base, scale * scale);
+            break;
+          }
+        }
+        m.vmax = std::max(m.vmax, kind[0] * scale);
+        m.vs_min = std::min(m.vs_min, kind[1] * scale);
+        check_node(v, rho, i, j, k);
+        m.c11[e] = static_cast<float>(v.c11);
+        m.c13[e] = static_cast<float>(v.c13);
+        m.c33[e] = static_cast<float>(v.c33);
+        m.c44[e] = static_cast<float>(v.c44);
+        m.c66[e] = static_cast<float>(v.c66);
+        m.rho[e] = static_cast<float>(rho);
+      }
+  return m;
+}
+
+double Elastic3DSetup::ricker(double t) const { return ricker_wavelet(t, config.f0); }
+
+double Elastic3DSetup::force_increment(long n, int c) const {
+  return source_strength * force_dir[static_cast<std::size_t>(c)] * ricker(static_cast<double>(n) * dt) / config.h;
+}
+
+double Elastic3DSetup::stress_increment(long n) const {
+  return -source_strength * ricker(static_cast<double>(n) * dt) / (config.h * config.h);
+}
+
+double Elastic3DSetup::damping(int axis, int i) const {
+  if (sponge == 0) return 1.0;
+  const int n = axis == 0 ? grid.nx : axis == 1 ? grid.ny : grid.nz;
+  if (axis < 2 && !absorbing_sides()) return 1.0;
+  const int d = axis == 2 && free_top() ? n - 1 - i : std::min(i, n - 1 - i);
+  return cerjan_damping(d, sponge, kCerjanA * kDefaultSpongeWidth / sponge);
+}
+
+ElasticGhostRule ghost_rule_of(const Elastic3DSetup& s) {
+  ElasticGhostRule r;
+  r.periodic = s.config.boundary != ElasticBoundary::sponge;
+  r.periodic_z = s.config.boundary == ElasticBoundary::periodic;
+  r.free_top = s.free_top();
+  return r;
+}
+
+Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& c) {
+  check_order(c.order);
+  auto positive = [](double x, const char* what, const char* unit) {
+    if (!(std::isfinite(x) && x > 0)) throw Error(fmt::format("{} must be positive (got {}{})", what, x, unit));
+  };
+  positive(c.h, "h (grid spacing)", " m");
+  positive(c.f0, "f0 (source peak frequency)", " Hz");
+  if (c.anisotropy != Anisotropy::stiffness) {
+    positive(c.vp, "vp", " m/s");
+    positive(c.vs, "vs", " m/s");
+  }
+  if (!(c.perturbation >= 0 && c.perturbation < 1))
+    throw Error(fmt::format("perturbation = {} must lie in [0, 1)", c.perturbation));
+  Elastic3DSetup s;
+  s.config = c;
+  s.grid = Grid3D::make(c.nx, c.ny, c.nz);
+  auto medium = std::make_shared<ElasticMediumField>(elastic3d_medium(c));
+  s.vmax = medium->vmax * (1 + 1e-6);  // the float rounding of the stored medium
+  s.vs_min = medium->vs_min;
+  s.medium = std::move(medium);
+  s.dt_limit = elastic3d_dt_limit(c.order, s.vmax, c.h);
+  if (c.dt == 0) {
+    s.dt = kElasticDtFraction * elastic3d_dt_limit(kMaxOrder, s.vmax, c.h);
+  } else if (!(std::isfinite(c.dt) && c.dt > 0)) {
+    throw Error(fmt::format("dt must be positive (got {})", c.dt));
+  } else if (c.dt > s.dt_limit) {
+    throw Error(fmt::format("dt {:.6g} s is above the stability limit {:.6g} s of order {} (fastest wave {:g} m/s, h {:g} m)",
+                            c.dt, s.dt_limit, c.order, s.vmax, c.h));
+  } else {
+    s.dt = c.dt;
+  }
+  if (c.boundary != ElasticBoundary::periodic) {
+    const int smallest = c.boundary == ElasticBoundary::sponge ? std::min({c.nx, c.ny, c.nz}) : c.nz;
+    if (c.sponge_width < 0) throw Error(fmt::format("sponge width {} must not be negative", c.sponge_width));
+    s.sponge = c.sponge_width == 0 ? std::min(kDefaultSpongeWidth, smallest / 3) : c.sponge_width;
+    if (3 * s.sponge > smallest)
+      throw Error(fmt::format("sponge width {} nodes is wider than a third of the smallest side ({} of {}x{}x{})",
+                              s.sponge, smallest / 3, c.nx, c.ny, c.nz));
+  }
+  const int n[3] = {c.nx, c.ny, c.nz};
+  const int given[3] = {c.src_x, c.src_y, c.src_z};
+  const char* axis[3] = {"src_x", "src_y", "src_z"};
+  for (int a = 0; a < 3; ++a) {
+    s.src[a] = given[a] == 0 ? n[a] / 2 : given[a];
+    if (s.src[a] < 1 || s.src[a] >= n[a])
+      throw Error(fmt::format("{} = {} puts the source outside the grid (nodes 1 to {}, or 0 for the centre)", axis[a],
+                              given[a], n[a] - 1));
+  }
+  if (c.rec_z < 0 || c.rec_z >= c.nz)
+    throw Error(fmt::format("rec_z = {} puts the receivers outside the grid (nodes 0 to {})", c.rec_z, c.nz - 1));
+  const double norm = std::hypot(c.force_dir[0], c.force_dir[1], c.force_dir[2]);
+  if (!(norm > 0 && std::isfinite(norm))) throw Error("the force direction must be a non-zero vector");
+  for (int a = 0; a < 3; ++a) s.force_dir[a] = c.force_dir[a] / norm;
+  const std::size_t centre = s.node(s.src[0], s.src[1], s.src[2]);
+  const double rho0 = s.medium->rho[centre];
+  const double vs0 = std::sqrt(s.medium->c44[centre] / rho0), vp0 = std::sqrt(s.medium->c33[centre] / rho0);
+  const auto w = band_limited_source_weights();
+  constexpr int W = 2 * kSourceRadius + 1;
+  s.source_weights.assign(static_cast<std::size_t>(W) * W * W, 0.0);
+  for (int kk = 0; kk < W; ++kk)
+    for (int jj = 0; jj < W; ++jj)
+      for (int ii = 0; ii < W; ++ii) {
+        const int i = s.src[0] + ii - kSourceRadius, j = s.src[1] + jj - kSourceRadius, k = s.src[2] + kk - kSourceRadius;
+        if (i >= 0 && i < c.nx && j >= 0 && j < c.ny && k >= 0 && k < c.nz)
+          s.source_weights[(static_cast<std::size_t>(kk) * W + jj) * W + ii] = w[ii] * w[jj] * w[kk];
+      }
+  s.source_strength = c.source_kind == ElasticSource::force ? 4 * std::numbers::pi * rho0 * vs0 * vs0 * c.h
+                                                            : 4 * std::numbers::pi * rho0 * vp0 * vp0 * c.h * c.h;
+  return s;
+}
+
+template <typename T>
+std::vector<T> elastic_damping_tables(const Elastic3DSetup& s) {
+  std::vector<T> t;
+  const int n[3] = {s.grid.nx, s.grid.ny, s.grid.nz};
+  for (int a = 0; a < 3; ++a)
+    for (int i = 0; i < n[a]; ++i) t.push_back(static_cast<T>(s.damping(a, i)));
+  return t;
+}
+
+template <typename T>
+PaddedMedium<T> padded_medium(const Elastic3DSetup& s) {
+  const Grid3D& g = s.grid;
+  PaddedMedium<T> p;
+  for (auto* v : {&p.c11, &p.c13, &p.c33, &p.c44, &p.c66, &p.q}) v->assign(g.elements(), T(0));
+  const ElasticMediumField& m = *s.medium;
+  const double f = s.dt * s.dt / (s.config.h * s.config.h);
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const std::size_t e = s.node(i, j, k), at = g.index(i, j, k);
+        p.c11[at] = static_cast<T>(m.c11[e]);
+        p.c13[at] = static_cast<T>(m.c13[e]);
+        p.c33[at] = static_cast<T>(m.c33[e]);
+        p.c44[at] = static_cast<T>(m.c44[e]);
+        p.c66[at] = static_cast<T>(m.c66[e]);
+        p.q[at] = static_cast<T>(f / static_cast<double>(m.rho[e]));
+      }
+  return p;
+}
+
+std::vector<float> elastic_vp_field(const Elastic3DSetup& s) {
+  const Grid3D& g = s.grid;
+  std::vector<float> f(g.elements(), 0.0f);
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const std::size_t e = s.node(i, j, k);
+        f[g.index(i, j, k)] = static_cast<float>(std::sqrt(static_cast<double>(s.medium->c33[e]) / s.medium->rho[e]));
+      }
+  return f;
+}
+
+CeFaces ce_faces_of(const Elastic3DSetup& s) { return {s.absorbing_sides(), s.absorbing_bottom() && !s.free_top()}; }
+
+long long elastic_ce_nodes(const Grid3D& g, CeFaces f) {
+  const long long z_faces = f.top ? 2 : 1;
+  if (!f.sides) return z_faces * g.nx * g.ny;
+  return 2LL * g.ny * g.nz + 2LL * (g.nx - 2) * g.nz + z_faces * (g.nx - 2) * (g.ny - 2);
+}
+
+template <typename T>
+std::vector<T> source_weights_as(const Elastic3DSetup& s) {
+  return std::vector<T>(s.source_weights.begin(), s.source_weights.end());
+}
+
+template std::vector<float> source_weights_as<float>(const Elastic3DSetup&);
+template std::vector<double> source_weights_as<double>(const Elastic3DSetup&);
+template std::vector<float> elastic_damping_tables<float>(const Elastic3DSetup&);
+template std::vector<double> elastic_damping_tables<double>(const Elastic3DSetup&);
+template PaddedMedium<float> padded_medium<float>(const Elastic3DSetup&);
+template PaddedMedium<double> padded_medium<double>(const Elastic3DSetup&);
+
+}  // namespace ss

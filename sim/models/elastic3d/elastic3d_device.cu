@@ -1,0 +1,399 @@
+// GPU backend of elastic 3D: u at three time levels (three components each), the
+// stresses (and for `steps` the strains and accelerations), the medium, the damping
+// tables, vp and a view scratch volume, and the receiver traces in device memory, all on
+// the object's stream. A step follows elastic3d_solver.hpp's nine.
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "sim/core/cuda_check.cuh"
+#include "sim/core/device.hpp"
+#include "sim/core/ghost3d_kernels.cuh"  // launch_fill_value3d
+#include "sim/core/slice3d_kernels.cuh"
+#include "sim/models/elastic3d/elastic3d_kernels.cuh"
+#include "sim/models/elastic3d/elastic3d_solver.hpp"
+
+namespace ss {
+
+namespace {
+
+constexpr unsigned kMaxGridYZ = 65535;
+
+dim3 point_grid(const Grid3D& g) {
+  const dim3 grid(blocks_for(g.nx, kElasticBX), blocks_for(g.ny, kElasticBY), std::min<unsigned>(g.nz, kMaxGridYZ));
+  if (grid.y > kMaxGridYZ) throw Error("elastic3d: ny " + std::to_string(g.ny) + " is too large for this launch");
+  return grid;
+}
+const dim3 kPointBlock(kElasticBX, kElasticBY);
+
+template <typename T>
+void launch_ghosts(ElasticFields6<T> f, int count, const T (&sign)[6], const Grid3D& g, ElasticGhostRule r,
+                   cudaStream_t s) {
+  const dim3 grid(std::min<unsigned>(blocks_for(ghost_face_cells(g), 256), 4096), count);
+  elastic3d_ghosts<T><<<grid, 256, 0, s>>>(f, r, g, sign[0], sign[1], sign[2], sign[3], sign[4], sign[5]);
+  SS_CUDA_LAUNCH_CHECK("elastic3d_ghosts");
+}
+
+}  // namespace
+
+template <typename T>
+struct DeviceElastic3D<T>::Impl {
+  Elastic3DSetup setup;
+  CudaStream stream;
+  CudaEvent t0, t1, batch0, batch1;
+  bool batch_pending = false;
+  DeviceBuffer<T> u[3][3];
+  DeviceBuffer<T> stress[6], strain[6], accel[3];
+  DeviceBuffer<T> c11, c13, c33, c44, c66, q, damp, traces, source_weights;
+  DeviceBuffer<float> vp, view;  // vp; the view scratch volume
+  DeviceBuffer<float> slice;
+  DeviceBuffer<T> box;
+  int view_quantity = -1;        // what `view` holds now (-1: stale)
+  int prev = 0, cur = 1, next = 2;
+  long steps_done = 0, trace_first = 0;
+  int trace_rows = 0;
+
+  explicit Impl(const Elastic3DSetup& s) : setup(s) {
+    const Grid3D& g = s.grid;
+    const std::size_t trace_values = static_cast<std::size_t>(kElasticTraceSteps) * 3 * g.nx;
+    check_device_memory(30 * g.elements() * sizeof(T) + 2 * g.elements() * sizeof(float) + trace_values * sizeof(T),
+                        "elastic3d on this grid");
+    for (auto& level : u)
+      for (DeviceBuffer<T>& f : level) f = DeviceBuffer<T>(g.elements());
+    for (DeviceBuffer<T>& f : stress) f = DeviceBuffer<T>(g.elements());
+    for (DeviceBuffer<T>& f : strain) f = DeviceBuffer<T>(g.elements());
+    for (DeviceBuffer<T>& f : accel) f = DeviceBuffer<T>(g.elements());
+    const PaddedMedium<T> m = padded_medium<T>(s);
+    auto upload = [&](DeviceBuffer<T>& d, const std::vector<T>& h) {
+      d = DeviceBuffer<T>(h.size());
+      SS_CUDA_CHECK(cudaMemcpy(d.get(), h.data(), d.bytes(), cudaMemcpyHostToDevice));
+    };
+    upload(c11, m.c11);
+    upload(c13, m.c13);
+    upload(c33, m.c33);
+    upload(c44, m.c44);
+    upload(c66, m.c66);
+    upload(q, m.q);
+    upload(damp, elastic_damping_tables<T>(s));
+    upload(source_weights, source_weights_as<T>(s));
+    const std::vector<float> host_vp = elastic_vp_field(s);
+    vp = DeviceBuffer<float>(host_vp.size());
+    SS_CUDA_CHECK(cudaMemcpy(vp.get(), host_vp.data(), vp.bytes(), cudaMemcpyHostToDevice));
+    view = DeviceBuffer<float>(g.elements());
+    SS_CUDA_CHECK(cudaMemset(view.get(), 0, view.bytes()));
+    traces = DeviceBuffer<T>(trace_values);
+    // Scratch ghosts the kernels never write stay 0 (stresses under periodic or sponge
+    // rules are rewritten each step; strains and accelerations are read only inside).
+    for (DeviceBuffer<T>& f : stress) SS_CUDA_CHECK(cudaMemset(f.get(), 0, f.bytes()));
+  }
+  ElasticMediumPtrs<T> medium() const { return {c11.get(), c13.get(), c33.get(), c44.get(), c66.get(), q.get()}; }
+  ElasticFields3<T> level(int l) { return {{u[l][0].get(), u[l][1].get(), u[l][2].get()}}; }
+  ElasticFields6<T> stresses() {
+    return {{stress[0].get(), stress[1].get(), stress[2].get(), stress[3].get(), stress[4].get(), stress[5].get()}};
+  }
+  void u_ghosts(int l) {
+    const T plus[6] = {T(1), T(1), T(1), T(1), T(1), T(1)};
+    launch_ghosts<T>({{u[l][0].get(), u[l][1].get(), u[l][2].get(), nullptr, nullptr, nullptr}}, 3, plus, setup.grid,
+                     ghost_rule_of(setup), stream.get());
+  }
+};
+
+template <typename T>
+DeviceElastic3D<T>::DeviceElastic3D(const Elastic3DSetup& setup) {
+  std::string why;
+  if (!cuda_available(&why)) throw Error(why);
+  impl_ = std::make_unique<Impl>(setup);
+  reset();
+}
+
+template <typename T>
+DeviceElastic3D<T>::~DeviceElastic3D() = default;
+template <typename T>
+DeviceElastic3D<T>::DeviceElastic3D(DeviceElastic3D&&) noexcept = default;
+template <typename T>
+DeviceElastic3D<T>& DeviceElastic3D<T>::operator=(DeviceElastic3D&&) noexcept = default;
+
+template <typename T>
+void DeviceElastic3D<T>::reset() {
+  Impl& m = *impl_;
+  for (auto& level : m.u)
+    for (DeviceBuffer<T>& f : level) SS_CUDA_CHECK(cudaMemsetAsync(f.get(), 0, f.bytes(), m.stream.get()));
+  m.prev = 0, m.cur = 1, m.next = 2;
+  m.steps_done = 0;
+  m.trace_first = 0;
+  m.trace_rows = 0;
+  m.view_quantity = -1;
+  m.u_ghosts(m.cur);
+  synchronize();
+}
+
+template <typename T>
+void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
+  if (!is_gpu(variant)) throw Error("variant '" + std::string(to_string(variant)) + "' does not run on the GPU");
+  Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  const ElasticGhostRule rule = ghost_rule_of(m.setup);
+  const bool free_top = rule.free_top;
+  const auto [sx, sy, sz] = m.setup.src;
+  const T* wsrc = m.source_weights.get();
+  const unsigned box_blocks = blocks_for(kSourceBoxNodes, 128);
+  const bool force = m.setup.config.source && m.setup.config.source_kind == ElasticSource::force;
+  const bool explosion = m.setup.config.source && m.setup.config.source_kind == ElasticSource::explosion;
+  const cudaStream_t st = m.stream.get();
+  const dim3 grid = point_grid(g);
+  T stress_sign[6];
+  for (int c = 0; c < 6; ++c) stress_sign[c] = static_cast<T>(elastic_stress_top_sign(c));
+  m.view_quantity = -1;
+  dispatch_radius(m.setup.config.order, [&]<int R>() {
+    for (int s = 0; s < n; ++s) {
+      const ElasticFields3<T> cur = m.level(m.cur), prev = m.level(m.prev), out = m.level(m.next);
+      const ElasticFields6<T> stress = m.stresses();
+      T f[3] = {T(0), T(0), T(0)};
+      if (force)
+        for (int c = 0; c < 3; ++c) f[c] = static_cast<T>(m.setup.force_increment(m.steps_done, c));
+      if (variant == Elastic3DVariant::steps) {
+        const ElasticFields6<T> strain = {
+            {m.strain[0].get(), m.strain[1].get(), m.strain[2].get(), m.strain[3].get(), m.strain[4].get(), m.strain[5].get()}};
+        elastic3d_strain<T, R><<<grid, kPointBlock, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], strain, g);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_strain");
+        elastic3d_stress<T><<<grid, kPointBlock, 0, st>>>(strain, m.medium(), stress, g, free_top);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_stress");
+      } else {
+        elastic3d_stress_fused<T, R><<<grid, kPointBlock, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], m.medium(), stress, g,
+                                                                   free_top);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_stress_fused");
+      }
+      if (explosion) {
+        elastic3d_stress_source<T><<<box_blocks, 128, 0, st>>>(stress, g, sx, sy, sz, wsrc,
+                                                               static_cast<T>(m.setup.stress_increment(m.steps_done)));
+        SS_CUDA_LAUNCH_CHECK("elastic3d_stress_source");
+      }
+      launch_ghosts<T>(stress, 6, stress_sign, g, rule, st);
+      if (variant == Elastic3DVariant::steps) {
+        const ElasticFields3<T> accel = {{m.accel[0].get(), m.accel[1].get(), m.accel[2].get()}};
+        elastic3d_divergence<T, R><<<grid, kPointBlock, 0, st>>>(stress, accel, g);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_divergence");
+        if (force) {
+          elastic3d_force_source<T><<<box_blocks, 128, 0, st>>>(accel, g, sx, sy, sz, wsrc, f[0], f[1], f[2]);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_force_source");
+        }
+        elastic3d_update<T><<<grid, kPointBlock, 0, st>>>(cur, prev, accel, m.q.get(), m.damp.get(), out, g);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_update");
+      } else {
+        elastic3d_update_fused<T, R><<<grid, kPointBlock, 0, st>>>(stress, cur, prev, m.q.get(), m.damp.get(), out, g,
+                                                                   force, sx, sy, sz, wsrc, f[0], f[1], f[2]);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_update_fused");
+      }
+      if (m.setup.absorbing_bottom()) {
+        const CeFaces faces = ce_faces_of(m.setup);
+        const long long nce = elastic_ce_nodes(g, faces);
+        elastic3d_clayton_engquist<T><<<std::min<unsigned>(blocks_for(nce, 256), 4096), 256, 0, st>>>(
+            cur, out, m.medium(), m.damp.get(), g, faces, nce);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_clayton_engquist");
+      }
+      m.u_ghosts(m.next);
+      if (m.trace_rows < kElasticTraceSteps) {
+        T* row = m.traces.get() + static_cast<std::size_t>(m.trace_rows) * 3 * g.nx;
+        elastic3d_record<T><<<blocks_for(g.nx, 128), 128, 0, st>>>(out, g, sy, m.setup.config.rec_z, row);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_record");
+        ++m.trace_rows;
+      }
+      const int old_prev = m.prev;
+      m.prev = m.cur, m.cur = m.next, m.next = old_prev;
+      ++m.steps_done;
+    }
+  });
+}
+
+template <typename T>
+double DeviceElastic3D<T>::timed_steps(Elastic3DVariant variant, int n) {
+  Impl& m = *impl_;
+  SS_CUDA_CHECK(cudaEventRecord(m.t0.get(), m.stream.get()));
+  step(variant, n);
+  SS_CUDA_CHECK(cudaEventRecord(m.t1.get(), m.stream.get()));
+  return elapsed_ms(m.t0, m.t1);
+}
+
+template <typename T>
+void DeviceElastic3D<T>::step_timed_async(Elastic3DVariant variant, int n) {
+  Impl& m = *impl_;
+  SS_CUDA_CHECK(cudaEventRecord(m.batch0.get(), m.stream.get()));
+  step(variant, n);
+  SS_CUDA_CHECK(cudaEventRecord(m.batch1.get(), m.stream.get()));
+  m.batch_pending = true;
+}
+
+template <typename T>
+std::optional<double> DeviceElastic3D<T>::finished_batch_ms() {
+  Impl& m = *impl_;
+  if (!m.batch_pending) return std::nullopt;
+  const cudaError_t e = cudaEventQuery(m.batch1.get());
+  if (e == cudaErrorNotReady) return std::nullopt;
+  SS_CUDA_CHECK(e);
+  m.batch_pending = false;
+  float ms = 0;
+  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, m.batch0.get(), m.batch1.get()));
+  return ms;
+}
+
+template <typename T>
+bool DeviceElastic3D<T>::idle() const {
+  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
+  if (e == cudaErrorNotReady) return false;
+  SS_CUDA_CHECK(e);
+  return true;
+}
+
+template <typename T>
+void DeviceElastic3D<T>::synchronize() {
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+}
+
+template <typename T>
+void DeviceElastic3D<T>::poison_scratch() {
+  Impl& m = *impl_;
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::size_t n = m.setup.grid.elements();
+  for (DeviceBuffer<T>& f : m.u[m.next]) launch_fill_value3d(f.get(), n, nan, m.stream.get());
+  for (DeviceBuffer<T>& f : m.stress) launch_fill_value3d(f.get(), n, nan, m.stream.get());
+  for (DeviceBuffer<T>& f : m.strain) launch_fill_value3d(f.get(), n, nan, m.stream.get());
+  for (DeviceBuffer<T>& f : m.accel) launch_fill_value3d(f.get(), n, nan, m.stream.get());
+}
+
+template <typename T>
+std::vector<T> DeviceElastic3D<T>::download(int c) const {
+  const Impl& m = *impl_;
+  std::vector<T> out(m.setup.grid.elements());
+  SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.u[m.cur][c].get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return out;
+}
+
+template <typename T>
+ElasticState<T> DeviceElastic3D<T>::state() const {
+  const Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  ElasticState<T> s;
+  for (int c = 0; c < 3; ++c) {
+    s.u[c].resize(g.points());
+    s.u_prev[c].resize(g.points());
+    for (const auto& [dst, src] : {std::pair{s.u[c].data(), m.u[m.cur][c].get()}, std::pair{s.u_prev[c].data(), m.u[m.prev][c].get()}})
+      for (int k = 0; k < g.nz; ++k)
+        SS_CUDA_CHECK(cudaMemcpy2DAsync(dst + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(T),
+                                        src + g.index(0, 0, k), g.pitch * sizeof(T), g.nx * sizeof(T), g.ny,
+                                        cudaMemcpyDeviceToHost, m.stream.get()));
+  }
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return s;
+}
+
+template <typename T>
+void DeviceElastic3D<T>::load(const ElasticState<T>& s, long steps_done) {
+  Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  for (int c = 0; c < 3; ++c)
+    for (const auto& [dst, src] : {std::pair{m.u[m.cur][c].get(), s.u[c].data()}, std::pair{m.u[m.prev][c].get(), s.u_prev[c].data()}})
+      for (int k = 0; k < g.nz; ++k)
+        SS_CUDA_CHECK(cudaMemcpy2DAsync(dst + g.index(0, 0, k), g.pitch * sizeof(T),
+                                        src + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(T),
+                                        g.nx * sizeof(T), g.ny, cudaMemcpyHostToDevice, m.stream.get()));
+  m.steps_done = steps_done;
+  m.trace_first = steps_done;
+  m.trace_rows = 0;
+  m.view_quantity = -1;
+  m.u_ghosts(m.cur);
+  synchronize();  // the caller's buffers may go away
+}
+
+template <typename T>
+void DeviceElastic3D<T>::set_order(int order) {
+  Impl& m = *impl_;
+  Elastic3DConfig c = m.setup.config;
+  c.order = order;
+  m.setup = make_elastic3d_setup(c);  // dt, the medium and the damping stay
+  m.view_quantity = -1;
+}
+
+template <typename T>
+void DeviceElastic3D<T>::paint(const Sphere& s) {
+  Impl& m = *impl_;
+  const Grid3D& g = m.setup.grid;
+  const CellBox b = sphere_cells(s, g);
+  if (b.empty()) return;
+  const std::vector<double> pulse = elastic3d_paint_pulse(s, b);
+  const std::vector<T> add(pulse.begin(), pulse.end());
+  if (m.box.size() < add.size()) m.box = DeviceBuffer<T>(add.size());
+  SS_CUDA_CHECK(cudaMemcpyAsync(m.box.get(), add.data(), add.size() * sizeof(T), cudaMemcpyHostToDevice, m.stream.get()));
+  const unsigned blocks = std::min<unsigned>(blocks_for(static_cast<long long>(add.size()), 256), 4096);
+  elastic3d_add_box<T><<<blocks, 256, 0, m.stream.get()>>>(m.u[m.cur][2].get(), m.u[m.prev][2].get(), g, b, m.box.get());
+  SS_CUDA_LAUNCH_CHECK("elastic3d_add_box");
+  m.u_ghosts(m.cur);
+  m.view_quantity = -1;
+  synchronize();  // `add` is pageable host memory the copy reads
+}
+
+template <typename T>
+const float* DeviceElastic3D<T>::device_view_volume(int quantity) {
+  Impl& m = *impl_;
+  if (quantity < 0 || quantity > kViewVp) throw Error("elastic3d: no view quantity " + std::to_string(quantity));
+  if (quantity == kViewVp) return m.vp.get();
+  if constexpr (std::is_same_v<T, float>)
+    if (quantity <= kViewUz) return m.u[m.cur][quantity].get();
+  if (m.view_quantity != quantity) {
+    const Grid3D& g = m.setup.grid;
+    const ElasticFields3<T> cur = m.level(m.cur);
+    dispatch_radius(m.setup.config.order, [&]<int R>() {
+      elastic3d_view<T, R><<<point_grid(g), kPointBlock, 0, m.stream.get()>>>(cur, g, quantity, 1.0 / m.setup.config.h,
+                                                                               m.view.get());
+      SS_CUDA_LAUNCH_CHECK("elastic3d_view");
+    });
+    m.view_quantity = quantity;
+  }
+  return m.view.get();
+}
+
+template <typename T>
+void* DeviceElastic3D<T>::native_stream() const {
+  return impl_->stream.get();
+}
+
+template <typename T>
+void DeviceElastic3D<T>::copy_slice_to_host(SliceAxis axis, int position, int quantity, float* dst) {
+  Impl& m = *impl_;
+  const SliceView view = slice_view(m.setup.grid, axis, position);
+  copy_slice_to_host_via(device_view_volume(quantity), view, m.slice, dst, m.stream.get());
+}
+
+template <typename T>
+std::vector<T> DeviceElastic3D<T>::traces() const {
+  const Impl& m = *impl_;
+  std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * 3 * m.setup.grid.nx);
+  if (!out.empty())
+    SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.traces.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                  m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return out;
+}
+
+template <typename T>
+long DeviceElastic3D<T>::first_trace_step() const {
+  return impl_->trace_first;
+}
+template <typename T>
+const Elastic3DSetup& DeviceElastic3D<T>::setup() const {
+  return impl_->setup;
+}
+template <typename T>
+long DeviceElastic3D<T>::steps_done() const {
+  return impl_->steps_done;
+}
+
+template class DeviceElastic3D<float>;
+template class DeviceElastic3D<double>;
+
+}  // namespace ss

@@ -1,0 +1,238 @@
+#pragma once
+// The elastic 3D kernel family, templated on value type and stencil radius. Every kernel
+// computes through the point functions of elastic3d.hpp, as the `cpu` variant does, so
+// both GPU variants write the same bits as it.
+//   steps - Weiss & Shragge's nine kernels: strains (6 arrays), stresses (6 arrays),
+//           stress source, stress ghosts (free surface), accelerations (3 arrays), force
+//           source, update, Clayton-Engquist, u ghosts and receivers
+//   fused - stresses from u per point (strains in registers) written once, the stress
+//           source and ghosts, then one kernel for the divergence, the force source and
+//           the update; then Clayton-Engquist, u ghosts and receivers
+// One point per thread (x, y from the block, a loop over z planes).
+#include "sim/core/cuda_check.cuh"
+#include "sim/core/ghost3d.hpp"  // ghost_face_cells
+#include "sim/core/slice3d.hpp"  // CellBox
+#include "sim/models/elastic3d/elastic3d.hpp"
+
+namespace ss {
+
+/// Device pointers to the medium (padded layout).
+template <typename T>
+struct ElasticMediumPtrs {
+  const T *c11, *c13, *c33, *c44, *c66, *q;
+};
+
+template <typename T>
+struct ElasticFields3 {
+  T* c[3];
+};
+template <typename T>
+struct ElasticFields6 {
+  T* c[6];
+};
+
+inline constexpr int kElasticBX = 32, kElasticBY = 4;
+
+/// Loops over the interior points the block's threads own.
+#define SS_ELASTIC_POINTS(g)                                    \
+  const int i = blockIdx.x * kElasticBX + threadIdx.x;          \
+  const int j = blockIdx.y * kElasticBY + threadIdx.y;          \
+  if (i >= (g).nx || j >= (g).ny) return;                       \
+  const std::ptrdiff_t pitch = (g).pitch;                       \
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>((g).plane()); \
+  (void)pitch, (void)plane;                                     \
+  for (int k = blockIdx.z; k < (g).nz; k += gridDim.z)
+
+// ---- steps ----------------------------------------------------------------------
+
+/// 1: strains.
+template <typename T, int R>
+__global__ void __launch_bounds__(kElasticBX* kElasticBY)
+    elastic3d_strain(const T* __restrict__ ux, const T* __restrict__ uy, const T* __restrict__ uz,
+                     ElasticFields6<T> strain, Grid3D g) {
+  SS_ELASTIC_POINTS(g) {
+    const std::size_t e = g.index(i, j, k);
+    const Strain6<T> s = elastic_strain_at<T, R>(ux, uy, uz, e, pitch, plane);
+    strain.c[0][e] = s.xx, strain.c[1][e] = s.yy, strain.c[2][e] = s.zz;
+    strain.c[3][e] = s.xy, strain.c[4][e] = s.xz, strain.c[5][e] = s.yz;
+  }
+}
+
+/// 2: stresses from strains (the free surface's plane stress on k = 0).
+template <typename T>
+__global__ void __launch_bounds__(kElasticBX* kElasticBY)
+    elastic3d_stress(ElasticFields6<T> strain, ElasticMediumPtrs<T> m, ElasticFields6<T> stress, Grid3D g,
+                     bool free_top) {
+  SS_ELASTIC_POINTS(g) {
+    const std::size_t e = g.index(i, j, k);
+    const Strain6<T> s{strain.c[0][e], strain.c[1][e], strain.c[2][e], strain.c[3][e], strain.c[4][e], strain.c[5][e]};
+    const Stress6<T> o = elastic_stress(s, VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]}, free_top && k == 0);
+    stress.c[0][e] = o.xx, stress.c[1][e] = o.yy, stress.c[2][e] = o.zz;
+    stress.c[3][e] = o.xy, stress.c[4][e] = o.xz, stress.c[5][e] = o.yz;
+  }
+}
+
+/// 5: accelerations (the unit-spacing stress divergence).
+template <typename T, int R>
+__global__ void __launch_bounds__(kElasticBX* kElasticBY)
+    elastic3d_divergence(ElasticFields6<T> stress, ElasticFields3<T> accel, Grid3D g) {
+  const T* const s[6] = {stress.c[0], stress.c[1], stress.c[2], stress.c[3], stress.c[4], stress.c[5]};
+  SS_ELASTIC_POINTS(g) {
+    const std::size_t e = g.index(i, j, k);
+    T a[3];
+    elastic_divergence_at<T, R>(s, e, pitch, plane, a);
+    accel.c[0][e] = a[0], accel.c[1][e] = a[1], accel.c[2][e] = a[2];
+  }
+}
+
+/// The source box's nodes: thread b owns box entry b; false outside the grid.
+SS_HD SS_FORCEINLINE bool source_box_node(int b, int sx, int sy, int sz, const Grid3D& g, int& i, int& j, int& k) {
+  constexpr int W = 2 * kSourceRadius + 1;
+  i = sx + b % W - kSourceRadius;
+  j = sy + b / W % W - kSourceRadius;
+  k = sz + b / (W * W) - kSourceRadius;
+  return i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz;
+}
+inline constexpr int kSourceBoxNodes = (2 * kSourceRadius + 1) * (2 * kSourceRadius + 1) * (2 * kSourceRadius + 1);
+
+/// 6: the force source over its box.
+template <typename T>
+__global__ void elastic3d_force_source(ElasticFields3<T> accel, Grid3D g, int sx, int sy, int sz,
+                                       const T* __restrict__ w, T fx, T fy, T fz) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  int i, j, k;
+  if (b >= kSourceBoxNodes || !source_box_node(b, sx, sy, sz, g, i, j, k)) return;
+  const std::size_t at = g.index(i, j, k);
+  accel.c[0][at] = accel.c[0][at] + fx * w[b];
+  accel.c[1][at] = accel.c[1][at] + fy * w[b];
+  accel.c[2][at] = accel.c[2][at] + fz * w[b];
+}
+
+/// 7: the update with the sponge's damping.
+template <typename T>
+__global__ void __launch_bounds__(kElasticBX* kElasticBY)
+    elastic3d_update(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticFields3<T> accel, const T* __restrict__ q,
+                     const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g) {
+  SS_ELASTIC_POINTS(g) {
+    const std::size_t e = g.index(i, j, k);
+    const T d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + k];
+#pragma unroll
+    for (int c = 0; c < 3; ++c) out.c[c][e] = elastic_update(cur.c[c][e], prev.c[c][e], q[e], accel.c[c][e], d);
+  }
+}
+
+// ---- fused ----------------------------------------------------------------------
+
+/// 1-2: stresses from u per point.
+template <typename T, int R>
+__global__ void __launch_bounds__(kElasticBX* kElasticBY)
+    elastic3d_stress_fused(const T* __restrict__ ux, const T* __restrict__ uy, const T* __restrict__ uz,
+                           ElasticMediumPtrs<T> m, ElasticFields6<T> stress, Grid3D g, bool free_top) {
+  SS_ELASTIC_POINTS(g) {
+    const std::size_t e = g.index(i, j, k);
+    const Strain6<T> s = elastic_strain_at<T, R>(ux, uy, uz, e, pitch, plane);
+    const Stress6<T> o = elastic_stress(s, VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]}, free_top && k == 0);
+    stress.c[0][e] = o.xx, stress.c[1][e] = o.yy, stress.c[2][e] = o.zz;
+    stress.c[3][e] = o.xy, stress.c[4][e] = o.xz, stress.c[5][e] = o.yz;
+  }
+}
+
+/// 5-7: divergence, force source and update per point.
+template <typename T, int R>
+__global__ void __launch_bounds__(kElasticBX* kElasticBY)
+    elastic3d_update_fused(ElasticFields6<T> stress, ElasticFields3<T> cur, ElasticFields3<T> prev,
+                           const T* __restrict__ q, const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g,
+                           bool force, int sx, int sy, int sz, const T* __restrict__ w, T fx, T fy, T fz) {
+  const T* const s[6] = {stress.c[0], stress.c[1], stress.c[2], stress.c[3], stress.c[4], stress.c[5]};
+  SS_ELASTIC_POINTS(g) {
+    const std::size_t e = g.index(i, j, k);
+    T a[3];
+    elastic_divergence_at<T, R>(s, e, pitch, plane, a);
+    const int b = force ? source_box_index(i, j, k, sx, sy, sz) : -1;
+    if (b >= 0) {
+      a[0] = a[0] + fx * w[b];
+      a[1] = a[1] + fy * w[b];
+      a[2] = a[2] + fz * w[b];
+    }
+    const T d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + k];
+#pragma unroll
+    for (int c = 0; c < 3; ++c) out.c[c][e] = elastic_update(cur.c[c][e], prev.c[c][e], q[e], a[c], d);
+  }
+}
+
+// ---- shared by both -------------------------------------------------------------
+
+/// 4: the explosion's stress source over its box.
+template <typename T>
+__global__ void elastic3d_stress_source(ElasticFields6<T> stress, Grid3D g, int sx, int sy, int sz,
+                                        const T* __restrict__ w, T add) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  int i, j, k;
+  if (b >= kSourceBoxNodes || !source_box_node(b, sx, sy, sz, g, i, j, k)) return;
+  const std::size_t at = g.index(i, j, k);
+  for (int c = 0; c < 3; ++c) stress.c[c][at] = stress.c[c][at] + add * w[b];
+}
+
+/// Ghost faces of `count` fields (blockIdx.y picks the field), with their top mirror signs.
+template <typename T>
+__global__ void elastic3d_ghosts(ElasticFields6<T> f, ElasticGhostRule r, Grid3D g, T s0, T s1, T s2, T s3, T s4, T s5) {
+  const T sign[6] = {s0, s1, s2, s3, s4, s5};
+  T* field = f.c[blockIdx.y];
+  const T top = sign[blockIdx.y];
+  const long long n = ghost_face_cells(g);
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
+       e += static_cast<long long>(gridDim.x) * blockDim.x)
+    write_elastic_ghost(field, g, e, r, top);
+}
+
+/// 8: Clayton-Engquist on the outermost nodes of the absorbing faces.
+template <typename T>
+__global__ void elastic3d_clayton_engquist(ElasticFields3<T> cur, ElasticFields3<T> out, ElasticMediumPtrs<T> m,
+                                           const T* __restrict__ damp, Grid3D g, CeFaces faces, long long n) {
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const CeNode nd = elastic_ce_node(g, faces, e);
+    const T d = (damp[nd.i] * damp[g.nx + nd.j]) * damp[g.nx + g.ny + nd.k];
+    const std::size_t at = g.index(nd.i, nd.j, nd.k);
+#pragma unroll
+    for (int c = 0; c < 3; ++c) out.c[c][at] = elastic_ce_value(nd, c, cur.c[c], g, m.c11, m.c33, m.c44, m.c66, m.q, d);
+  }
+}
+
+/// 9: the receiver line (i, sy, rz) of the three components into one trace row.
+template <typename T>
+__global__ void elastic3d_record(ElasticFields3<T> u, Grid3D g, int sy, int rz, T* row) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < g.nx; i += gridDim.x * blockDim.x)
+    for (int c = 0; c < 3; ++c) row[c * g.nx + i] = u.c[c][g.index(i, sy, rz)];
+}
+
+/// A derived view quantity (or a component, q < 3, rounded to float) into a float volume.
+template <typename T, int R>
+__global__ void __launch_bounds__(kElasticBX* kElasticBY)
+    elastic3d_view(ElasticFields3<T> u, Grid3D g, int q, double inv_h, float* out) {
+  SS_ELASTIC_POINTS(g) {
+    const std::size_t e = g.index(i, j, k);
+    out[e] = q < 3 ? static_cast<float>(u.c[q][e])
+                   : elastic_derived_at<T, R>(static_cast<ElasticDerived>(q - 3), u.c[0], u.c[1], u.c[2], e, pitch,
+                                              plane, inv_h);
+  }
+}
+
+/// Adds `add` (the box's cells, x fastest) to u_z at both time levels over the cell box b.
+template <typename T>
+__global__ void elastic3d_add_box(T* uz, T* uz_prev, Grid3D g, CellBox b, const T* add) {
+  const int wx = b.hi[0] - b.lo[0] + 1, wy = b.hi[1] - b.lo[1] + 1, wz = b.hi[2] - b.lo[2] + 1;
+  const long long n = static_cast<long long>(wx) * wy * wz;
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int i = b.lo[0] + static_cast<int>(e % wx), j = b.lo[1] + static_cast<int>(e / wx % wy);
+    const int k = b.lo[2] + static_cast<int>(e / (static_cast<long long>(wx) * wy));
+    const std::size_t at = g.index(i, j, k);
+    uz[at] = uz[at] + add[e];
+    uz_prev[at] = uz_prev[at] + add[e];
+  }
+}
+
+#undef SS_ELASTIC_POINTS
+
+}  // namespace ss

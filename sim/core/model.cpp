@@ -86,7 +86,8 @@ void check_param(const ParamSpec& p, const ParamValue& v, bool bench) {
     const auto* word = std::get_if<std::string>(&v);
     const auto words = accepted_words(p, bench);
     if (!word || std::find(words.begin(), words.end(), *word) == words.end())
-      throw Error(fmt::format("unknown {} '{}' (choose {})", p.name, to_string(v), or_list(words)));
+      throw Error(fmt::format("unknown {} '{}' (choose {}{})", p.name, to_string(v), or_list(words),
+                              p.other_words.empty() ? std::string() : "; " + p.other_words));
     return;
   }
   const auto* x = std::get_if<double>(&v);

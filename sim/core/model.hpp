@@ -53,6 +53,7 @@ struct ParamSpec {
   bool bench_sweeps = false;          ///< choice: `bench` also takes "all" (and defaults to it): one group of rows per word
   bool selects_code = false;          ///< choice: each word runs other kernel code (a boundary rule), so checks sweep them
   std::string shown_when;             ///< "param=word": only meaningful then (the panel hides it otherwise)
+  std::string other_words;            ///< choice: said when a word outside the choices is refused ("others are not supported yet")
   bool rebuilds = true;               ///< false: changes on the live field; true: the field restarts
 };
 

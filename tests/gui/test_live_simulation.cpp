@@ -602,3 +602,37 @@ TEST_F(MouseOnTheField, WheelZoomsAboutTheCursorAndMiddleDragPans) {
   EXPECT_NEAR(panned[1], under_cursor[1], 1e-6);
   EXPECT_FALSE(state_.painting) << "panning does not paint";
 }
+
+namespace ss {
+namespace {
+
+TEST_F(LiveSimulationTest, Hydro3DRunsLiveOnEachPresetWithItsPlots) {
+  const Model& m = find_model("hydro3d");
+  for (const Preset& pr : m.info().presets) {
+    SCOPED_TRACE(pr.name);
+    SimSettings s = settings_;
+    switch_model(s, m, false);
+    s.nx = s.ny = s.nz = 24;
+    s.variant = "cpu";
+    s.adaptive_steps = false;
+    s.steps_per_frame = 2;
+    for (const auto& [name, value] : pr.values) s.params[name] = value;
+    if (pr.name == "decay") s.params["k"] = 4.0;  // a wave the 24-cell box resolves
+    LiveSimulation sim(s);
+    for (int frame = 0; frame < 4; ++frame) {
+      sim.request_diagnostics();
+      sim.advance(s, false);
+    }
+    EXPECT_TRUE(sim.status().error.empty()) << sim.status().error;
+    EXPECT_EQ(sim.status().steps_done, 8);
+    const DiagnosticSeries& d = sim.status().diagnostics;
+    for (const char* name : {"kinetic energy", "max Mach", "dt"})
+      EXPECT_NE(std::find(d.names.begin(), d.names.end(), name), d.names.end()) << name;
+    ASSERT_EQ(d.curves.size(), 1u) << "E(k)";
+    EXPECT_EQ(d.curves[0].x.size(), 12u);
+    EXPECT_TRUE(sim.field_stats()->finite);
+  }
+}
+
+}  // namespace
+}  // namespace ss

@@ -53,6 +53,7 @@ std::vector<ParamSpec> hydro_params() {
   boundary.choices = {"periodic"};
   boundary.default_choice = "periodic";
   boundary.help = "periodic on every face (ghost zones of width 3); other boundaries are not supported yet";
+  boundary.other_words = "hydro3d supports only periodic boundaries so far";
   p.push_back(boundary);
   p.push_back(real_param("cs", "cs (sound speed)", "", 1.0, 1e-6, 1e6, "the isothermal sound speed; must be positive"));
   p.push_back(real_param("nu", "nu (viscosity)", "", 5e-3, 0.0, 1e6,

@@ -254,3 +254,19 @@ TEST(Hydro3DCurves, TheLiveSpectrumIsALogLogCurveWithTheKolmogorovGuide) {
 
 }  // namespace
 }  // namespace ss
+
+namespace ss {
+namespace {
+
+TEST(Hydro3DInput, ANonPeriodicBoundaryIsRefusedSayingItIsNotSupportedYet) {
+  const Model& m = find_model("hydro3d");
+  try {
+    make_config(m, {16, 16, 16}, 6, {{"boundary", std::string("closed")}});
+    ADD_FAILURE() << "a closed box was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("only periodic boundaries so far"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ss

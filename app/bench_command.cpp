@@ -372,8 +372,8 @@ std::function<int()> add_bench_command(CLI::App& app) {
                              },
                              "; "));
   bench
-      ->add_option("--variant", args->variant,
-                   "A variant, or all (every one that runs on --device) " +
+      ->add_option("--variant,--method", args->variant,
+                   "A variant (hydro3d calls them methods), or all (every one that runs on --device) " +
                        per_model([](const ModelInfo& m) { return m.name + ": " + m.variant_list(); }, "; "))
       ->capture_default_str();
   bench->add_option("--device", args->device, "gpu, cpu or all")->capture_default_str();

@@ -94,3 +94,13 @@ double measure_copy_gbps(std::size_t bytes, int repeats) {
 }
 
 }  // namespace ss
+
+namespace ss {
+
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  SS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+  SS_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+}  // namespace ss

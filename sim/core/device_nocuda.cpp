@@ -17,5 +17,6 @@ bool cuda_available(std::string* why) { return !cuda_devices(why).empty(); }
 std::string cuda_device_name() { return {}; }
 void check_device_memory(std::size_t, const char*) { throw Error(kNoCuda); }
 double measure_copy_gbps(std::size_t, int) { throw Error(kNoCuda); }
+void copy_device_to_host(void*, const void*, std::size_t, void*) { throw Error(kNoCuda); }
 
 }  // namespace ss

@@ -5,6 +5,7 @@
 
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
+#include "sim/core/device_read.hpp"
 
 namespace ss {
 

@@ -36,11 +36,6 @@ void check_device_memory(std::size_t bytes, const char* what);
 /// Throws ss::Error when `bytes` of host memory exceed what the machine has.
 void check_host_memory(std::size_t bytes, const char* what);
 
-/// Copies `bytes` from device memory at `src` to host memory at `dst`, ordered after the
-/// work queued on `stream` (a cudaStream_t; nullptr: the default stream), and waits for
-/// it: a probe's single value. Throws ss::Error (CUDA's message, or no CUDA backend).
-void copy_device_to_host(void* dst, const void* src, std::size_t bytes, void* stream);
-
 /// Effective bandwidth of a device-to-device copy kernel (16-byte loads and stores)
 /// over a buffer of `bytes`, counting bytes read plus bytes written: the median of
 /// `repeats` timed runs after a warm-up. Throws ss::Error without a device.

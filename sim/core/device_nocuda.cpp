@@ -1,6 +1,7 @@
 // Built only without the CUDA backend (STENCILSCOPE_CUDA=OFF or no nvcc): the
 // device API answers that there is no device, so every caller takes its CPU path.
 #include "sim/core/device.hpp"
+#include "sim/core/device_read.hpp"
 #include "sim/core/error.hpp"
 
 namespace ss {

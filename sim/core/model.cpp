@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/core/device.hpp"
+#include "sim/core/device_read.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/stencil.hpp"
 

@@ -56,7 +56,8 @@ void drop_outside_probes(SimSettings& s) {
 
 /// "order 8, stream (GPU)".
 std::string run_label(const Simulation& sim) {
-  return fmt::format("order {}, {} ({})", sim.config().order, sim.variant(), sim.on_gpu() ? "GPU" : "CPU");
+  return fmt::format("order {}, {} ({}), dt {:.4g}", sim.config().order, sim.variant(), sim.on_gpu() ? "GPU" : "CPU",
+                     sim.dt());
 }
 
 /// Why the settings' variant cannot step live (empty when it can).
@@ -153,6 +154,11 @@ void LiveSimulation::rebuild_b(const SimSettings& s) {
   if (s.ab.order > 0) b.order = s.ab.order;
   if (!s.ab.variant.empty()) b.variant = s.ab.variant;
   for (const auto& [name, value] : s.ab.params) b.params[name] = value;
+  // Both runs at the same times: an automatic dt (half the stability limit of each order)
+  // would differ, so B takes A's dt unless B's own is what differs.
+  const ParamSpec* dt = model().param("dt");
+  if (dt && dt->kind != ParamKind::choice && !s.ab.params.count("dt") && model().steps_in_time)
+    b.params["dt"] = sim_->dt();
   if (const std::string why = not_live(b); !why.empty()) throw Error("A/B: " + why);
   if (runs_on_gpu(b) && !gpu_available()) throw Error("A/B: B's variant " + b.variant + " needs a CUDA device: " + status_.gpu_unavailable);
   const ModelConfig config = to_model_config(b);  // throws naming what B may not change

@@ -113,10 +113,12 @@ void ViewPass::draw(const LiveSimulation& sim, int width, int height, const rend
     diff.colormap = render::Colormap::blue_red;
     fields.push_back(std::move(diff));
     // The legend in the fourth pane: a label each (no field), one line apart.
-    const std::string legend[] = {
-        "A: " + ab.a_label, "B: " + ab.b_label,
-        fmt::format("B - A over {}: rel L2 {:.3e}, max {:.3e}", ab.compared, ab.rel_l2, ab.max_abs),
-        fmt::format("blue-red: -{:.3g} .. +{:.3g}", d, d)};
+    const std::string legend[] = {"A: " + ab.a_label,
+                                  "B: " + ab.b_label,
+                                  "B - A over " + ab.compared + ":",
+                                  fmt::format("  relative L2 {:.3e}", ab.rel_l2),
+                                  fmt::format("  max |B - A| {:.3e}", ab.max_abs),
+                                  fmt::format("  blue-red -{:.3g} .. +{:.3g}", d, d)};
     for (std::size_t k = 0; k < std::size(legend); ++k) {
       render::PixelRect line = panes.sketch;
       line.y += 8 + 18.0 * static_cast<double>(k);

@@ -754,6 +754,7 @@ TEST_F(LiveSimulationTest, ABOrder2Against8DiffersByTheNormOfTheTwoStates) {
   ASSERT_TRUE(sim.ab_active());
   EXPECT_EQ(sim.simulation_b().config().order, 2);
   EXPECT_EQ(sim.simulation().config().order, 8);
+  EXPECT_EQ(sim.simulation_b().dt(), sim.simulation().dt()) << "B takes A's dt (auto would differ by order)";
   EXPECT_EQ(sim.status().ab.rel_l2, 0.0) << "from the same state";
   for (int k = 0; k < 3; ++k) sim.advance(settings_, true);
   SimSettings paused = settings_;

@@ -277,6 +277,8 @@ GuiCommands add_gui_commands(CLI::App& app) {
   rec->add_option("--checkpoint", record->checkpoint,
                   "Write a checkpoint (HDF5: the scene and the state) to FILE at the end, and every --checkpoint-every "
                   "steps; --resume FILE goes on from it");
+  rec->add_option("--probes-csv", record->probes_csv,
+                  "With --probe: write each probe's value at every frame's step to this CSV at the end");
   rec->add_option("--checkpoint-every", record->checkpoint_every, "Steps between checkpoints (0: only at the end)")
       ->check(CLI::NonNegativeNumber);
   rec->add_flag("--measure", record->measure,

@@ -170,6 +170,8 @@ void LiveSimulation::rebuild_b(const SimSettings& s) {
   for (auto* t : {&texture_b_, &texture_diff_})
     if (!*t || (*t)->nx() != nu || (*t)->ny() != nv) *t = std::make_unique<render::FieldTexture>(nu, nv);
   sim_b_ = std::move(next);
+  b_params_text_.clear();
+  for (const auto& [name, value] : s.ab.params) b_params_text_ += ", " + name + " " + ss::to_string(value);
   status_.ab.active = true;
   status_.ab.backend_b = sim_b_->backend_name();
   compare_ab();
@@ -179,7 +181,7 @@ void LiveSimulation::compare_ab() {
   if (!sim_b_) return;
   AbStatus& ab = status_.ab;
   ab.a_label = run_label(*sim_);
-  ab.b_label = run_label(*sim_b_);
+  ab.b_label = run_label(*sim_b_) + b_params_text_;
   const ViewPlacement where = placement();
   const auto [nu, nv] = sim_->view_size(0);
   const std::size_t n = static_cast<std::size_t>(nu) * nv;
@@ -365,7 +367,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
     }
   }
   if (dirty_) upload(wait_for_batch);
-  if (!in_flight_ && !s.probes.empty()) sample_probes();
+  if (!in_flight_ && !s.probes.empty()) sample_probes(!wait_for_batch);  // recording: every frame
   if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
   if (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) sample_diagnostics();
   if (const auto stats = uploader_.stats(*sim_); stats && !stats->finite && status_.error.empty())
@@ -472,10 +474,17 @@ void LiveSimulation::sample_diagnostics() {
   }
 }
 
-void LiveSimulation::sample_probes() {
+void LiveSimulation::sample_probes(bool throttled) {
   ProbeSeries& p = status_.probes;
   const bool same = p.cells == applied_.probes && p.quantity == applied_.quantity;
-  if (same && (sim_->steps_done() == probes_step_ || seconds_since(last_probes_) < 0.05)) return;
+  if (applied_.probes.empty() && p.cells.empty()) return;
+  if (same && (sim_->steps_done() == probes_step_ || (throttled && seconds_since(last_probes_) < 0.05))) return;
+  if (in_flight_) {  // the values after the running batch
+    wait_all();
+    in_flight_ = false;
+    if (const auto ms = sim_->finished_batch_ms()) record_batch(*ms, in_flight_steps_);
+    dirty_ = true;
+  }
   if (p.quantity != applied_.quantity) p = ProbeSeries{{}, applied_.quantity, {}, {}, {}};
   if (p.cells != applied_.probes) {  // keep the columns of probes still there; new ones start empty
     std::vector<std::deque<double>> values;

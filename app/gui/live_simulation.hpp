@@ -131,6 +131,10 @@ class LiveSimulation {
   /// The diagnostics so far as CSV: a header "time,step,<names>" and a row per sample.
   std::string diagnostics_csv() const;
 
+  /// Samples the probes now unless the step has not changed since the last sample (or,
+  /// `throttled`, less than 50 ms went by); a change of the probes samples at once. Waits
+  /// for a running batch. advance() calls it between batches (throttled unless recording).
+  void sample_probes(bool throttled = true);
   /// The probes so far as CSV: a header "time,step,<quantity> at x=X y=Y[ z=Z]..." and a
   /// row per sample (empty fields before a probe's first sample).
   std::string probes_csv() const;
@@ -169,7 +173,6 @@ class LiveSimulation {
   /// B - A of the compared view into the textures and status_.ab (both idle).
   void compare_ab();
   void wait_all();
-  void sample_probes();
   void upload(bool wait_for_gpu = false);
   void record_batch(double ms, int steps);
   void record_batch_b(double ms, int steps);
@@ -186,6 +189,7 @@ class LiveSimulation {
   std::unique_ptr<render::FieldTexture> texture_b_, texture_diff_;  // before sim_b_: destroyed after it
   std::unique_ptr<Simulation> sim_b_;  // A/B: run B
   std::vector<float> view_a_, view_b_, view_diff_;
+  std::string b_params_text_;  // ", alpha 0.5": B's own parameters, for its label
   SimSettings applied_;
   SimStatus status_;
   bool in_flight_ = false;

@@ -2,7 +2,10 @@
 // NVIDIA's device platform on a GPU) renders frames whose pixels must match the colormap.
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "app_runner.hpp"
+#include "sim/core/model.hpp"
 
 using namespace ss;
 using namespace ss::test;
@@ -276,5 +279,30 @@ TEST(RecordHeadless, ABFramesShowTheThreePanesAndTheProbes) {
     EXPECT_LT(img.rgba[i + 1], 140) << "pane " << k;
     EXPECT_GT(img.rgba[i + 2], 200) << "pane " << k;
   }
+  std::filesystem::remove_all(dir);
+}
+
+// record --probe ... --probes-csv: a row per frame's step, each value the field's cell there.
+TEST(RecordHeadless, ProbesCsvHasARowPerFrameWithTheFieldsCells) {
+  const auto dir = scratch_dir("record_probes");
+  const std::string csv = (dir / "probes.csv").string();
+  const RunResult r = run_app("record --headless --frames 3 --width 320 --height 240 --size 40x30 --steps-per-frame 5 "
+                              "--device cpu --probe 3,4 --probe 39,29 --probes-csv '" + csv + "' --out '" +
+                                  (dir / "frames").string() + "'",
+                              "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream f(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(f, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << r.output;
+  EXPECT_EQ(lines[0], "time,step,temperature at x=3 y=4,temperature at x=39 y=29");
+  // The last row is step 10: the CPU heat field after 10 steps at those cells.
+  const Model& m = find_model("heat2d");
+  auto sim = m.create(make_config(m, {40, 30, 1}, 8, {}), Backend::cpu, "cpu");
+  sim->start_steps(10);
+  const std::vector<float> field = sim->copy_state().fields.at(0);
+  EXPECT_EQ(lines[3].substr(lines[3].find(',') + 1),
+            fmt::format("10,{:.9g},{:.9g}", field[4 * 40 + 3], field[29 * 40 + 39]));
+  EXPECT_EQ(lines[1].substr(lines[1].find(',') + 1, 2), "0,");
   std::filesystem::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 // where numpy is installed; bad requests are one line and a non-zero exit.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -221,4 +222,36 @@ TEST(Export, AVtiOfEveryModelOpensWithEachSteppedFieldOrQuantity) {
     EXPECT_NE(text.find("array "), std::string::npos) << text;
     std::filesystem::remove(path);
   }
+}
+
+// Without VTK at hand: the file's XML names the extent, origin, spacing and array, and its
+// appended block (a UInt64 byte count, then the float32 values) holds the field.
+TEST(Export, AVtiHoldsItsHeaderAndTheFieldInItsAppendedBlock) {
+  const std::string path = temp_path("heat2d-raw.vti");
+  const auto r = run_cli("export --model heat2d --size 12x9 --steps 2 --device cpu --out " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string bytes;
+  {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) bytes.append(buf, n);
+    std::fclose(f);
+  }
+  const double h = 1.0 / 12;
+  EXPECT_NE(bytes.find("WholeExtent=\"0 11 0 8 0 0\""), std::string::npos);
+  EXPECT_NE(bytes.find(fmt::format("Origin=\"{:.17g} {:.17g} 0\"", h / 2, h / 2)), std::string::npos);
+  EXPECT_NE(bytes.find("Name=\"temperature\""), std::string::npos);
+  const std::size_t start = bytes.find("<AppendedData encoding=\"raw\">");
+  ASSERT_NE(start, std::string::npos);
+  const std::size_t data = bytes.find('_', start) + 1;
+  std::uint64_t count = 0;
+  std::memcpy(&count, bytes.data() + data, sizeof count);
+  ASSERT_EQ(count, 12u * 9u * sizeof(float));
+  const Model& m = find_model("heat2d");
+  auto sim = m.create(make_config(m, {12, 9, 1}, 8, {}), Backend::cpu, "cpu");
+  sim->start_steps(2);
+  const SimState st = sim->copy_state();
+  EXPECT_EQ(0, std::memcmp(bytes.data() + data + sizeof count, st.fields.at(0).data(), count));
+  std::filesystem::remove(path);
 }

@@ -1,6 +1,10 @@
 // `stencilscope export`: runs a scene for some steps and writes its field or one of its
-// views as a NumPy .npy file (numpy.load opens it), and/or a checkpoint (HDF5) from which
-// `export --resume` goes on bit for bit. Generic over the model registry.
+// views as a NumPy .npy file (numpy.load opens it), or the volume as a VTK image (.vti:
+// ParaView), and/or a checkpoint (HDF5) from which `export --resume` goes on bit for
+// bit. The extension of --out picks the format. Generic over the model registry.
+#include <algorithm>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "checkpoint.hpp"
@@ -11,6 +15,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/model.hpp"
 #include "sim/core/npy.hpp"
+#include "sim/core/vti.hpp"
 
 namespace ss::app {
 
@@ -25,14 +30,79 @@ struct ExportArgs {
   ParamArgs params;
   int steps = 0;
   std::string view = "field";
+  std::string quantity;  ///< .vti: a view quantity, or all; empty: the stepped fields
   std::array<int, 3> slice{-1, -1, -1};
   std::string out;
   std::string checkpoint;  ///< write one here after the steps
   std::string resume;      ///< start from this checkpoint (its scene and state)
 };
 
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+/// The whole grid of view quantity `quantity`, x fastest: the XY view at every z (a 2D
+/// model's one view); on the GPU one slice at a time crosses the bus.
+std::vector<float> quantity_volume(Simulation& sim, const std::string& quantity) {
+  const auto& n = sim.config().size;
+  const std::size_t plane = static_cast<std::size_t>(n[0]) * n[1];
+  std::vector<float> out(plane * n[2]);
+  ViewPlacement where;
+  where.quantity = quantity;
+  where.slices = {0, n[1] / 2, n[0] / 2};
+  for (int z = 0; z < n[2]; ++z) {
+    where.slices[0] = z;
+    sim.copy_view(0, where, out.data() + plane * z);
+  }
+  return out;
+}
+
+/// export --out F.vti: the stepped fields (state0, state1, ... as a checkpoint holds
+/// them), or one view quantity, or every one (--quantity all), as a VTK image.
+int write_volume(const ExportArgs& a, Simulation& sim, const ModelConfig& config, const std::string& variant, bool gpu) {
+  const ModelInfo& info = sim.info();
+  if (a.view != "field") throw Error("a .vti file holds the whole grid: --view is for .npy files");
+  const std::vector<std::string>& quantities = info.views.quantities;
+  std::vector<std::pair<std::string, std::vector<float>>> data;
+  if (a.quantity.empty()) {
+    SimState state = sim.copy_state();
+    for (std::size_t f = 0; f < state.fields.size(); ++f)
+      data.emplace_back(state.fields.size() == 1 && quantities.size() == 1 ? quantities.front() : fmt::format("state{}", f),
+                        std::move(state.fields[f]));
+  }
+  // A model that keeps no field of its own (its views are computed) writes its quantities.
+  if (a.quantity == "all" || (a.quantity.empty() && data.empty())) {
+    for (const std::string& q : quantities) data.emplace_back(q, quantity_volume(sim, q));
+  } else if (!a.quantity.empty()) {
+    if (std::find(quantities.begin(), quantities.end(), a.quantity) == quantities.end()) {
+      std::string list;
+      for (const std::string& q : quantities) list += q + ", ";
+      throw Error(fmt::format("{} has no quantity '{}' (choose {}or all)", info.name, a.quantity, list));
+    }
+    data.emplace_back(a.quantity, quantity_volume(sim, a.quantity));
+  }
+  const GridGeometry geometry = sim.geometry();
+  VtiImage image;
+  image.size = config.size;
+  image.origin = geometry.origin;
+  image.spacing = geometry.spacing;
+  image.time = sim.time();
+  image.step = sim.steps_done();
+  std::vector<VtiArray> arrays;
+  std::string names;
+  for (const auto& [name, values] : data) {
+    arrays.push_back({name, values.data()});
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  write_vti(a.out, image, arrays);
+  fmt::print("wrote {}: {} ({}), float32 point data {}, spacing {:.6g}{}, step {}, t = {:.6g}, {} on the {}\n", a.out,
+             info.name, size_text(config.size, info.dims), names, geometry.spacing[0],
+             geometry.unit.empty() ? "" : " " + geometry.unit, sim.steps_done(), sim.time(), variant, gpu ? "GPU" : "CPU");
+  return 0;
+}
+
 int run_export(const ExportArgs& a) {
-  if (a.out.empty() && a.checkpoint.empty()) throw Error("export needs --out FILE.npy or --checkpoint FILE.h5");
+  if (a.out.empty() && a.checkpoint.empty()) throw Error("export needs --out FILE.npy|FILE.vti or --checkpoint FILE.h5");
   if (a.steps < 0) throw Error(fmt::format("--steps must be 0 or more (got {})", a.steps));
   // The scene: from the command line, or from the checkpoint being resumed.
   std::optional<Checkpoint> resumed;
@@ -77,6 +147,8 @@ int run_export(const ExportArgs& a) {
     if (a.out.empty()) return 0;
   }
 
+  if (ends_with(a.out, ".vti")) return write_volume(a, *sim, config, variant, gpu);
+  if (!a.quantity.empty()) throw Error("--quantity is for .vti files (a .npy holds the field or a view)");
   std::vector<float> values;
   std::vector<std::size_t> shape;
   if (a.view == "field") {
@@ -121,7 +193,7 @@ int run_export(const ExportArgs& a) {
 
 std::function<int()> add_export_command(CLI::App& app) {
   auto args = std::make_shared<ExportArgs>();
-  CLI::App* cmd = app.add_subcommand("export", "Run a scene for --steps steps and write its field or a view as .npy");
+  CLI::App* cmd = app.add_subcommand("export", "Run a scene for --steps steps and write its field or a view as .npy, or the grid as .vti");
   cmd->add_option("--model", args->model, "A registered model: " + model_list())->capture_default_str();
   cmd->add_option("--size", args->size, "NXxNY (3D: NXxNYxNZ) or N; default: the model's scene size");
   cmd->add_option("--order", args->order, "Stencil order (default: the model's)");
@@ -136,7 +208,12 @@ std::function<int()> add_export_command(CLI::App& app) {
   cmd->add_option("--slice-z", args->slice[0], "xy: its z (default: the middle)");
   cmd->add_option("--slice-y", args->slice[1], "xz: its y (default: the middle)");
   cmd->add_option("--slice-x", args->slice[2], "yz: its x (default: the middle)");
-  cmd->add_option("--out", args->out, "The .npy file to write");
+  cmd->add_option("--out", args->out,
+                  "The file to write: FILE.npy (the field or a view, NumPy) or FILE.vti (the whole grid, VTK "
+                  "ImageData for ParaView)");
+  cmd->add_option("--quantity", args->quantity,
+                  ".vti: a quantity the views show, or all; default: every field the model steps (named state0, "
+                  "state1, ... in a checkpoint's order; a single field takes its quantity's name)");
   cmd->add_option("--checkpoint", args->checkpoint,
                   "Also (or only) write an HDF5 checkpoint after the steps: the fields, step, time and the scene");
   cmd->add_option("--resume", args->resume,

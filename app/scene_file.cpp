@@ -192,7 +192,7 @@ class SceneReader {
   void read_view(const toml::node& n, const ModelInfo& info) {
     const auto* t = n.as_table();
     if (!t) fail("view", fmt::format("view must be a table ([view]), not {}", kind_of(n)));
-    index(*t, "view.", {"colormap", "range", "sampling", "colorbar", "quantity", "slices", "steps_per_frame"});
+    index(*t, "view.", {"colormap", "range", "sampling", "colorbar", "quantity", "slices", "steps_per_frame", "probes"});
     if (const toml::node* v = t->get("colormap")) s_.colormap = string_at(*v, "view.colormap", "viridis");
     if (const toml::node* v = t->get("sampling")) s_.sampling = string_at(*v, "view.sampling", "nearest");
     if (const toml::node* v = t->get("colorbar")) {
@@ -226,6 +226,28 @@ class SceneReader {
     }
     if (const toml::node* v = t->get("steps_per_frame"))
       s_.steps_per_frame = static_cast<int>(integer_at(*v, "view.steps_per_frame", 0, 1'000'000));
+    if (const toml::node* v = t->get("probes")) read_probes(*v, info);
+  }
+
+  void read_probes(const toml::node& n, const ModelInfo& info) {
+    const auto* a = n.as_array();
+    if (!a) fail("view.probes", fmt::format("view.probes must be a list of cells [[x, y, z], ...], not {}", shown(n)));
+    const std::array<int, 3> size = s_.size.value_or(info.default_size);
+    for (const toml::node& e : *a) {
+      const auto* c = e.as_array();
+      if (!c || c->size() != 3 || !c->is_homogeneous(toml::node_type::integer))
+        fail("view.probes", fmt::format("each of view.probes must be [x, y, z] (3 integers), not {}", shown(e)));
+      std::array<int, 3> cell{};
+      for (int k = 0; k < 3; ++k) {
+        const long long x = (*c)[static_cast<std::size_t>(k)].as_integer()->get();
+        const int n_k = info.dims == 2 && k == 2 ? 1 : size[static_cast<std::size_t>(k)];
+        if (x < 0 || x >= n_k)
+          fail("view.probes", fmt::format("view.probes {} is outside the grid ({} x {} x {})", shown(e), size[0], size[1],
+                                          info.dims == 2 ? 1 : size[2]));
+        cell[static_cast<std::size_t>(k)] = static_cast<int>(x);
+      }
+      s_.probes.push_back(cell);
+    }
   }
 
   void read_range(const toml::node& n) {
@@ -345,6 +367,11 @@ std::string scene_text(const SceneFile& s) {
     out += fmt::format("slices = [{}, {}, {}]  # z of XY, y of XZ, x of YZ; -1: the middle\n", s.slices[0], s.slices[1],
                        s.slices[2]);
   out += fmt::format("steps_per_frame = {}  # 0: adaptive\n", s.steps_per_frame);
+  if (!s.probes.empty()) {
+    std::string cells;
+    for (const auto& c : s.probes) cells += fmt::format("{}[{}, {}, {}]", cells.empty() ? "" : ", ", c[0], c[1], c[2]);
+    out += fmt::format("probes = [{}]  # cells [x, y, z] the Plots follow\n", cells);
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 //   sampling = "nearest"
 //   slices = [64, 64, 64]      # 3D: z of XY, y of XZ, x of YZ (-1: the middle)
 //   steps_per_frame = 0        # 0: adaptive
+//   probes = [[10, 20, 0]]     # cells [x, y, z] whose values the Plots follow (z 0 in 2D)
 //
 // The view's words (colormap, sampling) are kept as text here and checked by the app,
 // which knows the renderer's names; SceneFile::where() gives it the file and line.
@@ -23,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/core/model.hpp"
 
@@ -49,6 +51,7 @@ struct SceneFile {
   std::string quantity;                     ///< one of the model's view quantities; empty: its default
   std::array<int, 3> slices{-1, -1, -1};    ///< 3D models: z of XY, y of XZ, x of YZ; -1: the middle
   int steps_per_frame = 0;                  ///< 0: adaptive
+  std::vector<std::array<int, 3>> probes;   ///< cells (x, y, z) the Plots follow, inside the grid
   std::map<std::string, int, std::less<>> lines;  ///< "view.colormap" -> its line in the file
 
   /// "scene.toml:7" for a key read from line 7, else the path (or "scene" without one).

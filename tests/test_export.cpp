@@ -3,6 +3,7 @@
 // where numpy is installed; bad requests are one line and a non-zero exit.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -118,3 +119,139 @@ TEST(Export, AMissingOrForeignCheckpointIsOneLine) {
   std::filesystem::remove(npy);
 }
 
+
+namespace {
+
+/// A Python that has VTK's readers (Debian's python3-vtk9 installs them for /usr/bin/python3,
+/// which need not be the python3 first on PATH); empty when none has.
+std::string python_with_vtk() {
+  for (const std::string py : {"python3", "/usr/bin/python3"})
+    if (std::system((py + " -c 'from vtkmodules.vtkIOXML import vtkXMLImageDataReader' >/dev/null 2>&1").c_str()) == 0)
+      return py;
+  return {};
+}
+
+/// Reads `path` with vtkXMLImageDataReader and prints "dims nx ny nz", "origin ...",
+/// "spacing ...", "time T", then per point array "array NAME N v(i0) v(i1) ..." at the
+/// point ids `ids`; returns the output (empty when the reader failed).
+std::string read_with_vtk(const std::string& python, const std::string& path, const std::vector<long>& ids) {
+  std::string id_list;
+  for (long i : ids) id_list += std::to_string(i) + ",";
+  const std::string out = path + ".txt";
+  const std::string script =
+      "from vtkmodules.vtkIOXML import vtkXMLImageDataReader\n"
+      "r = vtkXMLImageDataReader(); r.SetFileName('" + path + "'); r.Update()\n"
+      "im = r.GetOutput(); pd = im.GetPointData()\n"
+      "print('dims', *im.GetDimensions()); print('origin', *('%.17g' % v for v in im.GetOrigin()))\n"
+      "print('spacing', *('%.17g' % v for v in im.GetSpacing()))\n"
+      "print('time', '%.17g' % im.GetFieldData().GetArray('TimeValue').GetValue(0))\n"
+      "for k in range(pd.GetNumberOfArrays()):\n"
+      "  a = pd.GetArray(k)\n"
+      "  print('array', a.GetName(), a.GetNumberOfTuples(), *('%.9g' % a.GetValue(i) for i in [" + id_list + "]))\n";
+  const std::string script_path = path + ".py";
+  FILE* f = std::fopen(script_path.c_str(), "w");
+  std::fputs(script.c_str(), f);
+  std::fclose(f);
+  if (std::system((python + " " + script_path + " > " + out + " 2>&1").c_str()) != 0) return {};
+  std::string text;
+  if (FILE* g = std::fopen(out.c_str(), "r")) {
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, g)) text.append(buf, n);
+    std::fclose(g);
+  }
+  std::filesystem::remove(out);
+  std::filesystem::remove(script_path);
+  return text;
+}
+
+}  // namespace
+
+TEST(Export, A3DVolumeAsVtiIsWhatVtksReaderReads) {
+  const std::string python = python_with_vtk();
+  if (python.empty()) GTEST_SKIP() << "no Python with VTK (Debian's python3-vtk9): the .vti reader test cannot run";
+  const std::string path = temp_path("heat3d.vti");
+  const auto r = run_cli("export --model heat3d --size 11x9x8 --order 4 --steps 3 --device cpu --out " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Model& m = find_model("heat3d");
+  auto sim = m.create(make_config(m, {11, 9, 8}, 4, {}), Backend::cpu, "cpu");
+  sim->start_steps(3);
+  const SimState st = sim->copy_state();
+  const std::vector<long> ids = {0, 5, 11 * 9 + 3, 11 * 9 * 8 - 1, 11 * 9 * 3 + 11 * 4 + 6};
+  const std::string text = read_with_vtk(python, path, ids);
+  ASSERT_FALSE(text.empty()) << "vtkXMLImageDataReader failed on " << path;
+  EXPECT_NE(text.find("dims 11 9 8\n"), std::string::npos) << text;
+  const double h = 1.0 / 11;
+  EXPECT_NE(text.find(fmt::format("spacing {:.17g} {:.17g} {:.17g}\n", h, h, h)), std::string::npos) << text;
+  EXPECT_NE(text.find(fmt::format("time {:.17g}\n", sim->time())), std::string::npos) << text;
+  std::string want = "array temperature 792";
+  for (long i : ids) want += fmt::format(" {:.9g}", st.fields.at(0)[static_cast<std::size_t>(i)]);
+  EXPECT_NE(text.find(want + "\n"), std::string::npos) << "want '" << want << "' in:\n" << text;
+  std::filesystem::remove(path);
+}
+
+TEST(Export, A2DFieldAsVtiIsAOneCellThickImageAndQuantitiesAreNamed) {
+  const std::string python = python_with_vtk();
+  if (python.empty()) GTEST_SKIP() << "no Python with VTK (Debian's python3-vtk9): the .vti reader test cannot run";
+  const std::string path = temp_path("heat2d.vti");
+  const auto r = run_cli("export --model heat2d --size 13x8 --steps 2 --device cpu --quantity all --out " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Model& m = find_model("heat2d");
+  auto sim = m.create(make_config(m, {13, 8, 1}, 8, {}), Backend::cpu, "cpu");
+  sim->start_steps(2);
+  const SimState st = sim->copy_state();
+  const std::string text = read_with_vtk(python, path, {0, 13 * 7 + 12});
+  EXPECT_NE(text.find("dims 13 8 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(fmt::format("array temperature 104 {:.9g} {:.9g}\n", st.fields[0][0], st.fields[0][103])),
+            std::string::npos)
+      << text;
+  std::filesystem::remove(path);
+}
+
+TEST(Export, AVtiOfEveryModelOpensWithEachSteppedFieldOrQuantity) {
+  const std::string python = python_with_vtk();
+  if (python.empty()) GTEST_SKIP() << "no Python with VTK (Debian's python3-vtk9): the .vti reader test cannot run";
+  for (const Model* m : models()) {
+    const ModelInfo& info = m->info();
+    SCOPED_TRACE(info.name);
+    const std::string path = temp_path(info.name + ".vti");
+    const std::string size = info.dims == 2 ? "12x10" : "12x10x9";
+    const auto r = run_cli("export --model " + info.name + " --size " + size + " --steps 1 --device cpu --out " + path);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const std::string text = read_with_vtk(python, path, {0});
+    EXPECT_NE(text.find(info.dims == 2 ? "dims 12 10 1\n" : "dims 12 10 9\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("array "), std::string::npos) << text;
+    std::filesystem::remove(path);
+  }
+}
+
+// Without VTK at hand: the file's XML names the extent, origin, spacing and array, and its
+// appended block (a UInt64 byte count, then the float32 values) holds the field.
+TEST(Export, AVtiHoldsItsHeaderAndTheFieldInItsAppendedBlock) {
+  const std::string path = temp_path("heat2d-raw.vti");
+  const auto r = run_cli("export --model heat2d --size 12x9 --steps 2 --device cpu --out " + path);
+  ASSERT_EQ(r.status, 0) << r.out;
+  std::string bytes;
+  {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    ASSERT_NE(f, nullptr);
+    char buf[4096];
+    while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) bytes.append(buf, n);
+    std::fclose(f);
+  }
+  const double h = 1.0 / 12;
+  EXPECT_NE(bytes.find("WholeExtent=\"0 11 0 8 0 0\""), std::string::npos);
+  EXPECT_NE(bytes.find(fmt::format("Origin=\"{:.17g} {:.17g} 0\"", h / 2, h / 2)), std::string::npos);
+  EXPECT_NE(bytes.find("Name=\"temperature\""), std::string::npos);
+  const std::size_t start = bytes.find("<AppendedData encoding=\"raw\">");
+  ASSERT_NE(start, std::string::npos);
+  const std::size_t data = bytes.find('_', start) + 1;
+  std::uint64_t count = 0;
+  std::memcpy(&count, bytes.data() + data, sizeof count);
+  ASSERT_EQ(count, 12u * 9u * sizeof(float));
+  const Model& m = find_model("heat2d");
+  auto sim = m.create(make_config(m, {12, 9, 1}, 8, {}), Backend::cpu, "cpu");
+  sim->start_steps(2);
+  const SimState st = sim->copy_state();
+  EXPECT_EQ(0, std::memcmp(bytes.data() + data + sizeof count, st.fields.at(0).data(), count));
+  std::filesystem::remove(path);
+}

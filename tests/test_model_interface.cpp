@@ -316,4 +316,32 @@ TEST_P(EveryModel, AStateMovesBetweenTheCpuAndTheGpuAndStepsTheSameBits) {
 }
 #endif
 
+// What the app's probes and `export --out F.vti` read: one cell of each quantity (on the
+// GPU only that value crosses the bus) is that cell of the XY view through it, and the
+// cells lie on a grid of positive spacing.
+TEST_P(EveryModel, ReadCellIsTheCellOfTheXYViewForEveryQuantity) {
+  require_variants();
+  auto sim = make(fastest(info()));
+  run(*sim, 2);
+  const auto& n = sim->config().size;
+  const std::vector<std::array<int, 3>> cells = {{0, 0, 0}, {n[0] - 1, n[1] - 1, n[2] - 1}, {n[0] / 3, n[1] / 2, n[2] / 2}};
+  std::vector<std::string> quantities = info().views.quantities;
+  quantities.push_back("");  // the default
+  for (const std::string& q : quantities)
+    for (const auto& c : cells) {
+      ViewPlacement where = middle(sim->config());
+      where.slices[0] = c[2];
+      where.quantity = q;
+      std::vector<float> xy(static_cast<std::size_t>(n[0]) * n[1]);
+      sim->copy_view(0, where, xy.data());
+      const float want = xy[static_cast<std::size_t>(c[1]) * n[0] + c[0]];
+      const float got = sim->read_cell(c, q);
+      EXPECT_EQ(std::memcmp(&want, &got, sizeof want), 0)
+          << "'" << q << "' at (" << c[0] << ", " << c[1] << ", " << c[2] << "): " << got << " != " << want;
+    }
+  EXPECT_THROW(sim->read_cell({n[0], 0, 0}), Error);
+  const GridGeometry g = sim->geometry();
+  for (double h : g.spacing) EXPECT_GT(h, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Registered, EveryModel, ::testing::ValuesIn(models()), name_of);

@@ -34,6 +34,9 @@ struct SceneArgs {
   int steps_per_frame = 0;
   std::string upload = "auto";
   std::array<int, 3> slice{-1, -1, -1};  ///< 3D models: z of XY, y of XZ, x of YZ; -1 the middle
+  int draw_every = 1;               ///< --draw-every K: max speed
+  std::vector<std::string> ab;      ///< --ab KEY=VALUE: what run B changes
+  std::vector<std::string> probes;  ///< --probe X,Y[,Z]
   std::map<std::string, const CLI::Option*> options;  ///< "--model" -> its option (to ask whether it was given)
 
   /// True when `flag` was given on the command line.
@@ -95,6 +98,32 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps, const std
   o["--slice-x"] = cmd->add_option("--slice-x", a.slice[2], "3D models: x of the YZ slice (default: the middle)");
   o["--steps-per-frame"] = cmd->add_option("--steps-per-frame", a.steps_per_frame, "Steps per frame; 0 adapts to a frame budget")
       ->capture_default_str();
+  cmd->add_option("--ab", a.ab,
+                  "A/B: run B beside the scene from the same state, changing KEY=VALUE (order=2, variant=cpu, or a "
+                  "parameter: alpha=0.1); repeatable; the views show A, B and B - A");
+  cmd->add_option("--draw-every", a.draw_every,
+                  "Max speed: refresh the views after every K-th batch only (1: each; recordings refresh each frame)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--probe", a.probes, "A probe at cell X,Y (3D: X,Y,Z): its value over time in the Plots; repeatable");
+}
+
+/// "X,Y" or "X,Y,Z" as a cell inside `s`'s grid; throws ss::Error naming the text.
+std::array<int, 3> parse_probe(const std::string& text, const SimSettings& s) {
+  const bool flat = model_of(s).info().dims == 2;
+  static const std::regex pattern(R"(^\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*(\d+)\s*)?$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, pattern) || (flat && m[3].matched) || (!flat && !m[3].matched))
+    throw Error(fmt::format("malformed --probe '{}' (expected {})", text, flat ? "X,Y" : "X,Y,Z"));
+  std::array<int, 3> c{};
+  const std::array<int, 3> n{s.nx, s.ny, flat ? 1 : s.nz};
+  for (int k = 0; k < 3; ++k) {
+    c[k] = k == 2 && flat ? 0 : std::stoi(m[static_cast<std::size_t>(k + 1)]);
+    if (c[k] >= n[k])
+      throw Error(fmt::format("--probe {} is outside the {} grid", text, flat ? fmt::format("{} x {}", n[0], n[1])
+                                                                               : fmt::format("{} x {} x {}", n[0], n[1], n[2])));
+  }
+  return c;
 }
 
 void parse_range(const std::string& s, ViewSettings& v) {
@@ -203,6 +232,9 @@ SceneOptions to_scene(const SceneArgs& a) {
   if (!file || a.given("--sampling")) o.view.style.sampling = render::parse_sampling(a.sampling);
   if (!file || a.given("--range")) parse_range(a.range, o.view);
   s.params = to_model_config(s).params;  // the same checks the simulation makes, before a window opens
+  s.draw_every = a.draw_every;
+  for (const std::string& t : a.ab) parse_ab_assignment(t, model, s.ab);
+  for (const std::string& t : a.probes) s.probes.push_back(parse_probe(t, s));
   resolve_device(o);
   return o;
 }
@@ -245,6 +277,8 @@ GuiCommands add_gui_commands(CLI::App& app) {
   rec->add_option("--checkpoint", record->checkpoint,
                   "Write a checkpoint (HDF5: the scene and the state) to FILE at the end, and every --checkpoint-every "
                   "steps; --resume FILE goes on from it");
+  rec->add_option("--probes-csv", record->probes_csv,
+                  "With --probe: write each probe's value at every frame's step to this CSV at the end");
   rec->add_option("--checkpoint-every", record->checkpoint_every, "Steps between checkpoints (0: only at the end)")
       ->check(CLI::NonNegativeNumber);
   rec->add_flag("--measure", record->measure,

@@ -66,6 +66,7 @@ struct RecordOptions {
   bool measure = false;            ///< no files: run the window's loop (adaptive steps, no waiting) and report fps
   std::string checkpoint;          ///< write a checkpoint (HDF5) here at the end, and every checkpoint_every steps
   long checkpoint_every = 0;       ///< 0: only at the end
+  std::string probes_csv;          ///< --probes-csv: the probes' values at every frame, written at the end
 };
 
 /// The callbacks add_gui_commands returns; each returns the exit code.

@@ -43,6 +43,23 @@ double copy_gbps(bool gpu) {
   return host_copy;
 }
 
+/// The probes of `s` inside its grid (z 0 for 2D models); the others are dropped.
+void drop_outside_probes(SimSettings& s) {
+  const bool flat = model_of(s).info().dims == 2;
+  const std::array<int, 3> n{s.nx, s.ny, flat ? 1 : s.nz};
+  std::erase_if(s.probes, [&](const std::array<int, 3>& c) {
+    for (int a = 0; a < 3; ++a)
+      if (c[a] < 0 || c[a] >= n[a]) return true;
+    return false;
+  });
+}
+
+/// "order 8, stream (GPU)".
+std::string run_label(const Simulation& sim) {
+  return fmt::format("order {}, {} ({}), dt {:.4g}", sim.config().order, sim.variant(), sim.on_gpu() ? "GPU" : "CPU",
+                     sim.dt());
+}
+
 /// Why the settings' variant cannot step live (empty when it can).
 std::string not_live(const SimSettings& s) {
   const VariantSpec* v = variant_of(s);
@@ -67,13 +84,16 @@ LiveSimulation::LiveSimulation(SimSettings& settings) : start_(std::chrono::stea
     use_fastest_variant(settings, false);
   }
   clamp_slices(settings);
+  drop_outside_probes(settings);
   rebuild(settings, runs_on_gpu(settings));
   settings.params = sim_->config().params;
-  applied_ = settings;
+  applied_ = settings;  // B's comparison reads the placement
+  rebuild_b(settings);
   last_validation_ = start_ - std::chrono::hours(1);
   last_diagnostics_ = last_validation_;
   last_health_ = last_validation_;
   last_curves_ = last_validation_;
+  last_probes_ = last_validation_;
 }
 
 LiveSimulation::~LiveSimulation() = default;
@@ -89,6 +109,9 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   const ModelConfig config = to_model_config(s);  // throws for invalid settings
   const Model& model = model_of(s);
   if (sim_) sim_->wait();
+  if (sim_b_) sim_b_->wait();
+  sim_b_.reset();  // B follows A: apply() builds it again from the new state
+  status_.ab = {};
   sim_.reset();
   uploader_.forget_pending();
   std::unique_ptr<Simulation> next = model.create(config, on_gpu ? Backend::gpu : Backend::cpu, s.variant);
@@ -106,8 +129,81 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   status_.history.clear();
   status_.validation = {};
   status_.diagnostics = {};
+  status_.probes = {};
+  probes_step_ = -1;
   adaptive_steps_ = 1;
   update_status();
+}
+
+void LiveSimulation::wait_all() {
+  sim_->wait();
+  if (sim_b_) sim_b_->wait();
+}
+
+void LiveSimulation::rebuild_b(const SimSettings& s) {
+  if (in_flight_) {  // the running batch finishes first: B starts from A's state after it
+    wait_all();
+    in_flight_ = false;
+    if (const auto ms = sim_->finished_batch_ms()) record_batch(*ms, in_flight_steps_);
+    dirty_ = true;
+  }
+  sim_b_.reset();
+  status_.ab = {};
+  if (!s.ab.enabled) return;
+  SimSettings b = s;
+  if (s.ab.order > 0) b.order = s.ab.order;
+  if (!s.ab.variant.empty()) b.variant = s.ab.variant;
+  for (const auto& [name, value] : s.ab.params) b.params[name] = value;
+  // Both runs at the same times: an automatic dt (half the stability limit of each order)
+  // would differ, so B takes A's dt unless B's own is what differs.
+  const ParamSpec* dt = model().param("dt");
+  if (dt && dt->kind != ParamKind::choice && !s.ab.params.count("dt") && model().steps_in_time)
+    b.params["dt"] = sim_->dt();
+  if (const std::string why = not_live(b); !why.empty()) throw Error("A/B: " + why);
+  if (runs_on_gpu(b) && !gpu_available()) throw Error("A/B: B's variant " + b.variant + " needs a CUDA device: " + status_.gpu_unavailable);
+  const ModelConfig config = to_model_config(b);  // throws naming what B may not change
+  sim_->wait();
+  const SimState state = sim_->copy_state();
+  std::unique_ptr<Simulation> next = model_of(b).create(config, runs_on_gpu(b) ? Backend::gpu : Backend::cpu, b.variant);
+  next->load_state(state);  // the same state: refused, naming the shapes, when B's parameters change them
+  const auto [nu, nv] = next->view_size(0);
+  for (auto* t : {&texture_b_, &texture_diff_})
+    if (!*t || (*t)->nx() != nu || (*t)->ny() != nv) *t = std::make_unique<render::FieldTexture>(nu, nv);
+  sim_b_ = std::move(next);
+  b_params_text_.clear();
+  for (const auto& [name, value] : s.ab.params) b_params_text_ += ", " + name + " " + ss::to_string(value);
+  status_.ab.active = true;
+  status_.ab.backend_b = sim_b_->backend_name();
+  compare_ab();
+}
+
+void LiveSimulation::compare_ab() {
+  if (!sim_b_) return;
+  AbStatus& ab = status_.ab;
+  ab.a_label = run_label(*sim_);
+  ab.b_label = run_label(*sim_b_) + b_params_text_;
+  const ViewPlacement where = placement();
+  const auto [nu, nv] = sim_->view_size(0);
+  const std::size_t n = static_cast<std::size_t>(nu) * nv;
+  view_a_.resize(n);
+  view_b_.resize(n);
+  view_diff_.resize(n);
+  sim_->copy_view(0, where, view_a_.data());
+  sim_b_->copy_view(0, where, view_b_.data());
+  double dd = 0, aa = 0, max_abs = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const double d = static_cast<double>(view_b_[k]) - static_cast<double>(view_a_[k]);
+    view_diff_[k] = static_cast<float>(d);
+    dd += d * d;
+    aa += static_cast<double>(view_a_[k]) * view_a_[k];
+    max_abs = std::max(max_abs, std::abs(d));
+  }
+  ab.rel_l2 = aa > 0 ? std::sqrt(dd / aa) : std::sqrt(dd);
+  ab.max_abs = max_abs;
+  ab.steps = sim_->steps_done();
+  ab.compared = model().dims == 2 ? "the field" : fmt::format("the XY slice at z = {}", where.slices[0]);
+  texture_b_->upload_host(view_b_.data(), static_cast<std::size_t>(nu));
+  texture_diff_->upload_host(view_diff_.data(), static_cast<std::size_t>(nu));
 }
 
 void LiveSimulation::apply(SimSettings& s) {
@@ -128,6 +224,7 @@ void LiveSimulation::apply(SimSettings& s) {
       status_.note = "GPU variants need a CUDA device: " + status_.gpu_unavailable;
     }
     clamp_slices(s);
+    drop_outside_probes(s);
     const ModelConfig next = to_model_config(s);  // throws for invalid settings
     const ModelConfig& now = sim_->config();
     const bool same_field = !model_change && next.size == now.size && next.params == now.params;
@@ -158,6 +255,18 @@ void LiveSimulation::apply(SimSettings& s) {
       update_status();
     }
     s.params = sim_->config().params;
+    // B starts again from A's state whenever what it compares changes (or A restarted).
+    const bool b_stale = (s.ab.enabled != (sim_b_ != nullptr)) || s.ab.order != applied_.ab.order ||
+                         s.ab.variant != applied_.ab.variant || s.ab.params != applied_.ab.params ||
+                         s.order != applied_.order || s.variant != applied_.variant;
+    if (b_stale) {
+      try {
+        rebuild_b(s);
+      } catch (const Error& e) {
+        s.ab = AbSettings{};  // A goes on alone; the note says why B could not run
+        status_.note = std::string("A/B refused: ") + e.what();
+      }
+    }
     if (s.upload != applied_.upload || s.slice != applied_.slice || s.quantity != applied_.quantity) dirty_ = true;
     applied_ = s;
   } catch (const Error& e) {
@@ -183,6 +292,20 @@ void LiveSimulation::record_batch(double ms, int steps) {
   while (status_.history.size() > kHistory) status_.history.pop_front();
 }
 
+void LiveSimulation::record_batch_b(double ms, int steps) {
+  const StepAccounting a = sim_b_->accounting();
+  PerfSample p;
+  p.t_s = seconds_since(start_);
+  p.steps = steps;
+  p.ms_per_step = ms / steps;
+  p.gbps = ms > 0 ? a.bytes * steps / (ms * 1e6) : 0;
+  p.mcups = ms > 0 ? a.cell_updates * steps / (ms * 1e3) : 0;
+  const double copy = copy_gbps(sim_b_->on_gpu());
+  p.copy_ratio = copy > 0 ? p.gbps / copy : 0;
+  status_.ab.history_b.push_back(p);
+  while (status_.ab.history_b.size() > kHistory) status_.ab.history_b.pop_front();
+}
+
 void LiveSimulation::upload(bool wait_for_gpu) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<render::FieldTexture*> targets;
@@ -195,42 +318,56 @@ void LiveSimulation::upload(bool wait_for_gpu) {
   if (applied_.upload == UploadChoice::interop && sim_->on_gpu() && *status_.upload_path != UploadPath::interop)
     throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
   status_.interop_failure = sim_->on_gpu() ? uploader_.interop_failure() : std::string();
+  compare_ab();
   dirty_ = false;
 }
 
-void LiveSimulation::start_batch(const SimSettings&, int steps, bool wait) {
+void LiveSimulation::start_batch(const SimSettings& s, int steps, bool wait) {
   sim_->start_steps(steps);
+  if (sim_b_) sim_b_->start_steps(steps);  // both step together
   in_flight_ = true;
   in_flight_steps_ = steps;
-  if (!sim_->on_gpu() || wait) {  // the CPU has already finished; the recorder waits
-    sim_->wait();
+  if ((!sim_->on_gpu() && !(sim_b_ && sim_b_->on_gpu())) || wait) {  // the CPU has already finished; the recorder waits
+    wait_all();
     const std::optional<double> ms = sim_->finished_batch_ms();
     in_flight_ = false;
     if (ms) record_batch(*ms, steps);
-    upload(wait);
+    if (sim_b_)
+      if (const auto ms_b = sim_b_->finished_batch_ms()) record_batch_b(*ms_b, steps);
+    if (wait || ++batches_undrawn_ >= std::max(1, s.draw_every)) {
+      batches_undrawn_ = 0;
+      upload(wait);
+    }
   }
 }
 
 void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
   if (in_flight_) {
     std::optional<double> ms = sim_->finished_batch_ms();
-    if (!ms && !wait_for_batch) {
+    std::optional<double> ms_b = sim_b_ ? sim_b_->finished_batch_ms() : std::optional<double>(0.0);
+    if ((!ms || !ms_b) && !wait_for_batch) {
       update_status();
       return;  // still running: the frame shows the previous field
     }
-    if (!ms) {
-      sim_->wait();
+    if (!ms || !ms_b) {
+      wait_all();
       ms = sim_->finished_batch_ms();
+      if (sim_b_) ms_b = sim_b_->finished_batch_ms();
     }
     in_flight_ = false;
     if (ms) record_batch(*ms, in_flight_steps_);
+    if (sim_b_ && ms_b) record_batch_b(*ms_b, in_flight_steps_);
     if (s.adaptive_steps && ms && *ms > 0) {
       const double ratio = std::clamp(s.frame_budget_ms / *ms, 0.5, 2.0);
       adaptive_steps_ = std::clamp(static_cast<int>(std::lround(in_flight_steps_ * ratio)), 1, 1 << 20);
     }
-    dirty_ = true;
+    if (wait_for_batch || ++batches_undrawn_ >= std::max(1, s.draw_every)) {  // max speed: every k-th batch
+      batches_undrawn_ = 0;
+      dirty_ = true;
+    }
   }
   if (dirty_) upload(wait_for_batch);
+  if (!in_flight_ && !s.probes.empty()) sample_probes(!wait_for_batch);  // recording: every frame
   if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
   if (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) sample_diagnostics();
   if (const auto stats = uploader_.stats(*sim_); stats && !stats->finite && status_.error.empty())
@@ -254,7 +391,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
 
 void LiveSimulation::step_once(const SimSettings& s) {
   if (in_flight_) {  // finish the running batch first: one step means one step after it
-    sim_->wait();
+    wait_all();
     in_flight_ = false;
     if (const auto ms = sim_->finished_batch_ms()) record_batch(*ms, in_flight_steps_);
   }
@@ -264,13 +401,16 @@ void LiveSimulation::step_once(const SimSettings& s) {
 }
 
 void LiveSimulation::reset() {
-  sim_->wait();
+  wait_all();
   in_flight_ = false;
   sim_->reset();
   dirty_ = true;
   status_.error.clear();
   status_.validation = {};
   status_.diagnostics = {};
+  status_.probes = {};
+  probes_step_ = -1;
+  if (sim_b_) rebuild_b(applied_);  // B starts again from A's initial state
   upload();
   update_status();
 }
@@ -281,9 +421,10 @@ SimState LiveSimulation::copy_state() {
 }
 
 void LiveSimulation::load_state(const SimState& state) {
-  sim_->wait();
+  wait_all();
   in_flight_ = false;
   sim_->load_state(state);
+  if (sim_b_) sim_b_->load_state(state);
   dirty_ = true;
   status_.error.clear();
   status_.history.clear();
@@ -297,6 +438,7 @@ void LiveSimulation::paint_view(int view, double u, double v, double radius_cell
     return;
   }
   sim_->paint(view, u, v, radius_cells, value, placement());  // queued after running work on the GPU
+  if (sim_b_) sim_b_->paint(view, u, v, radius_cells, value, placement());  // B sees the same brush
   dirty_ = true;
   if (!in_flight_) upload();
 }
@@ -330,6 +472,58 @@ void LiveSimulation::sample_diagnostics() {
     s.steps.pop_front();
     for (auto& v : s.values) v.pop_front();
   }
+}
+
+void LiveSimulation::sample_probes(bool throttled) {
+  ProbeSeries& p = status_.probes;
+  const bool same = p.cells == applied_.probes && p.quantity == applied_.quantity;
+  if (applied_.probes.empty() && p.cells.empty()) return;
+  if (same && (sim_->steps_done() == probes_step_ || (throttled && seconds_since(last_probes_) < 0.05))) return;
+  if (in_flight_) {  // the values after the running batch
+    wait_all();
+    in_flight_ = false;
+    if (const auto ms = sim_->finished_batch_ms()) record_batch(*ms, in_flight_steps_);
+    dirty_ = true;
+  }
+  if (p.quantity != applied_.quantity) p = ProbeSeries{{}, applied_.quantity, {}, {}, {}};
+  if (p.cells != applied_.probes) {  // keep the columns of probes still there; new ones start empty
+    std::vector<std::deque<double>> values;
+    for (const auto& c : applied_.probes) {
+      const auto it = std::find(p.cells.begin(), p.cells.end(), c);
+      values.push_back(it != p.cells.end() ? std::move(p.values[static_cast<std::size_t>(it - p.cells.begin())])
+                                           : std::deque<double>(p.time.size(), std::nan("")));
+    }
+    p.cells = applied_.probes;
+    p.values = std::move(values);
+  }
+  last_probes_ = std::chrono::steady_clock::now();
+  probes_step_ = sim_->steps_done();
+  p.time.push_back(sim_->time());
+  p.steps.push_back(sim_->steps_done());
+  for (std::size_t k = 0; k < p.cells.size(); ++k) p.values[k].push_back(sim_->read_cell(p.cells[k], applied_.quantity));
+  constexpr std::size_t kProbeHistory = 20000;
+  if (p.time.size() > kProbeHistory) {
+    p.time.pop_front();
+    p.steps.pop_front();
+    for (auto& v : p.values) v.pop_front();
+  }
+}
+
+std::string LiveSimulation::probes_csv() const {
+  const ProbeSeries& p = status_.probes;
+  const std::string quantity = p.quantity.empty() && !model().views.quantities.empty() ? model().views.quantities.front()
+                                                                                        : p.quantity;
+  std::string out = "time,step";
+  for (const auto& c : p.cells)
+    out += model().dims == 2 ? fmt::format(",{} at x={} y={}", quantity, c[0], c[1])
+                             : fmt::format(",{} at x={} y={} z={}", quantity, c[0], c[1], c[2]);
+  out += "\n";
+  for (std::size_t i = 0; i < p.time.size(); ++i) {
+    out += fmt::format("{:.17g},{}", p.time[i], p.steps[i]);
+    for (const auto& v : p.values) out += std::isnan(v[i]) ? std::string(",") : fmt::format(",{:.9g}", v[i]);
+    out += "\n";
+  }
+  return out;
 }
 
 std::string LiveSimulation::diagnostics_csv() const {

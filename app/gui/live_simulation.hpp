@@ -6,6 +6,7 @@
 // (NaN, CUDA errors) into a paused state with a message. It drives any registered
 // model through the model interface (sim/core/model.hpp): a 2D model has one texture
 // (the field), a 3D model three (the XY, XZ and YZ slices at the settings' positions).
+#include <array>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -38,6 +39,29 @@ struct DiagnosticSeries {
   long curves_step = -1;            ///< the step they were taken at
 };
 
+/// The probes' values over time (the Plots section and its CSV): one row per sample,
+/// a column per probe; a probe added later has NaN before its first sample.
+struct ProbeSeries {
+  std::vector<std::array<int, 3>> cells;    ///< the probes sampled, as the settings list them
+  std::string quantity;                     ///< what they read (the views' quantity)
+  std::deque<double> time;                  ///< simulated time of each sample
+  std::deque<long> steps;
+  std::vector<std::deque<double>> values;   ///< values[p][n]: probe p at sample n
+};
+
+/// The A/B comparison: run B beside the running one (A), the difference B - A of the
+/// view compared (2D: the field; 3D: the XY slice) and B's timing.
+struct AbStatus {
+  bool active = false;
+  std::string a_label, b_label;   ///< what each runs: "order 8, stream (GPU)"
+  std::string backend_b;
+  std::string compared;           ///< "the field" or "the XY slice at z = 12"
+  double rel_l2 = 0;              ///< ||B - A||_2 / ||A||_2 over the compared cells (||B - A|| when A is 0)
+  double max_abs = 0;             ///< max |B - A| over them
+  long steps = -1;                ///< the step both were at when compared
+  std::deque<PerfSample> history_b;  ///< B's recent batches
+};
+
 /// What the panels show (read-only for them).
 struct SimStatus {
   std::string backend;               ///< "GPU: NVIDIA H100 ..." or "CPU"
@@ -57,6 +81,8 @@ struct SimStatus {
   std::string note;                  ///< a one-line remark (e.g. "switched to the CPU backend: ...")
   Validation validation;
   DiagnosticSeries diagnostics;
+  ProbeSeries probes;
+  AbStatus ab;
 };
 
 class LiveSimulation {
@@ -105,6 +131,21 @@ class LiveSimulation {
   /// The diagnostics so far as CSV: a header "time,step,<names>" and a row per sample.
   std::string diagnostics_csv() const;
 
+  /// Samples the probes now unless the step has not changed since the last sample (or,
+  /// `throttled`, less than 50 ms went by); a change of the probes samples at once. Waits
+  /// for a running batch. advance() calls it between batches (throttled unless recording).
+  void sample_probes(bool throttled = true);
+  /// The probes so far as CSV: a header "time,step,<quantity> at x=X y=Y[ z=Z]..." and a
+  /// row per sample (empty fields before a probe's first sample).
+  std::string probes_csv() const;
+
+  /// True while an A/B comparison runs (SimSettings::ab).
+  bool ab_active() const { return sim_b_ != nullptr; }
+  /// Run B (tests; only while ab_active()).
+  Simulation& simulation_b() { return *sim_b_; }
+  /// A/B: run B's compared view (0) and the difference B - A (1).
+  const render::FieldTexture& ab_texture(int k) const { return k == 0 ? *texture_b_ : *texture_diff_; }
+
   /// The texture of view `view` (0 .. views() - 1).
   const render::FieldTexture& texture(int view = 0) const { return *textures_.at(static_cast<std::size_t>(view)); }
   /// 1 for 2D models, 3 for the 3D models (XY, XZ, YZ).
@@ -115,6 +156,8 @@ class LiveSimulation {
   const ModelConfig& config() const { return sim_->config(); }
   /// The simulation itself (tests, and the panels' read-only figures).
   const Simulation& simulation() const { return *sim_; }
+  /// The probes in use (cells x, y, z), inside the grid.
+  const std::vector<std::array<int, 3>>& probes() const { return applied_.probes; }
   /// The slice positions in use (3D models), clamped into the grid.
   const std::array<int, 3>& slices() const { return applied_.slice; }
   /// Stats of the field in the texture (empty until known).
@@ -125,8 +168,14 @@ class LiveSimulation {
 
  private:
   void rebuild(const SimSettings& settings, bool on_gpu);
+  /// (Re)builds run B from A's state now, or drops it when A/B is off. Throws ss::Error.
+  void rebuild_b(const SimSettings& settings);
+  /// B - A of the compared view into the textures and status_.ab (both idle).
+  void compare_ab();
+  void wait_all();
   void upload(bool wait_for_gpu = false);
   void record_batch(double ms, int steps);
+  void record_batch_b(double ms, int steps);
   void start_batch(const SimSettings& settings, int steps, bool wait);
   void validate();
   void sample_diagnostics();
@@ -137,15 +186,22 @@ class LiveSimulation {
   std::vector<std::unique_ptr<render::FieldTexture>> textures_;  // declared before sim_: destroyed after it
   ViewUploader uploader_;
   std::unique_ptr<Simulation> sim_;
+  std::unique_ptr<render::FieldTexture> texture_b_, texture_diff_;  // before sim_b_: destroyed after it
+  std::unique_ptr<Simulation> sim_b_;  // A/B: run B
+  std::vector<float> view_a_, view_b_, view_diff_;
+  std::string b_params_text_;  // ", alpha 0.5": B's own parameters, for its label
   SimSettings applied_;
   SimStatus status_;
   bool in_flight_ = false;
   int in_flight_steps_ = 0;
   int adaptive_steps_ = 1;
+  int batches_undrawn_ = 0;  // finished batches not yet shown (max speed: SimSettings::draw_every)
   bool dirty_ = true;  // the texture is older than the field
   bool validation_wanted_ = false;
   bool diagnostics_wanted_ = false;
-  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_;
+  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_,
+      last_probes_;
+  long probes_step_ = -1;  // the step of the last probe sample
 };
 
 }  // namespace ss::app

@@ -13,26 +13,43 @@
 namespace ss::app {
 
 void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, const BrushSettings& brush,
-                 MouseState& state) {
+                 MouseState& state, SimSettings* settings) {
   const render::FrameLayout layout = view_layout(m.fb_width, m.fb_height, view.style.colorbar, m.side_bar_px);
-  // The view under the cursor: heat 2D the field (zoomable), heat 3D one of the slices (fitted).
-  const bool slices = sim.views() == 3;
+  // The view under the cursor: a 2D field (zoomable), or a pane of slice_layout (fitted):
+  // a 3D model's slices, or A, B and B - A of the first view with A/B on.
+  const bool ab = sim.ab_active();
+  const bool slices = sim.views() == 3 || ab;
   int pane = 0;
   const render::PixelRect& area = layout.field_area;
   std::optional<SlicePick> pick;
   if (slices) {
-    pick = pick_slice(area, {std::array{sim.texture(0).nx(), sim.texture(0).ny()},
-                             std::array{sim.texture(1).nx(), sim.texture(1).ny()},
-                             std::array{sim.texture(2).nx(), sim.texture(2).ny()}},
-                      m.x, m.y);
+    auto size_of = [&](int k) {
+      const render::FieldTexture& t = sim.texture(ab ? 0 : k);
+      return std::array{t.nx(), t.ny()};
+    };
+    pick = pick_slice(area, {size_of(0), size_of(1), size_of(2)}, m.x, m.y);
     pane = pick ? pick->view : -1;
   }
   const bool over_field = slices ? pick.has_value() : area.contains(m.x, m.y);
+  if (!m.left) state.placed_probe = false;
   if (m.ui_wants_mouse || !over_field || (state.painting && pane != state.pane)) {
     state.painting = false;
     return;
   }
-  const int nx = sim.texture(pane).nx(), ny = sim.texture(pane).ny();
+  const int shown = ab ? 0 : pane;  // the simulation's view under the cursor
+  const int nx = sim.texture(shown).nx(), ny = sim.texture(shown).ny();
+  if (m.shift && m.left) {  // a probe at the cell under the cursor, once per click
+    if (settings && !state.placed_probe) {
+      const auto uv = slices ? std::array{pick->u, pick->v}
+                             : render::pixel_to_cell(area, nx, ny, view.style.transform, m.x, m.y);
+      const std::array<int, 3> cell = cell_of_view(sim.model().dims, shown, uv[0], uv[1], sim.slices(), sim.config().size);
+      if (std::find(settings->probes.begin(), settings->probes.end(), cell) == settings->probes.end())
+        settings->probes.push_back(cell);
+    }
+    state.placed_probe = true;
+    state.painting = false;
+    return;
+  }
   if (m.wheel != 0 && !slices)
     view.style.transform = render::zoom_about(view.style.transform, area, nx, ny, m.x, m.y, std::pow(1.15, m.wheel));
   const bool ctrl = m.ctrl, left = m.left, right = m.right, middle = m.middle;
@@ -46,7 +63,7 @@ void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, 
   auto cell_at = [&](double x, double y) -> std::array<double, 2> {
     if (!slices) return render::pixel_to_cell(area, nx, ny, view.style.transform, x, y);
     const render::PixelRect& p = slice_layout(area).slice[static_cast<std::size_t>(pane)];
-    return render::pixel_to_cell(p, nx, ny, {}, x, y);
+    return render::pixel_to_cell(p, nx, ny, {}, x, y);  // A/B: each pane shows view 0 at the same cells
   };
   if (left || right) {
     const double value = left ? brush.hot : brush.cold;
@@ -58,7 +75,7 @@ void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, 
     const int dabs = std::min(64, 1 + static_cast<int>(length / std::max(1.0, brush.radius_cells * 0.5)));
     for (int k = 1; k <= dabs; ++k) {
       const double f = static_cast<double>(k) / dabs;
-      sim.paint_view(pane, from[0] + (to[0] - from[0]) * f, from[1] + (to[1] - from[1]) * f, brush.radius_cells, value);
+      sim.paint_view(shown, from[0] + (to[0] - from[0]) * f, from[1] + (to[1] - from[1]) * f, brush.radius_cells, value);
     }
     state.painting = true;
     state.pane = pane;

@@ -207,6 +207,15 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
     ImGui::SliderInt("steps per frame", &s.steps_per_frame, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic);
     tip("A fixed number of time steps between two frames.");
   }
+  bool max_speed = s.draw_every > 1;
+  if (ImGui::Checkbox("max speed", &max_speed)) s.draw_every = max_speed ? 10 : 1;
+  tip("For long runs: refresh the views only after every k-th batch, so the device steps while the window waits.");
+  if (max_speed) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    ImGui::SliderInt("k", &s.draw_every, 2, 1000, "draw every %d", ImGuiSliderFlags_Logarithmic);
+    tip("Batches between two refreshes of the views.");
+  }
   ImGui::Checkbox("pause (space)", &s.paused);
   tip("Stop stepping; the view, painting and the panels keep working.");
   ImGui::SameLine();
@@ -323,6 +332,14 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   } else {
     ImGui::TextDisabled("no batch measured yet");
   }
+  if (st.ab.active) {
+    ImGui::Text("A/B run B: %s", st.ab.backend_b.c_str());
+    if (!st.ab.history_b.empty()) {
+      const PerfSample& b = st.ab.history_b.back();
+      ImGui::Text("B %.4f ms/step, %.1f GB/s, %.2f x copy", b.ms_per_step, b.gbps, b.copy_ratio);
+    }
+    tip("Run B's last batch (A's figures are above); both step together, one after the other on the same device.");
+  }
   ImGui::Separator();
   ImGui::Text("frame %.2f ms (%.0f fps)", frame.frame_ms, frame.frame_ms > 0 ? 1000.0 / frame.frame_ms : 0.0);
   ImGui::Text("upload %.3f ms, render %.3f ms (CPU side)", st.upload_ms, frame.render_ms);
@@ -379,6 +396,35 @@ void draw_curve(const Curve& c, long step) {
                       c.y_label.c_str(), axis(y0, c.log_y), axis(y1, c.log_y));
 }
 
+/// The probes: each one's value over time (the last samples), a remove button each, clear.
+void probes_section(const SimStatus& st, PanelActions& a) {
+  const ProbeSeries& p = st.probes;
+  ImGui::Separator();
+  ImGui::TextUnformatted("probes");
+  if (p.cells.empty()) {
+    ImGui::TextDisabled("Shift+click on a view places a probe");
+    return;
+  }
+  for (std::size_t k = 0; k < p.cells.size(); ++k) {
+    const auto& c = p.cells[k];
+    std::vector<float> v;
+    for (double x : p.values[k])
+      if (!std::isnan(x)) v.push_back(static_cast<float>(x));
+    if (v.size() > 400) v.erase(v.begin(), v.end() - 400);
+    const std::string where = fmt::format("({}, {}, {})", c[0], c[1], c[2]);
+    const std::string overlay = fmt::format("{} {:.6g}", where, v.empty() ? 0.0 : v.back());
+    ImGui::PushID(static_cast<int>(k));
+    ImGui::PlotLines("##probe", v.data(), static_cast<int>(v.size()), 0, overlay.c_str(), FLT_MAX, FLT_MAX,
+                     ImVec2(std::max(60.0f, ImGui::GetContentRegionAvail().x - 30), 40));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("x")) a.remove_probe = static_cast<int>(k);
+    tip("Remove this probe.");
+    ImGui::PopID();
+  }
+  if (ImGui::SmallButton("clear probes")) a.clear_probes = true;
+  tip("Remove every probe (Shift+click on a view places one).");
+}
+
 /// The model's diagnostics over time: a plot per quantity (the last 10 s of samples) and
 /// the CSV export of everything sampled.
 void plots_panel(const SimStatus& st, PanelActions& a) {
@@ -386,6 +432,7 @@ void plots_panel(const SimStatus& st, PanelActions& a) {
   const DiagnosticSeries& d = st.diagnostics;
   if (d.names.empty()) {
     ImGui::TextDisabled(d.time.empty() ? "sampling..." : "this model reports no diagnostics");
+    probes_section(st, a);
     return;
   }
   ImGui::Text("%zu samples, t = %.6g", d.time.size(), d.time.empty() ? 0.0 : d.time.back());
@@ -397,8 +444,71 @@ void plots_panel(const SimStatus& st, PanelActions& a) {
                      FLT_MAX, FLT_MAX, ImVec2(-1, 46));
   }
   for (const Curve& c : d.curves) draw_curve(c, d.curves_step);
+  probes_section(st, a);
   if (ImGui::Button("export CSV")) a.export_plots = true;
-  tip("Write every sample so far (time, step and each quantity) to stencilscope-diagnostics.csv in the working folder.");
+  tip("Write every sample so far (time, step and each quantity) to stencilscope-diagnostics.csv in the working folder, "
+      "and the probes' values to stencilscope-probes.csv.");
+}
+
+/// A/B: a second run B of the same model from the same state, what differs for it, and
+/// the live difference.
+void ab_panel(SimSettings& s, const SimStatus& st, bool gpu_available) {
+  const ModelInfo& info = model_of(s).info();
+  AbSettings& ab = s.ab;
+  ImGui::PushID("ab");
+  ImGui::Checkbox("compare with a run B", &ab.enabled);
+  tip("Run B beside this run (A) from the same state, stepping together; the views show A, B and B - A.");
+  if (ab.enabled) {
+    const std::string order = ab.order > 0 ? std::to_string(ab.order) : "same as A";
+    if (ImGui::BeginCombo("B order", order.c_str())) {
+      if (ImGui::Selectable("same as A", ab.order == 0)) ab.order = 0;
+      for (int o : info.orders)
+        if (ImGui::Selectable(std::to_string(o).c_str(), o == ab.order)) ab.order = o;
+      ImGui::EndCombo();
+    }
+    tip("B's stencil order (e.g. 2 against A's 8: what the order buys).");
+    const std::string variant = ab.variant.empty() ? "same as A" : ab.variant;
+    if (ImGui::BeginCombo("B variant", variant.c_str())) {
+      if (ImGui::Selectable("same as A", ab.variant.empty())) ab.variant.clear();
+      for (const VariantSpec& v : info.variants) {
+        ImGui::BeginDisabled((v.gpu && !gpu_available) || !v.live);
+        if (ImGui::Selectable((v.name + (v.gpu ? "  (GPU)" : "  (CPU)")).c_str(), v.name == ab.variant)) ab.variant = v.name;
+        ImGui::EndDisabled();
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", v.help.c_str());
+      }
+      ImGui::EndCombo();
+    }
+    tip("B's kernel variant (another kernel, the CPU, or a double-precision reference where the model has one).");
+    std::string erase;
+    for (const ParamSpec& p : info.params) {
+      if (!ab.params.count(p.name)) continue;
+      param_widget(p, ab.params);
+      ImGui::SameLine();
+      if (ImGui::SmallButton(("same##" + p.name).c_str())) erase = p.name;
+      tip("B takes A's value again.");
+    }
+    if (!erase.empty()) ab.params.erase(erase);
+    if (ImGui::BeginCombo("B parameter", "change one...")) {
+      for (const ParamSpec& p : info.params)
+        if (!ab.params.count(p.name) && ImGui::Selectable(p.label.c_str())) {
+          const auto it = s.params.find(p.name);
+          ab.params[p.name] = it != s.params.end() ? it->second
+                              : p.kind == ParamKind::choice ? ParamValue(p.default_choice)
+                                                            : ParamValue(p.default_number);
+        }
+      ImGui::EndCombo();
+    }
+    tip("Give B its own value of a parameter (B starts again from A's state).");
+    const AbStatus& r = st.ab;
+    if (r.active) {
+      ImGui::TextWrapped("A: %s\nB: %s", r.a_label.c_str(), r.b_label.c_str());
+      ImGui::Text("B - A at step %ld over %s:", r.steps, r.compared.c_str());
+      ImGui::Text("relative L2 %.3e, max |B - A| %.3e", r.rel_l2, r.max_abs);
+    } else {
+      ImGui::TextDisabled("B is not running (see the note)");
+    }
+  }
+  ImGui::PopID();
 }
 
 void validation_panel(const SimStatus& st, PanelActions& a) {
@@ -455,6 +565,7 @@ void help_window(float side_bar_width, bool& open) {
       {"middle drag, Ctrl+left drag", "pan (2D field)"},
       {"left drag", "paint hot (the brush in View)"},
       {"right drag", "paint cold"},
+      {"Shift+left click", "place a probe (its value over time in Plots)"},
   };
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + side_bar_width + (vp->Size.x - side_bar_width) * 0.5f,
@@ -506,8 +617,11 @@ PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& br
       simulation_panel(sim, status, gpu_available, a);
     if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen))
       view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
+    if (sim.ab.enabled) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // --ab opens it
+    if (ImGui::CollapsingHeader("A/B")) ab_panel(sim, status, gpu_available);
     if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_panel(sim, status, frame);
     if (ImGui::CollapsingHeader("Validation", ImGuiTreeNodeFlags_DefaultOpen)) validation_panel(status, a);
+    if (!sim.probes.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // --probe opens it
     if (ImGui::CollapsingHeader("Plots")) plots_panel(status, a);  // closed: no sampling cost
   } else {
     a.side_bar_width = ImGui::GetWindowWidth();

@@ -20,7 +20,9 @@ struct PanelActions {
   bool reset_range = false;    ///< restart the expanding range
   bool validation_visible = false;  ///< the Validation panel is open: keep its numbers fresh
   bool plots_visible = false;       ///< the Plots section is open: sample the model's diagnostics
-  bool export_plots = false;        ///< write the diagnostics so far as CSV
+  bool export_plots = false;        ///< write the diagnostics (and the probes) so far as CSV
+  bool clear_probes = false;        ///< remove every probe
+  int remove_probe = -1;            ///< >= 0: remove this probe
   bool save_scene = false;     ///< write the scene to SceneFileStatus::path (Ctrl+S)
   bool open_scene = false;     ///< read the scene from SceneFileStatus::path (Ctrl+O)
   bool save_checkpoint = false;  ///< write the scene and the state to the path with .h5 for .toml

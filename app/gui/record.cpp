@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <vector>
 
@@ -208,6 +209,14 @@ int run_record(const RecordOptions& o) {
   }
   recorder.finish();
   if (!o.checkpoint.empty()) save_checkpoint(o.checkpoint, sim, settings, scene.view);
+  if (!o.probes_csv.empty()) {
+    sim.sample_probes(false);  // the last frame's step too
+    std::ofstream f(o.probes_csv);
+    f << sim.probes_csv();
+    if (!f.flush()) throw Error("cannot write '" + o.probes_csv + "'");
+    std::fprintf(stderr, "stencilscope: record: probes %s (%zu samples)\n", o.probes_csv.c_str(),
+                 sim.status().probes.time.size());
+  }
   const SimStatus& st = sim.status();
   std::fprintf(stderr, "stencilscope: record: wrote %d frames (step %ld): %s\n", recorder.frames(), st.steps_done,
                recorder.description().c_str());

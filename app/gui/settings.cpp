@@ -48,7 +48,52 @@ void switch_model(SimSettings& s, const Model& model, bool gpu) {
   s.params = std::move(kept);
   s.slice = {-1, -1, -1};
   s.quantity.clear();
+  s.probes.clear();
+  s.ab = AbSettings{s.ab.enabled, 0, {}, {}};  // what B changed belonged to the old model
   use_fastest_variant(s, gpu);
+}
+
+void parse_ab_assignment(std::string_view text, const Model& model, AbSettings& ab) {
+  const ModelInfo& info = model.info();
+  const auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    throw Error(fmt::format("--ab '{}' is not KEY=VALUE (order=2, variant=cpu or a parameter of {})", text, info.name));
+  const std::string key(text.substr(0, eq)), value(text.substr(eq + 1));
+  if (key == "order") {
+    int order = 0;
+    try {
+      std::size_t used = 0;
+      order = std::stoi(value, &used);
+      if (used != value.size()) order = 0;
+    } catch (const std::exception&) {
+    }
+    if (std::find(info.orders.begin(), info.orders.end(), order) == info.orders.end()) {
+      std::string orders;
+      for (int o : info.orders) orders += (orders.empty() ? "" : ", ") + std::to_string(o);
+      throw Error(fmt::format("--ab order={}: {} takes the orders {}", value, info.name, orders));
+    }
+    ab.order = order;
+  } else if (key == "variant") {
+    const VariantSpec* v = info.variant(value);
+    if (!v || !v->live)
+      throw Error(fmt::format("--ab variant={}: not a live variant of {} (choose {})", value, info.name, info.variant_list()));
+    ab.variant = v->name;
+  } else if (const ParamSpec* p = info.param(key)) {
+    ab.params[key] = parse_param(*p, value);
+  } else {
+    throw Error(fmt::format("--ab {}: {} has no parameter '{}' (B may change order, variant or a parameter)", text,
+                            info.name, key));
+  }
+  ab.enabled = true;
+}
+
+std::string ab_text(const AbSettings& ab) {
+  std::string out;
+  auto add = [&out](const std::string& what) { out += (out.empty() ? "" : ", ") + what; };
+  if (ab.order > 0) add(fmt::format("order {}", ab.order));
+  if (!ab.variant.empty()) add("variant " + ab.variant);
+  for (const auto& [name, value] : ab.params) add(name + " " + ss::to_string(value));
+  return out.empty() ? "nothing" : out;
 }
 
 std::string size_text(const SimSettings& s) {
@@ -71,6 +116,7 @@ SceneFile to_scene_file(const SimSettings& s, const ViewSettings& v) {
   f.quantity = s.quantity;
   if (model_of(s).info().dims == 3) f.slices = s.slice;
   f.steps_per_frame = s.adaptive_steps ? 0 : s.steps_per_frame;
+  f.probes = s.probes;
   return f;
 }
 
@@ -105,6 +151,7 @@ void apply_scene_file(const SceneFile& f, SimSettings& s, ViewSettings& v) {
   sim.params = f.params;
   sim.slice = info.dims == 3 ? f.slices : std::array<int, 3>{-1, -1, -1};
   sim.quantity = f.quantity;
+  sim.probes = f.probes;
   sim.adaptive_steps = f.steps_per_frame == 0;
   if (f.steps_per_frame > 0) sim.steps_per_frame = f.steps_per_frame;
   s = std::move(sim);

@@ -4,6 +4,8 @@
 // parameters by name: nothing here knows a particular model.
 #include <array>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "scene_file.hpp"
 #include "sim/core/model.hpp"
@@ -16,6 +18,15 @@ enum class UploadChoice {
   automatic,  ///< interop when it registers, else device -> host -> texture
   host_copy,  ///< always device -> host -> texture (to compare with interop)
   interop,    ///< interop or an error (tests)
+};
+
+/// A/B: a second run B of the same model beside the running one (A), from A's state,
+/// stepping with it; what B changes (an order, a variant, parameters) and nothing else.
+struct AbSettings {
+  bool enabled = false;
+  int order = 0;            ///< B's stencil order; 0: A's
+  std::string variant;      ///< B's variant; empty: A's
+  ParamValues params;       ///< B's parameters that differ from A's
 };
 
 /// What to simulate and how to advance it. Changing the model, the size or a parameter
@@ -35,8 +46,21 @@ struct SimSettings {
   bool adaptive_steps = true;     ///< steps per frame follow frame_budget_ms
   int steps_per_frame = 10;       ///< when not adaptive (and while recording)
   double frame_budget_ms = 10.0;  ///< simulation time aimed at per frame when adaptive
+  /// Max speed for long runs: the views are refreshed (upload, A/B difference) after
+  /// every draw_every-th batch only; 1 refreshes after each. Recording refreshes each.
+  int draw_every = 1;
   UploadChoice upload = UploadChoice::automatic;
+  /// Cells (x, y, z; z 0 in 2D) whose values over time the Plots show; kept when they
+  /// stay inside the grid.
+  std::vector<std::array<int, 3>> probes;
+  AbSettings ab;
 };
+
+/// Reads one `--ab KEY=VALUE` into `ab` (KEY: order, variant, or a parameter of `model`),
+/// turning A/B on; throws ss::Error naming the key and what it accepts.
+void parse_ab_assignment(std::string_view text, const Model& model, AbSettings& ab);
+/// "order 2", "variant cpu, alpha 0.1": what B changes ("nothing" when it changes nothing).
+std::string ab_text(const AbSettings& ab);
 
 /// The mouse brush: left drag paints `hot`, right drag paints `cold`.
 struct BrushSettings {

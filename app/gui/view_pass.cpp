@@ -2,8 +2,11 @@
 
 #include <fstream>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 #include <glm/glm.hpp>
@@ -32,10 +35,62 @@ void ViewPass::draw(const render::FieldTexture& field, int width, int height, co
   if (renderer_) renderer_->draw(field, layout, style);
 }
 
+namespace {
+
+/// A cross centred on cell (u, v) of an nu-by-nv view fitted (under `transform`) into `area`;
+/// nothing when the cell lies outside the area.
+void add_probe_marker(std::vector<render::OverlayLine>& lines, const render::PixelRect& area, int nu, int nv,
+                      const render::ViewTransform& transform, int u, int v) {
+  const render::PixelRect r = render::field_rect(area, nu, nv, transform);
+  const double s = r.width / nu;
+  const float x = static_cast<float>(r.x + (u + 0.5) * s), y = static_cast<float>(r.y + (nv - (v + 0.5)) * s);
+  if (!area.contains(x, y)) return;
+  const float arm = 6;
+  const std::array<std::uint8_t, 4> shade{0, 0, 0, 200}, ink{255, 80, 255, 255};
+  for (const auto& [rgba, w] : {std::pair{shade, 3.5f}, std::pair{ink, 1.5f}}) {
+    lines.push_back({x - arm, y, x + arm, y, rgba, w});
+    lines.push_back({x, y - arm, x, y + arm, rgba, w});
+  }
+}
+
+/// The (u, v) of cell `c` on view `view` when that view shows it (3D: the slice passes through it).
+std::optional<std::array<int, 2>> probe_on_view(int dims, int view, const std::array<int, 3>& c,
+                                                const std::array<int, 3>& slices) {
+  if (dims == 2) return std::array{c[0], c[1]};
+  switch (view) {
+    case 0: return c[2] == slices[0] ? std::optional(std::array{c[0], c[1]}) : std::nullopt;
+    case 1: return c[1] == slices[1] ? std::optional(std::array{c[0], c[2]}) : std::nullopt;
+    default: return c[0] == slices[2] ? std::optional(std::array{c[1], c[2]}) : std::nullopt;
+  }
+}
+
+render::FieldPane pane(const render::FieldTexture* field, const render::PixelRect& area, std::string label,
+                       std::array<std::uint8_t, 4> rgba = {235, 235, 235, 255}) {
+  render::FieldPane p;
+  p.field = field;
+  p.area = area;
+  p.label = std::move(label);
+  p.label_rgba = rgba;
+  return p;
+}
+
+}  // namespace
+
 void ViewPass::draw(const LiveSimulation& sim, int width, int height, const render::ViewStyle& style,
                     double side_bar_px) {
-  if (sim.views() == 1) {
-    draw(sim.texture(), width, height, style, side_bar_px);
+  const int dims = sim.model().dims;
+  std::vector<render::OverlayLine> lines;
+  if (sim.views() == 1 && !sim.ab_active()) {
+    const render::FrameLayout layout = view_layout(width, height, style.colorbar, side_bar_px);
+    const render::FieldTexture& t = sim.texture();
+    for (const auto& c : sim.probes())
+      add_probe_marker(lines, layout.field_area, t.nx(), t.ny(), style.transform, c[0], c[1]);
+    if (!target_ || target_->width() != width || target_->height() != height) {
+      target_.reset();
+      target_.emplace(width, height);
+    }
+    target_->bind();
+    if (renderer_) renderer_->draw(t, layout, style, lines);
     return;
   }
   if (!target_ || target_->width() != width || target_->height() != height) {
@@ -46,12 +101,61 @@ void ViewPass::draw(const LiveSimulation& sim, int width, int height, const rend
   const render::FrameLayout layout = view_layout(width, height, style.colorbar, side_bar_px);
   const SliceLayout panes = slice_layout(layout.field_area);
   std::vector<render::FieldPane> fields;
-  for (int v = 0; v < 3; ++v)
-    fields.push_back({&sim.texture(v), panes.slice[static_cast<std::size_t>(v)],
-                      slice_label(v, sim.slices()[static_cast<std::size_t>(v)]), kSliceRgba[static_cast<std::size_t>(v)]});
-  const auto& n = sim.config().size;
-  const std::vector<render::OverlayLine> sketch = slice_sketch(panes.sketch, n[0], n[1], n[2], sim.slices());
-  if (renderer_) renderer_->draw_panes(fields, layout, style, sketch);
+  if (sim.ab_active()) {  // A, B and B - A of the field (3D: the XY slice); the fourth pane stays empty
+    const AbStatus& ab = sim.status().ab;
+    const std::string where = dims == 2 ? std::string() : "  " + slice_label(0, sim.slices()[0]);
+    const double d = ab.max_abs > 0 ? ab.max_abs : 1e-30;
+    fields.push_back(pane(&sim.texture(0), panes.slice[0], "A: " + ab.a_label + where));
+    fields.push_back(pane(&sim.ab_texture(0), panes.slice[1], "B: " + ab.b_label + where));
+    // Orange reads on blue-red's light middle and on the background alike.
+    render::FieldPane diff = pane(&sim.ab_texture(1), panes.slice[2], "B - A", {235, 100, 30, 255});
+    diff.range = render::ValueRange{-d, d};
+    diff.colormap = render::Colormap::blue_red;
+    fields.push_back(std::move(diff));
+    // The legend in the fourth pane: a label each (no field), one line apart.
+    const std::string legend[] = {"A: " + ab.a_label,
+                                  "B: " + ab.b_label,
+                                  "B - A over " + ab.compared + ":",
+                                  fmt::format("  relative L2 {:.3e}", ab.rel_l2),
+                                  fmt::format("  max |B - A| {:.3e}", ab.max_abs),
+                                  fmt::format("  blue-red -{:.3g} .. +{:.3g}", d, d)};
+    for (std::size_t k = 0; k < std::size(legend); ++k) {
+      render::PixelRect line = panes.sketch;
+      line.y += 8 + 18.0 * static_cast<double>(k);
+      fields.push_back(pane(nullptr, line, legend[k]));
+    }
+    for (int k = 0; k < 3; ++k)
+      for (const auto& c : sim.probes())
+        if (const auto uv = probe_on_view(dims, 0, c, sim.slices()))
+          add_probe_marker(lines, panes.slice[static_cast<std::size_t>(k)], sim.texture(0).nx(), sim.texture(0).ny(), {},
+                           (*uv)[0], (*uv)[1]);
+  } else {
+    for (int v = 0; v < 3; ++v) {
+      const auto& t = sim.texture(v);
+      fields.push_back(pane(&t, panes.slice[static_cast<std::size_t>(v)], slice_label(v, sim.slices()[static_cast<std::size_t>(v)]),
+                            kSliceRgba[static_cast<std::size_t>(v)]));
+      for (const auto& c : sim.probes())
+        if (const auto uv = probe_on_view(dims, v, c, sim.slices()))
+          add_probe_marker(lines, panes.slice[static_cast<std::size_t>(v)], t.nx(), t.ny(), {}, (*uv)[0], (*uv)[1]);
+    }
+    const auto& n = sim.config().size;
+    const std::vector<render::OverlayLine> sketch = slice_sketch(panes.sketch, n[0], n[1], n[2], sim.slices());
+    lines.insert(lines.begin(), sketch.begin(), sketch.end());
+  }
+  if (renderer_) renderer_->draw_panes(fields, layout, style, lines);
+}
+
+std::array<int, 3> cell_of_view(int dims, int view, double u, double v, const std::array<int, 3>& slices,
+                                const std::array<int, 3>& size) {
+  const int iu = static_cast<int>(std::floor(u)), iv = static_cast<int>(std::floor(v));
+  std::array<int, 3> c{iu, iv, 0};
+  if (dims == 3) {
+    if (view == 0) c = {iu, iv, slices[0]};
+    else if (view == 1) c = {iu, slices[1], iv};
+    else c = {slices[2], iu, iv};
+  }
+  for (int a = 0; a < 3; ++a) c[a] = std::clamp(c[a], 0, std::max(0, (dims == 2 && a == 2 ? 1 : size[a]) - 1));
+  return c;
 }
 
 SliceLayout slice_layout(const render::PixelRect& a) {
@@ -148,11 +252,20 @@ void apply_actions(const PanelActions& a, LiveSimulation& sim, SimSettings& sett
   if (a.validation_visible) sim.request_validation();
   if (a.plots_visible) sim.request_diagnostics();
   if (a.export_plots) {
-    const std::string path = "stencilscope-diagnostics.csv";
+    const std::string path = "stencilscope-diagnostics.csv", probes = "stencilscope-probes.csv";
     std::ofstream f(path);
     f << sim.diagnostics_csv();
-    sim.set_note(f.flush() ? "wrote " + path : "could not write " + path);
+    std::string note = f.flush() ? "wrote " + path : "could not write " + path;
+    if (!sim.probes().empty()) {
+      std::ofstream g(probes);
+      g << sim.probes_csv();
+      note += g.flush() ? " and " + probes : "; could not write " + probes;
+    }
+    sim.set_note(note);
   }
+  if (a.clear_probes) settings.probes.clear();
+  if (a.remove_probe >= 0 && a.remove_probe < static_cast<int>(settings.probes.size()))
+    settings.probes.erase(settings.probes.begin() + a.remove_probe);
 }
 
 }  // namespace ss::app

@@ -34,6 +34,12 @@ struct SlicePick {
 std::optional<SlicePick> pick_slice(const render::PixelRect& field_area, const std::array<std::array<int, 2>, 3>& sizes,
                                     double px, double py);
 
+/// The cell (x, y, z) under cell coordinates (u, v) of view `view` (2D models: the field,
+/// z 0; 3D: XY at z = slices[0], XZ at y = slices[1], YZ at x = slices[2]), clamped into
+/// the grid `size`.
+std::array<int, 3> cell_of_view(int dims, int view, double u, double v, const std::array<int, 3>& slices,
+                                const std::array<int, 3>& size);
+
 /// "XY  z = 12" etc.: the label drawn on slice view `view`.
 std::string slice_label(int view, int position);
 
@@ -58,7 +64,9 @@ class ViewPass {
   void draw(const render::FieldTexture& field, int width, int height, const render::ViewStyle& style,
             double side_bar_px = 0);
   /// The simulation's views: a 2D model its field (as above), a 3D model the three slices
-  /// (fitted, no zoom or pan) and the sketch.
+  /// (fitted, no zoom or pan) and the sketch; with A/B on, the panes of slice_layout hold
+  /// A, B and B - A (its own symmetric range, blue-red) of the field or the XY slice.
+  /// Probes are marked with crosses where their cell shows.
   void draw(const LiveSimulation& sim, int width, int height, const render::ViewStyle& style, double side_bar_px = 0);
   /// The last drawn frame, RGBA, top row first.
   render::Image read() const;

@@ -61,9 +61,10 @@ void handle_input(GLFWwindow* window, double fb_scale, double side_bar_px, LiveS
   m.right = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS;
   m.middle = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS;
   m.ctrl = io.KeyCtrl;
+  m.shift = io.KeyShift;
   m.ui_wants_mouse = io.WantCaptureMouse;
   m.side_bar_px = side_bar_px;
-  apply_mouse(m, sim, view, brush, mouse);
+  apply_mouse(m, sim, view, brush, mouse, &settings);
 }
 
 /// Saves or opens the scene file the View panel names. A file that cannot be read

@@ -172,6 +172,14 @@ struct FieldRenderer::Impl {
     filter = style.sampling == Sampling::linear ? GL_LINEAR : GL_NEAREST;
   }
 
+  /// The range and colormap the next fields are drawn with (the field program is bound).
+  void set_look(const ValueRange& range, Colormap colormap) {
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, colormaps[static_cast<std::size_t>(colormap)].get());
+    glActiveTexture(GL_TEXTURE0);
+    glUniform2f(u_range, static_cast<float>(range.lo), static_cast<float>(range.hi));
+  }
+
   /// One field in `area` (clipped to it) under `transform`; the field program is bound.
   void draw_field(const FieldTexture& field, const FrameLayout& l, const PixelRect& a, const ViewTransform& transform) {
     glUseProgram(field_program.get());
@@ -247,11 +255,17 @@ FieldRenderer::~FieldRenderer() = default;
 FieldRenderer::FieldRenderer(FieldRenderer&&) noexcept = default;
 FieldRenderer& FieldRenderer::operator=(FieldRenderer&&) noexcept = default;
 
-void FieldRenderer::draw(const FieldTexture& field, const FrameLayout& l, const ViewStyle& style) {
+void FieldRenderer::draw(const FieldTexture& field, const FrameLayout& l, const ViewStyle& style,
+                         std::span<const OverlayLine> lines) {
   Impl& d = *impl_;
   d.begin(l, style);
   d.draw_field(field, l, l.field_area, style.transform);
   if (style.colorbar && l.colorbar.width > 0) d.draw_colorbar(l, style);
+  if (!lines.empty()) {
+    d.overlay.clear();
+    for (const OverlayLine& line : lines) add_line(d.overlay, line);
+    d.draw_overlay(l);
+  }
   d.end();
   check_gl("drawing the field");
 }
@@ -260,8 +274,13 @@ void FieldRenderer::draw_panes(std::span<const FieldPane> panes, const FrameLayo
                                std::span<const OverlayLine> lines) {
   Impl& d = *impl_;
   d.begin(l, style);
-  for (const FieldPane& p : panes)
-    if (p.field) d.draw_field(*p.field, l, p.area, {});
+  for (const FieldPane& p : panes) {
+    if (!p.field) continue;
+    const bool own = p.range || p.colormap;
+    if (own) d.set_look(p.range.value_or(style.range), p.colormap.value_or(style.colormap));
+    d.draw_field(*p.field, l, p.area, {});
+    if (own) d.set_look(style.range, style.colormap);
+  }
   if (style.colorbar && l.colorbar.width > 0) d.draw_colorbar(l, style);
   d.overlay.clear();
   for (const OverlayLine& line : lines) add_line(d.overlay, line);

@@ -5,6 +5,7 @@
 
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
+#include "sim/core/device_read.hpp"
 
 namespace ss {
 
@@ -91,6 +92,16 @@ double measure_copy_gbps(std::size_t bytes, int repeats) {
   }
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   return 2.0 * n * sizeof(float4) / (ms[ms.size() / 2] * 1e6);
+}
+
+}  // namespace ss
+
+namespace ss {
+
+void copy_device_to_host(void* dst, const void* src, std::size_t bytes, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  SS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+  SS_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
 }  // namespace ss

@@ -1,6 +1,7 @@
 // Built only without the CUDA backend (STENCILSCOPE_CUDA=OFF or no nvcc): the
 // device API answers that there is no device, so every caller takes its CPU path.
 #include "sim/core/device.hpp"
+#include "sim/core/device_read.hpp"
 #include "sim/core/error.hpp"
 
 namespace ss {
@@ -17,5 +18,6 @@ bool cuda_available(std::string* why) { return !cuda_devices(why).empty(); }
 std::string cuda_device_name() { return {}; }
 void check_device_memory(std::size_t, const char*) { throw Error(kNoCuda); }
 double measure_copy_gbps(std::size_t, int) { throw Error(kNoCuda); }
+void copy_device_to_host(void*, const void*, std::size_t, void*) { throw Error(kNoCuda); }
 
 }  // namespace ss

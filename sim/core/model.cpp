@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/device_read.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/stencil.hpp"
 
@@ -159,6 +160,39 @@ std::vector<Diagnostic> Simulation::diagnostics() {
 }
 
 std::string Simulation::health() { return {}; }
+
+float Simulation::read_cell(const std::array<int, 3>& cell, const std::string& quantity) {
+  const auto& n = config().size;
+  for (int a = 0; a < 3; ++a)
+    if (cell[a] < 0 || cell[a] >= n[a])
+      throw Error(fmt::format("cell ({}, {}, {}) is outside the {} x {} x {} grid", cell[0], cell[1], cell[2], n[0], n[1],
+                              n[2]));
+  ViewPlacement where;
+  where.slices = {cell[2], n[1] / 2, n[0] / 2};  // the XY view at z; the other slices anywhere inside
+  where.quantity = quantity;
+  const FieldView v = view(0, where);
+  const float* at = v.data + v.offset + static_cast<std::size_t>(cell[0]) * v.u_stride +
+                    static_cast<std::size_t>(cell[1]) * v.v_stride;
+  float value = 0;
+  if (v.on_device) copy_device_to_host(&value, at, sizeof value, v.stream);  // only the cell crosses the bus
+  else value = *at;
+  return value;
+}
+
+GridGeometry Simulation::geometry() const {
+  GridGeometry g;
+  const ParamSpec* h = info().param("h");
+  if (h && h->kind == ParamKind::real) {  // the grid spacing is the model's parameter: nodes from the origin
+    const double spacing = config().number("h");
+    g.spacing = {spacing, spacing, spacing};
+    g.unit = h->unit;
+  } else {  // the unit box along x, cell centred
+    const double spacing = 1.0 / std::max(1, config().size[0]);
+    g.spacing = {spacing, spacing, spacing};
+    g.origin = {spacing / 2, spacing / 2, info().dims == 3 ? spacing / 2 : 0.0};
+  }
+  return g;
+}
 
 std::vector<Curve> Simulation::curves() { return {}; }
 

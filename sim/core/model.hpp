@@ -166,6 +166,15 @@ struct SimState {
   std::vector<std::vector<float>> fields;
 };
 
+/// Where a simulation's cells lie in space: cell (i, j, k) (interior indices) is centred at
+/// origin + (i, j, k) * spacing, in `unit` ("" for a dimensionless box). What `export
+/// --out F.vti` writes as the image's origin and spacing.
+struct GridGeometry {
+  std::array<double, 3> origin{0, 0, 0};
+  std::array<double, 3> spacing{1, 1, 1};
+  std::string unit;
+};
+
 /// The live error of the field against a known solution.
 struct Validation {
   bool available = false;
@@ -271,6 +280,15 @@ class Simulation {
   /// outgrown); empty when it may go on. Cheap enough to ask twice a second (a
   /// reduction on the device, not a copy of the state). By default: nothing to say.
   virtual std::string health();
+  /// The value of `quantity` (empty: the views' default) at interior cell (x, y, z) (z 0 for
+  /// 2D models), after queued work: what a probe reads. On the GPU only that value crosses
+  /// the bus. By default read through view() (the XY view at z); throws ss::Error naming
+  /// the cell when it is outside the grid.
+  virtual float read_cell(const std::array<int, 3>& cell, const std::string& quantity = {});
+  /// Where the cells lie in space. By default: a parameter named "h" (the grid spacing,
+  /// its unit) with the first cell at the origin when the model has one, else the unit
+  /// box along x (spacing 1 / nx on every axis) with cell centres at (i + 1/2) / nx.
+  virtual GridGeometry geometry() const;
 };
 
 /// Which backend a simulation runs on.

@@ -638,3 +638,207 @@ TEST_F(LiveSimulationTest, Hydro3DRunsLiveOnEachPresetWithItsPlots) {
 
 }  // namespace
 }  // namespace ss
+
+// Probes: each reads its cell of the state (through Simulation::read_cell: on the GPU only
+// that value crosses the bus), one sample per step reached, and export as CSV columns.
+TEST_F(LiveSimulationTest, ProbesReadTheirCellsOfTheStateAndExportAsCsvColumns) {
+  settings_.probes = {{3, 7, 0}, {47, 39, 0}};
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, true);  // samples the initial field, then steps
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));  // probes sample at most 20 times a second
+  sim.advance(settings_, true);  // samples after the first batch
+  const ProbeSeries& p = sim.status().probes;
+  ASSERT_EQ(p.cells, settings_.probes);
+  ASSERT_EQ(p.time.size(), 2u);
+  EXPECT_EQ(p.steps[0], 0);
+  EXPECT_EQ(p.steps[1], settings_.steps_per_frame);
+  SimSettings paused = settings_;
+  paused.paused = true;
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  sim.advance(paused, true);  // samples the second batch's field
+  ASSERT_EQ(p.time.size(), 3u);
+  const SimState st = sim.copy_state();
+  for (std::size_t k = 0; k < p.cells.size(); ++k) {
+    const auto& c = p.cells[k];
+    EXPECT_EQ(p.values[k].back(), st.fields.at(0)[static_cast<std::size_t>(c[1]) * settings_.nx + c[0]]) << "probe " << k;
+  }
+  // A probe added later has empty cells before its first sample; removing one drops its column.
+  paused.probes.push_back({10, 11, 0});
+  sim.apply(paused);
+  sim.advance(paused, true);
+  const std::string csv = sim.probes_csv();
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "time,step,temperature at x=3 y=7,temperature at x=47 y=39,temperature at x=10 y=11");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 4);
+  const std::string first_row = csv.substr(csv.find('\n') + 1, csv.find('\n', csv.find('\n') + 1) - csv.find('\n') - 1);
+  EXPECT_EQ(first_row.back(), ',') << "the third probe has no value at step 0: " << first_row;
+  paused.probes.erase(paused.probes.begin());
+  sim.apply(paused);
+  sim.advance(paused, true);
+  EXPECT_EQ(sim.status().probes.cells.size(), 2u);
+  EXPECT_EQ(sim.status().probes.values.size(), 2u);
+  // A probe outside a shrunk grid is dropped.
+  paused.nx = 20;
+  sim.apply(paused);
+  EXPECT_EQ(paused.probes, (std::vector<std::array<int, 3>>{{10, 11, 0}}));
+}
+
+TEST_F(LiveSimulationTest, A3DProbeReadsItsCellOfTheVolume) {
+  settings_.model = "heat3d";
+  settings_.nx = 20;
+  settings_.ny = 18;
+  settings_.nz = 16;
+  settings_.params["initial"] = std::string("hot-spots");
+  settings_.probes = {{4, 5, 6}, {19, 0, 15}};
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  sim.advance(settings_, true);
+  const SimState st = sim.copy_state();
+  const ProbeSeries& p = sim.status().probes;
+  ASSERT_EQ(p.time.size(), 2u);
+  SimSettings paused = settings_;
+  paused.paused = true;
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  sim.advance(paused, true);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto& c = p.cells[k];
+    EXPECT_EQ(p.values[k].back(), st.fields.at(0)[(static_cast<std::size_t>(c[2]) * 18 + c[1]) * 20 + c[0]]);
+  }
+  EXPECT_EQ(sim.probes_csv().substr(0, sim.probes_csv().find('\n')),
+            "time,step,temperature at x=4 y=5 z=6,temperature at x=19 y=0 z=15");
+}
+
+TEST_F(LiveSimulationTest, ShiftClickPlacesAProbeAtTheCellUnderTheCursor) {
+  LiveSimulation sim(settings_);
+  ViewSettings view;
+  MouseState state;
+  MouseSample m;
+  m.fb_width = 800;
+  m.fb_height = 600;
+  const render::FrameLayout layout = render::frame_layout(800, 600, view.style.colorbar);
+  const render::PixelRect r = render::field_rect(layout.field_area, settings_.nx, settings_.ny, {});
+  const double s = r.width / settings_.nx;
+  m.x = r.x + 12.5 * s;                  // cell x 12
+  m.y = r.y + (settings_.ny - 30.5) * s;  // cell y 30 (rows grow upwards)
+  m.left = true;
+  m.shift = true;
+  const SimState before = sim.copy_state();
+  apply_mouse(m, sim, view, BrushSettings{}, state, &settings_);
+  apply_mouse(m, sim, view, BrushSettings{}, state, &settings_);  // held: still one probe
+  EXPECT_EQ(settings_.probes, (std::vector<std::array<int, 3>>{{12, 30, 0}}));
+  EXPECT_EQ(sim.copy_state().fields, before.fields) << "a shift+click does not paint";
+}
+
+// A/B: B starts from A's state and steps with it; the difference is B - A of the view.
+TEST_F(LiveSimulationTest, ABRunsStartEqualAndAnIdenticalBStaysExactlyEqual) {
+  settings_.ab.enabled = true;  // B changes nothing
+  LiveSimulation sim(settings_);
+  ASSERT_TRUE(sim.ab_active());
+  EXPECT_EQ(sim.status().ab.max_abs, 0.0);
+  EXPECT_EQ(sim.simulation_b().copy_state().fields, sim.copy_state().fields) << "both start from the same state";
+  for (int k = 0; k < 3; ++k) sim.advance(settings_, true);
+  EXPECT_EQ(sim.simulation_b().steps_done(), sim.simulation().steps_done());
+  EXPECT_EQ(sim.simulation_b().copy_state().fields, sim.copy_state().fields);
+  EXPECT_EQ(sim.status().ab.max_abs, 0.0);
+  EXPECT_EQ(sim.status().ab.rel_l2, 0.0);
+  EXPECT_FALSE(sim.status().ab.history_b.empty()) << "B's batches are timed too";
+  const std::vector<float> diff = sim.ab_texture(1).download();
+  EXPECT_TRUE(std::all_of(diff.begin(), diff.end(), [](float x) { return x == 0.0f; }));
+}
+
+TEST_F(LiveSimulationTest, ABOrder2Against8DiffersByTheNormOfTheTwoStates) {
+  settings_.order = 8;
+  settings_.params["initial"] = std::string("hot-spots");
+  settings_.ab.enabled = true;
+  settings_.ab.order = 2;
+  LiveSimulation sim(settings_);
+  ASSERT_TRUE(sim.ab_active());
+  EXPECT_EQ(sim.simulation_b().config().order, 2);
+  EXPECT_EQ(sim.simulation().config().order, 8);
+  EXPECT_EQ(sim.simulation_b().dt(), sim.simulation().dt()) << "B takes A's dt (auto would differ by order)";
+  EXPECT_EQ(sim.status().ab.rel_l2, 0.0) << "from the same state";
+  for (int k = 0; k < 3; ++k) sim.advance(settings_, true);
+  SimSettings paused = settings_;
+  paused.paused = true;
+  sim.advance(paused, true);
+  const SimState a = sim.copy_state(), b = sim.simulation_b().copy_state();
+  ASSERT_EQ(a.steps_done, b.steps_done);
+  double dd = 0, aa = 0, max_abs = 0;
+  for (std::size_t k = 0; k < a.fields[0].size(); ++k) {
+    const double d = static_cast<double>(b.fields[0][k]) - a.fields[0][k];
+    dd += d * d;
+    aa += static_cast<double>(a.fields[0][k]) * a.fields[0][k];
+    max_abs = std::max(max_abs, std::abs(d));
+  }
+  const AbStatus& ab = sim.status().ab;
+  EXPECT_EQ(ab.steps, a.steps_done);
+  EXPECT_GT(ab.rel_l2, 0.0);
+  EXPECT_NEAR(ab.rel_l2, std::sqrt(dd / aa), 1e-12 * std::sqrt(dd / aa));
+  EXPECT_EQ(ab.max_abs, max_abs);
+  const std::vector<float> diff = sim.ab_texture(1).download();
+  ASSERT_EQ(diff.size(), a.fields[0].size());
+  for (std::size_t k = 0; k < diff.size(); k += 97)
+    EXPECT_EQ(diff[k], static_cast<float>(static_cast<double>(b.fields[0][k]) - a.fields[0][k])) << k;
+  // A reset starts both again from the initial state.
+  sim.reset();
+  EXPECT_EQ(sim.simulation_b().copy_state().fields, sim.copy_state().fields);
+  EXPECT_EQ(sim.status().ab.max_abs, 0.0);
+}
+
+TEST_F(LiveSimulationTest, ABTurnsOnAndOffLiveAndARefusedBLeavesARunning) {
+  LiveSimulation sim(settings_);
+  EXPECT_FALSE(sim.ab_active());
+  sim.advance(settings_, true);
+  settings_.ab.enabled = true;
+  settings_.ab.variant = "reference";  // float against double
+  sim.apply(settings_);
+  ASSERT_TRUE(sim.ab_active()) << sim.status().note;
+  EXPECT_EQ(sim.simulation_b().steps_done(), sim.simulation().steps_done()) << "B starts where A is";
+  sim.advance(settings_, true);
+  sim.advance(settings_, true);
+  EXPECT_GT(sim.status().ab.rel_l2, 0.0) << "float and double part after a few steps";
+  EXPECT_LT(sim.status().ab.rel_l2, 1e-5);
+  settings_.ab.params["nx_is_not_a_param"] = 3.0;
+  sim.apply(settings_);
+  EXPECT_FALSE(sim.ab_active());
+  EXPECT_NE(sim.status().note.find("A/B refused"), std::string::npos) << sim.status().note;
+  EXPECT_FALSE(settings_.ab.enabled);
+  sim.advance(settings_, true);  // A goes on
+  settings_.ab = {};
+  sim.apply(settings_);
+  EXPECT_FALSE(sim.ab_active());
+}
+
+TEST_F(LiveSimulationTest, ABOn3DComparesTheXYSlices) {
+  settings_.model = "heat3d";
+  settings_.nx = 20;
+  settings_.ny = 18;
+  settings_.nz = 16;
+  settings_.params["initial"] = std::string("hot-spots");
+  settings_.ab.enabled = true;
+  settings_.ab.order = 2;
+  LiveSimulation sim(settings_);
+  ASSERT_TRUE(sim.ab_active());
+  for (int k = 0; k < 2; ++k) sim.advance(settings_, true);
+  EXPECT_EQ(sim.ab_texture(1).nx(), 20);
+  EXPECT_EQ(sim.ab_texture(1).ny(), 18);
+  EXPECT_GT(sim.status().ab.rel_l2, 0.0);
+  EXPECT_EQ(sim.status().ab.compared, "the XY slice at z = 8");
+}
+
+// Max speed: the views are refreshed after every k-th batch only; the steps go on between.
+TEST_F(LiveSimulationTest, MaxSpeedRefreshesTheViewsAfterEveryKthBatchOnly) {
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, false);
+  const long uploads = sim.status().uploads;
+  settings_.draw_every = 3;
+  sim.apply(settings_);
+  for (int k = 0; k < 6; ++k) sim.advance(settings_, false);
+  EXPECT_EQ(sim.status().uploads, uploads + 2) << "6 batches, a refresh after every third";
+  EXPECT_EQ(sim.simulation().steps_done(), 7 * settings_.steps_per_frame) << "every batch stepped";
+  const SimState st = sim.copy_state();
+  EXPECT_EQ(sim.texture().download(), st.fields.at(0)) << "the last refresh came after the last batch";
+  sim.advance(settings_, true);  // recording: each frame is drawn
+  EXPECT_EQ(sim.status().uploads, uploads + 3);
+}

@@ -2,7 +2,10 @@
 // NVIDIA's device platform on a GPU) renders frames whose pixels must match the colormap.
 #include <fstream>
 
+#include <fmt/format.h>
+
 #include "app_runner.hpp"
+#include "sim/core/model.hpp"
 
 using namespace ss;
 using namespace ss::test;
@@ -112,7 +115,11 @@ TEST(GuiCommandLine, BadInputIsOneLineAndANonZeroExit) {
                                  "record --out x --model heat3d --device cpu --variant stream25d",
                                  "record --out x --model heat3d --size 8 --slice-z 8",
                                  "record --out x --model deriv3d --axis w",
-                                 "record --out x --model deriv3d --variant stream25d"}) {
+                                 "record --out x --model deriv3d --variant stream25d",
+                                 "record --out x --ab order=3", "record --out x --ab colour=red", "record --out x --ab order",
+                                 "record --out x --ab alpha=-1", "record --out x --ab variant=warp",
+                                 "record --out x --size 16 --probe 16,0", "record --out x --probe 1,2,3",
+                                 "record --out x --model heat3d --size 8 --probe 1,2", "record --out x --draw-every 0"}) {
     const RunResult r = run_app(args, "env -u DISPLAY");
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_NE(r.output.find("error"), std::string::npos) << args << ": " << r.output;
@@ -248,3 +255,54 @@ TEST(RecordHeadless, CheckpointsDuringARecordingResumeBitForBit) {
   std::filesystem::remove_all(frames);
 }
 
+
+// A/B and probes from the command line: the frames show A, B and B - A, and --probe's cells
+// are marked (record draws the window's views).
+TEST(RecordHeadless, ABFramesShowTheThreePanesAndTheProbes) {
+  const auto dir = scratch_dir("record_ab");
+  const RunResult r = run_app("record --headless --frames 2 --width 640 --height 480 --size 64 --device cpu "
+                              "--initial hot-spots --ab order=2 --probe 10,20 --out '" + dir.string() + "'",
+                              "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const render::Image img = render::read_png((dir / "frame_00001.png").string());
+  // The field area split 2x2 with a 4-pixel gap (the app's slice_layout): A, B, B - A.
+  const render::PixelRect a = render::frame_layout(640, 480, true).field_area;
+  const double w = (a.width - 4) / 2, h = (a.height - 4) / 2;
+  const render::PixelRect panes[3] = {{a.x, a.y, w, h}, {a.x + w + 4, a.y, w, h}, {a.x, a.y + h + 4, w, h}};
+  // The probe's magenta cross at cell (10, 20) in each of the three panes.
+  for (int k = 0; k < 3; ++k) {
+    const render::PixelRect f = render::field_rect(panes[k], 64, 64, {});
+    const double s = f.width / 64;
+    const int x = static_cast<int>(f.x + 10.5 * s), y = static_cast<int>(f.y + (64 - 20.5) * s);
+    const std::size_t i = (static_cast<std::size_t>(y) * 640 + x) * 4;
+    EXPECT_GT(img.rgba[i], 200) << "pane " << k;
+    EXPECT_LT(img.rgba[i + 1], 140) << "pane " << k;
+    EXPECT_GT(img.rgba[i + 2], 200) << "pane " << k;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// record --probe ... --probes-csv: a row per frame's step, each value the field's cell there.
+TEST(RecordHeadless, ProbesCsvHasARowPerFrameWithTheFieldsCells) {
+  const auto dir = scratch_dir("record_probes");
+  const std::string csv = (dir / "probes.csv").string();
+  const RunResult r = run_app("record --headless --frames 3 --width 320 --height 240 --size 40x30 --steps-per-frame 5 "
+                              "--device cpu --probe 3,4 --probe 39,29 --probes-csv '" + csv + "' --out '" +
+                                  (dir / "frames").string() + "'",
+                              "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream f(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(f, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << r.output;
+  EXPECT_EQ(lines[0], "time,step,temperature at x=3 y=4,temperature at x=39 y=29");
+  // The last row is step 10: the CPU heat field after 10 steps at those cells.
+  const Model& m = find_model("heat2d");
+  auto sim = m.create(make_config(m, {40, 30, 1}, 8, {}), Backend::cpu, "cpu");
+  sim->start_steps(10);
+  const std::vector<float> field = sim->copy_state().fields.at(0);
+  EXPECT_EQ(lines[3].substr(lines[3].find(',') + 1),
+            fmt::format("10,{:.9g},{:.9g}", field[4 * 40 + 3], field[29 * 40 + 39]));
+  EXPECT_EQ(lines[1].substr(lines[1].find(',') + 1, 2), "0,");
+  std::filesystem::remove_all(dir);
+}

@@ -31,6 +31,7 @@ void unusual_settings(const Model& model, SimSettings& s, ViewSettings& v) {
   s.ny = info.default_size[1] / 2 + 5;
   if (info.dims == 3) s.nz = info.default_size[2] / 2 + 7;
   s.order = info.orders.front();
+  s.probes = {{1, 2, info.dims == 3 ? 3 : 0}, {0, 0, 0}};
   for (const VariantSpec& var : info.variants)
     if (var.live && var.name != s.variant) s.variant = var.name;
   for (const ParamSpec& p : info.params) {
@@ -175,6 +176,8 @@ TEST(SceneFile, BadFilesNameFileLineAndKey) {
   EXPECT_EQ(error_of(replace(kGood, "range = \"auto\"", "slices = [0, 0, 99]")).rfind(path + ":9: view.slices x = 99 is outside", 0), 0u);
   EXPECT_EQ(error_of(replace(kGood, "alpha = 0.5", "dt = 1")).rfind(path + ":6: params.dt: ", 0), 0u);  // the model's own check
   EXPECT_EQ(error_of("size = [8, 8]\n").rfind(path + ": no model", 0), 0u);
+  EXPECT_EQ(error_of(replace(kGood, "range = \"auto\"", "probes = [[0, 0, 16]]")).rfind(path + ":9: view.probes [ 0, 0, 16 ] is outside", 0), 0u);
+  EXPECT_EQ(error_of(replace(kGood, "range = \"auto\"", "probes = [1, 2]")).rfind(path + ":9: each of view.probes must be [x, y, z]", 0), 0u);
   EXPECT_EQ(error_of(replace(kGood, "[view]", "[view]\nzoom = 2")).rfind(path + ":8: unknown key 'view.zoom'", 0), 0u);
   std::filesystem::remove(path);
 }

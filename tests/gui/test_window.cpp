@@ -136,14 +136,17 @@ bool near(const std::array<int, 3>& a, const std::array<int, 3>& b, int toleranc
 
 }  // namespace
 
-TEST_P(EveryModelsSideBar, AtTheDefaultSizeNoViewPixelLiesUnderThePanels) {
-  if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
-  const ModelInfo& info = GetParam()->info();
-  const auto dir = scratch_dir("side_bar_" + info.name);
+namespace {
+
+/// The side bar test's body; `ab`: with A/B on (B at the model's lowest order), whose
+/// A, B and B - A panes are the views.
+void check_no_view_pixel_under_the_panels(const ModelInfo& info, bool ab) {
+  const auto dir = scratch_dir("side_bar_" + info.name + (ab ? "_ab" : ""));
   const std::string png = (dir / "shot.png").string();
   const int width = 1280, height = 720;
+  const std::string ab_args = ab ? " --ab order=" + std::to_string(info.orders.front()) : "";
   const RunResult r = run_app("--model " + info.name + " --device cpu --width 1280 --height 720 --frames 5"
-                              " --screenshot-ui --screenshot '" + png + "'");
+                              " --screenshot-ui --screenshot '" + png + "'" + ab_args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const render::Image img = render::read_png(png);
   ASSERT_EQ(img.width, width);
@@ -167,7 +170,7 @@ TEST_P(EveryModelsSideBar, AtTheDefaultSizeNoViewPixelLiesUnderThePanels) {
   ASSERT_GT(layout.colorbar.width, 0);
   EXPECT_GE(layout.colorbar.x, layout.field_area.x + layout.field_area.width) << "the colorbar stays with the views";
   std::vector<render::PixelRect> views;
-  if (info.dims == 3) {
+  if (info.dims == 3 || ab) {  // A/B: A, B and B - A in the first three panes
     const auto panes = slice_panes(layout.field_area);
     views.assign(panes.begin(), panes.end());
   } else {
@@ -196,6 +199,18 @@ TEST_P(EveryModelsSideBar, AtTheDefaultSizeNoViewPixelLiesUnderThePanels) {
               "%d right of it\n",
               info.name.c_str(), panel_bg[0], panel_bg[1], panel_bg[2], counts[panel_bg], bar * height, bar, covered);
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+
+TEST_P(EveryModelsSideBar, AtTheDefaultSizeNoViewPixelLiesUnderThePanels) {
+  if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  check_no_view_pixel_under_the_panels(GetParam()->info(), false);
+}
+
+TEST_P(EveryModelsSideBar, WithABOnNoViewPixelLiesUnderThePanelsEither) {
+  if (!have_display()) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  check_no_view_pixel_under_the_panels(GetParam()->info(), true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registered, EveryModelsSideBar, ::testing::ValuesIn(models()), model_name);

@@ -230,6 +230,10 @@ class HydroSimulation : public Simulation {
             {"Courant limit now", "", hydro3d_dt_limit(setup_.h, setup_.config.cs, setup_.config.nu, st.umax)}};
   }
   std::string health() override { return hydro_health(setup_, speed(), steps_done()); }
+  GridGeometry geometry() const override {  // cell i at x = -box/2 + i h (hydro3d.hpp)
+    const double h = setup_.h, corner = -setup_.config.box / 2;
+    return {{corner, corner, corner}, {h, h, h}, ""};
+  }
   /// The shell-averaged kinetic energy spectrum E(k) (cuFFT on the GPU, FFTW on the
   /// host) with Kolmogorov's k^-5/3 through its peak; on the CPU left out above 192^3
   /// cells, where the FFT would stall the window for a second.

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -36,6 +37,8 @@ struct FieldPane {
   PixelRect area;      ///< the field is fitted into it and clipped to it
   std::string label;   ///< drawn at the area's top-left corner (may be empty)
   std::array<std::uint8_t, 4> label_rgba{235, 235, 235, 255};
+  std::optional<ValueRange> range;    ///< this pane's own range (a difference field); else the style's
+  std::optional<Colormap> colormap;   ///< this pane's own colormap; else the style's
 };
 
 /// A straight line in pixels (top-left origin): sketches drawn over the frame.
@@ -58,9 +61,12 @@ class FieldRenderer {
 
   /// Clears the bound framebuffer (layout.width x layout.height) and draws the field and,
   /// when style.colorbar is set, the colorbar. Leaves blending and scissor disabled.
-  void draw(const FieldTexture& field, const FrameLayout& layout, const ViewStyle& style);
+  /// `lines` are drawn on top (probe markers).
+  void draw(const FieldTexture& field, const FrameLayout& layout, const ViewStyle& style,
+            std::span<const OverlayLine> lines = {});
   /// As draw, but each pane's field fitted into its own area (style.transform is not
-  /// used), then the lines on top. The colorbar (when set) shares style.range.
+  /// used), then the lines on top. The colorbar (when set) shows style.range; a pane with
+  /// its own range or colormap is drawn with them.
   void draw_panes(std::span<const FieldPane> panes, const FrameLayout& layout, const ViewStyle& style,
                   std::span<const OverlayLine> lines);
 

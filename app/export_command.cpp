@@ -29,10 +29,12 @@ struct ExportArgs {
   std::string out;
   std::string checkpoint;  ///< write one here after the steps
   std::string resume;      ///< start from this checkpoint (its scene and state)
+  SourceArgs sources;      ///< --point-source, --receivers, --seismogram
 };
 
 int run_export(const ExportArgs& a) {
-  if (a.out.empty() && a.checkpoint.empty()) throw Error("export needs --out FILE.npy or --checkpoint FILE.h5");
+  if (a.out.empty() && a.checkpoint.empty() && a.sources.seismogram.empty())
+    throw Error("export needs --out FILE.npy, --checkpoint FILE.h5 or --seismogram BASE");
   if (a.steps < 0) throw Error(fmt::format("--steps must be 0 or more (got {})", a.steps));
   // The scene: from the command line, or from the checkpoint being resumed.
   std::optional<Checkpoint> resumed;
@@ -62,8 +64,13 @@ int run_export(const ExportArgs& a) {
   }
   std::unique_ptr<Simulation> sim = model.create(config, gpu ? Backend::gpu : Backend::cpu, variant);
   if (resumed) sim->load_state(resumed->state);  // refused, naming the shapes, when it does not fit
+  apply_source_args(a.sources, *sim);  // refused in one line: outside the grid, a kind the model lacks
   if (a.steps > 0) sim->start_steps(a.steps);
   sim->wait();
+  if (!a.sources.seismogram.empty()) {
+    write_seismogram_files(a.sources.seismogram, *sim);
+    if (a.out.empty() && a.checkpoint.empty()) return 0;
+  }
   if (!a.checkpoint.empty()) {
     SceneFile s;
     s.model = info.name;
@@ -137,6 +144,7 @@ std::function<int()> add_export_command(CLI::App& app) {
   cmd->add_option("--slice-y", args->slice[1], "xz: its y (default: the middle)");
   cmd->add_option("--slice-x", args->slice[2], "yz: its x (default: the middle)");
   cmd->add_option("--out", args->out, "The .npy file to write");
+  add_source_options(cmd, args->sources);
   cmd->add_option("--checkpoint", args->checkpoint,
                   "Also (or only) write an HDF5 checkpoint after the steps: the fields, step, time and the scene");
   cmd->add_option("--resume", args->resume,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "settings.hpp"
+#include "stencilscope/render/image_texture.hpp"
 #include "view_upload.hpp"
 
 namespace ss::app {
@@ -57,6 +58,13 @@ struct SimStatus {
   std::string note;                  ///< a one-line remark (e.g. "switched to the CPU backend: ...")
   Validation validation;
   DiagnosticSeries diagnostics;
+  std::vector<std::string> sources;  ///< the model's point sources, described (none without)
+  std::string receivers;             ///< where the receivers are, described
+  std::optional<ReceiverLayout> receiver_layout;
+  std::string seismogram;            ///< "64 receivers x 3 components, 412 steps (t 0.009 .. 0.93 s)"
+  unsigned seismogram_texture = 0;   ///< GL name of its picture (0: none yet)
+  int seismogram_width = 0, seismogram_height = 0;
+  double seismogram_peak = 0;        ///< the colour range is +- this
 };
 
 class LiveSimulation {
@@ -102,6 +110,20 @@ class LiveSimulation {
   /// Asks for a diagnostics sample at the next opportunity (throttled to 4 a second; never
   /// waits for a running batch).
   void request_diagnostics() { diagnostics_wanted_ = true; }
+  /// Asks for a seismogram picture at the next opportunity (4 a second at most; never
+  /// waits for a running batch).
+  void request_seismogram() { seismogram_wanted_ = true; }
+  /// Puts a source of the tool at the node under (u, v) of view `view`, firing now; a
+  /// refusal (outside the grid, too many) goes to status().note and changes nothing.
+  /// Returns whether it was placed.
+  bool place_source(int view, double u, double v, const SourceTool& tool);
+  /// Removes source `index`; a refusal goes to status().note.
+  void remove_source(int index);
+  /// Moves the receivers; a refusal goes to status().note and keeps the old ones.
+  void set_receivers(const ReceiverLayout& layout);
+  /// Writes the seismogram so far to `base`.npy and `base`.csv; returns the message shown.
+  std::string export_seismogram(const std::string& base);
+
   /// The diagnostics so far as CSV: a header "time,step,<names>" and a row per sample.
   std::string diagnostics_csv() const;
 
@@ -113,6 +135,13 @@ class LiveSimulation {
   const ModelInfo& model() const { return sim_->info(); }
   /// The configuration running (its order follows live changes).
   const ModelConfig& config() const { return sim_->config(); }
+  /// The simulation, to set up from the command line (sources, receivers) or to write its
+  /// seismogram at the end; waits for a running batch first.
+  Simulation& simulation_for_setup() {
+    sim_->wait();
+    in_flight_ = false;
+    return *sim_;
+  }
   /// The simulation itself (tests, and the panels' read-only figures).
   const Simulation& simulation() const { return *sim_; }
   /// The slice positions in use (3D models), clamped into the grid.
@@ -130,6 +159,7 @@ class LiveSimulation {
   void start_batch(const SimSettings& settings, int steps, bool wait);
   void validate();
   void sample_diagnostics();
+  void sample_seismogram();
   void update_status();
 
   ViewPlacement placement() const;
@@ -145,7 +175,10 @@ class LiveSimulation {
   bool dirty_ = true;  // the texture is older than the field
   bool validation_wanted_ = false;
   bool diagnostics_wanted_ = false;
-  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_;
+  bool seismogram_wanted_ = false;
+  render::ImageTexture seismogram_texture_;
+  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_,
+      last_seismogram_;
 };
 
 }  // namespace ss::app

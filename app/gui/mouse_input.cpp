@@ -13,7 +13,8 @@
 namespace ss::app {
 
 void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, const BrushSettings& brush,
-                 MouseState& state) {
+                 MouseState& state, const SourceTool* tool) {
+  if (!m.left) state.placing = false;
   const render::FrameLayout layout = view_layout(m.fb_width, m.fb_height, view.style.colorbar, m.side_bar_px);
   // The view under the cursor: heat 2D the field (zoomable), heat 3D one of the slices (fitted).
   const bool slices = sim.views() == 3;
@@ -48,6 +49,17 @@ void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, 
     const render::PixelRect& p = slice_layout(area).slice[static_cast<std::size_t>(pane)];
     return render::pixel_to_cell(p, nx, ny, {}, x, y);
   };
+  const bool places = tool && slices && !sim.model().source_kinds.empty() && (m.shift || tool->place_mode);
+  if (left && places) {
+    if (!state.placing) {
+      const auto at = cell_at(m.x, m.y);
+      sim.place_source(pane, at[0], at[1], *tool);  // a refusal shows in the note banner
+    }
+    state.placing = true;
+    state.painting = false;
+    return;
+  }
+  if (left && state.placing) return;  // the click that placed a source paints nothing when Shift is let go
   if (left || right) {
     const double value = left ? brush.hot : brush.cold;
     const auto to = cell_at(m.x, m.y);

@@ -12,7 +12,7 @@ struct MouseSample {
   double x = 0, y = 0;              ///< cursor
   double dx = 0, dy = 0;            ///< cursor motion since the last frame
   double wheel = 0;                 ///< wheel steps this frame
-  bool left = false, right = false, middle = false, ctrl = false;
+  bool left = false, right = false, middle = false, ctrl = false, shift = false;
   bool ui_wants_mouse = false;      ///< ImGui has the mouse: the view ignores it
   double side_bar_px = 0;           ///< the side bar covers x < side_bar_px; the views lie right of it
 };
@@ -22,13 +22,15 @@ struct MouseState {
   bool painting = false;
   int pane = 0;  ///< the view the drag started on (heat 3D: a slice)
   double last_x = 0, last_y = 0;
+  bool placing = false;  ///< the left button placed a source and is still down (one source per click)
 };
 
 /// Applies the mouse to the view: left drag paints `brush.hot`, right drag `brush.cold`
 /// (dabs along the path), the wheel zooms about the cursor and middle or Ctrl+left drag
 /// pans (heat 2D; slices are fitted to their panes). On a 3D model the drag paints on the
-/// slice it started on.
+/// slice it started on. With `tool` on a model with point sources, Shift+left click (or a
+/// left click while tool->place_mode is on) places one source at the clicked node instead.
 void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, const BrushSettings& brush,
-                 MouseState& state);
+                 MouseState& state, const SourceTool* tool = nullptr);
 
 }  // namespace ss::app

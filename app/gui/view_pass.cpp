@@ -147,6 +147,10 @@ void apply_actions(const PanelActions& a, LiveSimulation& sim, SimSettings& sett
   if (a.reset_range) range.restart();
   if (a.validation_visible) sim.request_validation();
   if (a.plots_visible) sim.request_diagnostics();
+  if (a.seismogram_visible) sim.request_seismogram();
+  if (a.remove_source >= 0) sim.remove_source(a.remove_source);
+  if (a.set_receivers) sim.set_receivers(*a.set_receivers);
+  if (a.export_seismogram) sim.export_seismogram("stencilscope-seismogram");
   if (a.export_plots) {
     const std::string path = "stencilscope-diagnostics.csv";
     std::ofstream f(path);

@@ -46,7 +46,7 @@ void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, 
   // Cell coordinates of a pixel on the painted view.
   auto cell_at = [&](double x, double y) -> std::array<double, 2> {
     if (!slices) return render::pixel_to_cell(area, nx, ny, view.style.transform, x, y);
-    const render::PixelRect& p = slice_layout(area).slice[static_cast<std::size_t>(pane)];
+    const render::PixelRect p = slice_layout(area).slice[static_cast<std::size_t>(pane)];  // a copy: the layout is a temporary
     return render::pixel_to_cell(p, nx, ny, {}, x, y);
   };
   const bool places = tool && slices && !sim.model().source_kinds.empty() && (m.shift || tool->place_mode);

@@ -235,6 +235,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
   if (dirty_) upload(wait_for_batch);
   if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
   if (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) sample_diagnostics();
+  if (!model().source_kinds.empty()) seismogram_wanted_ = true;  // the views' fourth pane shows it
   if (seismogram_wanted_ && seconds_since(last_seismogram_) > 0.25) sample_seismogram();
   if (const auto stats = uploader_.stats(*sim_); stats && !stats->finite && status_.error.empty())
     status_.error = fmt::format(
@@ -349,6 +350,20 @@ void LiveSimulation::sample_seismogram() {
                                    s.components.size() == 1 ? "" : "s", s.rows());
   if (s.rows() > 0)
     status_.seismogram += fmt::format(" (t {:.4g} .. {:.4g} s)", (s.first_step + 1) * s.dt, (s.first_step + s.rows()) * s.dt);
+  constexpr int kPaneCells = 256;  // the pane's picture: square cells, fitted into the pane
+  std::vector<float> field = seismogram_field(s, kPaneCells, kPaneCells);
+  if (!field.empty()) {
+    // A gain so that the largest trace value reaches the slices' largest |value|: the pane
+    // shares their colormap and range, and the receivers are usually far from the source.
+    double peak = 0, reach = 0;
+    for (float v : field) peak = std::max(peak, static_cast<double>(std::abs(v)));
+    if (const auto stats = uploader_.stats(*sim_))
+      reach = std::max(std::abs(stats->range.lo), std::abs(stats->range.hi));
+    seismogram_gain_ = peak > 0 && reach > 0 ? reach / peak : 1.0;
+    for (float& v : field) v = static_cast<float>(v * seismogram_gain_);
+    if (!seismogram_field_) seismogram_field_ = std::make_unique<render::FieldTexture>(kPaneCells, kPaneCells);
+    seismogram_field_->upload_host(field.data(), kPaneCells);
+  }
   const SeismogramImage img = seismogram_image(s);
   status_.seismogram_peak = img.peak;
   if (img.width == 0) {

@@ -131,6 +131,11 @@ class LiveSimulation {
   const render::FieldTexture& texture(int view = 0) const { return *textures_.at(static_cast<std::size_t>(view)); }
   /// 1 for 2D models, 3 for the 3D models (XY, XZ, YZ).
   int views() const { return static_cast<int>(textures_.size()); }
+  /// The seismogram as a field texture for the views' fourth pane (models with point
+  /// sources, once something is recorded; sampled 4 times a second), or nullptr.
+  const render::FieldTexture* seismogram_texture() const { return seismogram_field_.get(); }
+  /// The factor its values were multiplied by (the largest trace value reaches the slices' largest |value|).
+  double seismogram_gain() const { return seismogram_gain_; }
   /// The running model's description.
   const ModelInfo& model() const { return sim_->info(); }
   /// The configuration running (its order follows live changes).
@@ -177,6 +182,8 @@ class LiveSimulation {
   bool diagnostics_wanted_ = false;
   bool seismogram_wanted_ = false;
   render::ImageTexture seismogram_texture_;
+  std::unique_ptr<render::FieldTexture> seismogram_field_;
+  double seismogram_gain_ = 1;
   std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_,
       last_seismogram_;
 };

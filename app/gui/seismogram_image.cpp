@@ -37,4 +37,21 @@ SeismogramImage seismogram_image(const Seismogram& s, int max_width, int max_hei
   return img;
 }
 
+std::vector<float> seismogram_field(const Seismogram& s, int width, int height) {
+  const int rows = s.rows(), receivers = s.receivers(), comps = static_cast<int>(s.components.size());
+  if (rows == 0 || receivers == 0 || comps == 0 || width < comps) return {};
+  std::vector<float> out(static_cast<std::size_t>(width) * height, 0.0f);
+  const int panel = std::max(1, (width - (comps - 1)) / comps);
+  for (int y = 0; y < height; ++y) {
+    const int row = static_cast<int>(static_cast<long long>(y) * rows / height);
+    float* line = &out[static_cast<std::size_t>(height - 1 - y) * width];
+    for (int c = 0; c < comps; ++c)
+      for (int x = 0; x < panel && c * (panel + 1) + x < width; ++x) {
+        const float v = s.at(row, c, static_cast<int>(static_cast<long long>(x) * receivers / panel));
+        line[c * (panel + 1) + x] = std::isfinite(v) ? v : 0.0f;
+      }
+  }
+  return out;
+}
+
 }  // namespace ss::app

@@ -20,4 +20,10 @@ struct SeismogramImage {
 /// sampled evenly when there are more); empty (width 0) when there is nothing recorded.
 SeismogramImage seismogram_image(const Seismogram& s, int max_width = 768, int max_height = 512);
 
+/// The seismogram resampled to width x height values for a FieldTexture drawn with the
+/// views' colormap and range: components side by side (one column of 0 between them),
+/// texture row height - 1 - r holding picture row r, so that the first step shows at the top
+/// (cell rows grow upwards on screen). Empty when nothing is recorded.
+std::vector<float> seismogram_field(const Seismogram& s, int width, int height);
+
 }  // namespace ss::app

@@ -50,7 +50,17 @@ void ViewPass::draw(const LiveSimulation& sim, int width, int height, const rend
     fields.push_back({&sim.texture(v), panes.slice[static_cast<std::size_t>(v)],
                       slice_label(v, sim.slices()[static_cast<std::size_t>(v)]), kSliceRgba[static_cast<std::size_t>(v)]});
   const auto& n = sim.config().size;
-  const std::vector<render::OverlayLine> sketch = slice_sketch(panes.sketch, n[0], n[1], n[2], sim.slices());
+  render::PixelRect sketch_area = panes.sketch;
+  if (const render::FieldTexture* seismogram = sim.seismogram_texture()) {
+    // The fourth pane: the seismogram (time down) on the left, the sketch on the right.
+    render::PixelRect left = panes.sketch;
+    left.width = panes.sketch.width * 0.68;
+    sketch_area.x = left.x + left.width;
+    sketch_area.width = panes.sketch.width - left.width;
+    fields.push_back({seismogram, left, fmt::format("seismogram x{:.3g} (time down)", sim.seismogram_gain()),
+                      {235, 235, 235, 255}});
+  }
+  const std::vector<render::OverlayLine> sketch = slice_sketch(sketch_area, n[0], n[1], n[2], sim.slices());
   if (renderer_) renderer_->draw_panes(fields, layout, style, sketch);
 }
 

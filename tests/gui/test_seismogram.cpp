@@ -7,6 +7,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -105,6 +106,10 @@ TEST_F(SourcesInTheApp, AShiftClickPlacesASourceAtTheClickedNodeAndTheSeismogram
   EXPECT_GT(st.seismogram_height, 0);
   EXPECT_EQ(st.sources.size(), before + 1);
   EXPECT_NE(st.seismogram.find("receivers"), std::string::npos) << st.seismogram;
+  // The views' fourth pane shows it too, through the colormap machinery (a field texture).
+  ASSERT_NE(sim.seismogram_texture(), nullptr);
+  const std::vector<float> pane = sim.seismogram_texture()->download();
+  EXPECT_TRUE(std::any_of(pane.begin(), pane.end(), [](float v) { return v != 0; })) << "the traces have started";
 
   // The side bar draws the section with the seismogram's picture in it.
   ImGui::CreateContext();

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "live_simulation.hpp"
 #include "mouse_input.hpp"
@@ -96,9 +97,10 @@ TEST_F(SourcesInTheApp, AShiftClickPlacesASourceAtTheClickedNodeAndTheSeismogram
   EXPECT_NE(sim.status().note.find("outside the grid"), std::string::npos) << sim.status().note;
 
   // The section asks for the seismogram; frames sample it into a texture.
-  for (int f = 0; f < 6; ++f) {
+  for (int f = 0; f < 12; ++f) {  // samples are 0.25 s apart
     sim.request_seismogram();
     sim.advance(settings_, true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
   }
   const SimStatus& st = sim.status();
   ASSERT_NE(st.seismogram_texture, 0u) << st.seismogram;

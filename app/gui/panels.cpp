@@ -539,6 +539,7 @@ void help_window(float side_bar_width, bool& open) {
       {"middle drag, Ctrl+left drag", "pan (2D field)"},
       {"left drag", "paint hot (the brush in View)"},
       {"right drag", "paint cold"},
+      {"Shift+left click", "place a point source at the clicked node (models with sources; 'place mode' too)"},
   };
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + side_bar_width + (vp->Size.x - side_bar_width) * 0.5f,

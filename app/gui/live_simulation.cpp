@@ -141,7 +141,14 @@ void LiveSimulation::apply(SimSettings& s) {
       sim_->wait();
       in_flight_ = false;
       const SimState state = sim_->copy_state();
+      const std::vector<SourceSpec> sources = sim_->sources();
+      const std::optional<ReceiverLayout> receivers = sim_->receivers();
       rebuild(s, runs_on_gpu(s));
+      if (!sim_->info().source_kinds.empty()) {  // the sources and receivers carry over too
+        while (!sim_->sources().empty()) sim_->remove_source(0);
+        for (const SourceSpec& src : sources) sim_->add_source(src);
+        if (receivers) sim_->set_receivers(*receivers);
+      }
       sim_->load_state(state);
       status_.note = fmt::format("moved to the {} backend at step {}", runs_on_gpu(s) ? "GPU" : "CPU", state.steps_done);
     } else {

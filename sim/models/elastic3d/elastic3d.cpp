@@ -305,7 +305,6 @@ void set_elastic3d_sources(Elastic3DSetup& s, std::vector<SourceSpec> sources) {
   for (const SourceSpec& src : sources) {
     check_source(src, size, {SourceKind::force, SourceKind::explosion, SourceKind::moment});
     const std::size_t at = s.node(src.node[0], src.node[1], src.node[2]);
-    const double rho = s.medium->rho[at];
     std::array<double, 6> pattern{};
     if (src.kind == SourceKind::force) {
       const double norm = std::hypot(src.direction[0], src.direction[1], src.direction[2]);
@@ -315,7 +314,6 @@ void set_elastic3d_sources(Elastic3DSetup& s, std::vector<SourceSpec> sources) {
       pattern = src.kind == SourceKind::explosion ? std::array<double, 6>{1, 1, 1, 0, 0, 0} : src.moment;
       strengths.push_back(4 * std::numbers::pi * s.medium->c33[at] * s.config.h * s.config.h);  // 4 pi rho vp^2 h^2
     }
-    (void)rho;
     patterns.push_back(pattern);
   }
   s.config.source = !sources.empty();

@@ -108,6 +108,9 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   status_.history.clear();
   status_.validation = {};
   status_.diagnostics = {};
+  status_.seismogram.clear();  // a model without sources shows no seismogram pane
+  status_.seismogram_texture = 0;
+  seismogram_field_.reset();
   adaptive_steps_ = 1;
   update_status();
 }

@@ -174,6 +174,27 @@ TEST_F(SourcesInTheApp, RemoveAndReceiverActionsChangeTheRunningSimulation) {
   EXPECT_NE(sim.status().note.find("outside the grid"), std::string::npos) << sim.status().note;
 }
 
+TEST_F(SourcesInTheApp, AModelWithoutSourcesShowsNoSeismogramPane) {
+  LiveSimulation sim(settings_);
+  for (int f = 0; f < 40 && !sim.seismogram_texture(); ++f) {
+    sim.advance(settings_, true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+  ASSERT_NE(sim.seismogram_texture(), nullptr);
+  const Model* plain = nullptr;
+  for (const Model* m : models())
+    if (m->info().source_kinds.empty() && m->info().dims == 3) plain = m;
+  if (!plain) GTEST_SKIP() << "every 3D model has sources";
+  SimSettings other = settings_;
+  switch_model(other, *plain, false);
+  other.nx = 20, other.ny = 18, other.nz = 16;
+  sim.apply(other);
+  sim.advance(other, true);
+  EXPECT_EQ(sim.model().name, plain->info().name);
+  EXPECT_EQ(sim.seismogram_texture(), nullptr);
+  EXPECT_TRUE(sim.status().sources.empty());
+}
+
 TEST(SeismogramImage, TimeRunsDownOneColumnPerReceiverAndZeroIsTheMiddleColour) {
   Seismogram s;
   s.components = {"p"};

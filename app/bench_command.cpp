@@ -45,6 +45,7 @@ struct BenchArgs {
   std::string csv;   ///< --test: the test's data series as CSV
   int repeats = 5;
   ParamArgs params;  ///< --param and the flag per parameter name (param_options.hpp)
+  SourceArgs sources;  ///< --point-source, --receivers, --seismogram: a run of the first live variant first
   // Given or not: the defaults are the chosen model's.
   const CLI::Option* size_option = nullptr;
   const CLI::Option* steps_option = nullptr;
@@ -331,6 +332,19 @@ int run_bench(const BenchArgs& a) {
   std::ofstream json_file = open_json(a);
   if (!request.csv.empty() && !std::ofstream(request.csv))  // a bad path fails before the work
     throw Error("cannot write --csv file '" + request.csv + "'");
+  if (a.sources.any()) {
+    // The sources and receivers through the model interface: one live run of the first
+    // live variant asked for, --steps steps, before the timing (bad input fails first).
+    const ModelConfig live = make_config(model, request.config.size, order, given);
+    const auto v = std::find_if(request.variants.begin(), request.variants.end(),
+                                [&](const std::string& n) { return info.variant(n)->live; });
+    if (v == request.variants.end()) throw Error("--point-source, --receivers, --seismogram: no live variant among those asked for");
+    auto sim = model.create(live, info.variant(*v)->gpu ? Backend::gpu : Backend::cpu, *v);
+    apply_source_args(a.sources, *sim);
+    sim->start_steps(request.steps);
+    sim->wait();
+    if (!a.sources.seismogram.empty()) write_seismogram_files(a.sources.seismogram, *sim);
+  }
   return finish_report(a, json_file, model.bench(request));
 }
 
@@ -377,6 +391,7 @@ std::function<int()> add_bench_command(CLI::App& app) {
                        per_model([](const ModelInfo& m) { return m.name + ": " + m.variant_list(); }, "; "))
       ->capture_default_str();
   bench->add_option("--device", args->device, "gpu, cpu or all")->capture_default_str();
+  add_source_options(bench, args->sources);
   bench->add_option("--precision", args->precision, "float or double")->capture_default_str();
   bench->add_option("--json", args->json, "Also write the rows as JSON to FILE, or - for stdout");
   std::string tests;

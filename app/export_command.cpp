@@ -35,6 +35,7 @@ struct ExportArgs {
   std::string out;
   std::string checkpoint;  ///< write one here after the steps
   std::string resume;      ///< start from this checkpoint (its scene and state)
+  SourceArgs sources;      ///< --point-source, --receivers, --seismogram
 };
 
 bool ends_with(const std::string& s, std::string_view tail) {
@@ -102,7 +103,8 @@ int write_volume(const ExportArgs& a, Simulation& sim, const ModelConfig& config
 }
 
 int run_export(const ExportArgs& a) {
-  if (a.out.empty() && a.checkpoint.empty()) throw Error("export needs --out FILE.npy|FILE.vti or --checkpoint FILE.h5");
+  if (a.out.empty() && a.checkpoint.empty() && a.sources.seismogram.empty())
+    throw Error("export needs --out FILE.npy|FILE.vti, --checkpoint FILE.h5 or --seismogram BASE");
   if (a.steps < 0) throw Error(fmt::format("--steps must be 0 or more (got {})", a.steps));
   // The scene: from the command line, or from the checkpoint being resumed.
   std::optional<Checkpoint> resumed;
@@ -132,8 +134,13 @@ int run_export(const ExportArgs& a) {
   }
   std::unique_ptr<Simulation> sim = model.create(config, gpu ? Backend::gpu : Backend::cpu, variant);
   if (resumed) sim->load_state(resumed->state);  // refused, naming the shapes, when it does not fit
+  apply_source_args(a.sources, *sim);  // refused in one line: outside the grid, a kind the model lacks
   if (a.steps > 0) sim->start_steps(a.steps);
   sim->wait();
+  if (!a.sources.seismogram.empty()) {
+    write_seismogram_files(a.sources.seismogram, *sim);
+    if (a.out.empty() && a.checkpoint.empty()) return 0;
+  }
   if (!a.checkpoint.empty()) {
     SceneFile s;
     s.model = info.name;
@@ -214,6 +221,7 @@ std::function<int()> add_export_command(CLI::App& app) {
   cmd->add_option("--quantity", args->quantity,
                   ".vti: a quantity the views show, or all; default: every field the model steps (named state0, "
                   "state1, ... in a checkpoint's order; a single field takes its quantity's name)");
+  add_source_options(cmd, args->sources);
   cmd->add_option("--checkpoint", args->checkpoint,
                   "Also (or only) write an HDF5 checkpoint after the steps: the fields, step, time and the scene");
   cmd->add_option("--resume", args->resume,

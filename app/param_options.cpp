@@ -107,4 +107,60 @@ ParamValues parse_params(const ParamArgs& args, const Model& model, bool bench) 
   return values;
 }
 
+void add_source_options(CLI::App* cmd, SourceArgs& args) {
+  cmd->add_option("--point-source", args.sources,
+                  "A point source KIND:X,Y,Z[:f0=HZ][:amp=A][:delay=S][:dir=DX,DY,DZ][:m=XX,YY,ZZ,XY,XZ,YZ] "
+                  "(repeatable; replaces the model's own; acoustic3d: pressure; elastic3d: force, explosion, moment)");
+  cmd->add_option("--receivers", args.receivers,
+                  "Receivers PLANE:POS[:line:AT[:SPACING]|:grid[:SPACING]], e.g. xy:0:line:32 (a line along x on the "
+                  "surface at y 32) or xz:10:grid:4");
+  cmd->add_option("--seismogram", args.seismogram, "Write the receivers' traces to BASE.npy and BASE.csv at the end");
+}
+
+std::vector<SourceSpec> parse_sources(const SourceArgs& args) {
+  std::vector<SourceSpec> out;
+  for (const std::string& text : args.sources) out.push_back(parse_source_spec(text));
+  return out;
+}
+
+std::optional<ReceiverLayout> parse_receivers(const SourceArgs& args) {
+  if (args.receivers.empty()) return std::nullopt;
+  return parse_receiver_layout(args.receivers);
+}
+
+void apply_source_args(const SourceArgs& args, Simulation& sim) {
+  if (!args.any()) return;
+  const ModelInfo& info = sim.info();
+  if (info.source_kinds.empty())
+    throw Error(fmt::format("{} has no point sources or receivers (--point-source, --receivers, --seismogram)", info.name));
+  const std::vector<SourceSpec> sources = parse_sources(args);
+  if (!sources.empty()) {
+    while (!sim.sources().empty()) sim.remove_source(0);
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+      try {
+        sim.add_source(sources[k]);
+      } catch (const Error& e) {
+        throw Error(fmt::format("--point-source '{}': {}", args.sources[k], e.what()));
+      }
+    }
+  }
+  if (const auto layout = parse_receivers(args)) {
+    try {
+      sim.set_receivers(*layout);
+    } catch (const Error& e) {
+      throw Error(fmt::format("--receivers '{}': {}", args.receivers, e.what()));
+    }
+  }
+}
+
+void write_seismogram_files(const std::string& base, Simulation& sim) {
+  sim.wait();
+  const Seismogram s = sim.seismogram();
+  write_seismogram_npy(base + ".npy", s);
+  write_seismogram_csv(base + ".csv", s);
+  fmt::print("wrote {}.npy and {}.csv: {} steps x {} component{} x {} receivers ({})\n", base, base, s.rows(),
+             s.components.size(), s.components.size() == 1 ? "" : "s", s.receivers(),
+             sim.receivers() ? describe(*sim.receivers()) : std::string());
+}
+
 }  // namespace ss::app

@@ -5,6 +5,7 @@
 // chosen model's description when the command runs.
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,32 @@ void add_param_options(CLI::App* cmd, ParamArgs& args);
 /// deriv3d only (model 'heat3d')"), a malformed --param, or a value out of range.
 /// bench: parameters that sweep in bench also take "all".
 ParamValues parse_params(const ParamArgs& args, const Model& model, bool bench);
+
+/// Point sources and receivers as typed (export, bench, record and the window): --point-source
+/// SPEC (repeatable; replaces the model's configured source), --receivers LAYOUT and
+/// --seismogram BASE (write BASE.npy and BASE.csv).
+struct SourceArgs {
+  std::vector<std::string> sources;
+  std::string receivers;
+  std::string seismogram;
+  bool any() const { return !sources.empty() || !receivers.empty() || !seismogram.empty(); }
+};
+
+/// Adds --point-source, --receivers and --seismogram to `cmd`.
+void add_source_options(CLI::App* cmd, SourceArgs& args);
+
+/// The typed sources and receivers, parsed (not yet checked against a grid); throws
+/// ss::Error ("--point-source 'force:1,2': ...").
+std::vector<SourceSpec> parse_sources(const SourceArgs& args);
+std::optional<ReceiverLayout> parse_receivers(const SourceArgs& args);
+
+/// Puts them on `sim`: the given sources replace its own, the receivers move. Throws
+/// ss::Error naming the option (outside the grid, a kind the model lacks, no sources in
+/// the model); `sim` may be half changed then (the command ends).
+void apply_source_args(const SourceArgs& args, Simulation& sim);
+
+/// Writes sim's seismogram to BASE.npy and BASE.csv (after queued work) and says so on
+/// stdout; throws ss::Error.
+void write_seismogram_files(const std::string& base, Simulation& sim);
 
 }  // namespace ss::app

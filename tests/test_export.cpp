@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -254,4 +255,67 @@ TEST(Export, AVtiHoldsItsHeaderAndTheFieldInItsAppendedBlock) {
   const SimState st = sim->copy_state();
   EXPECT_EQ(0, std::memcmp(bytes.data() + data + sizeof count, st.fields.at(0).data(), count));
   std::filesystem::remove(path);
+// --point-source, --receivers and --seismogram: the files hold exactly the traces the
+// model's CPU simulation records with the same sources and receivers.
+TEST(Export, SeismogramFilesAreTheSimulationsTraces) {
+  for (const Model* m : models()) {
+    if (m->info().source_kinds.empty()) continue;
+    const std::string kind(to_string(m->info().source_kinds.back()));
+    const std::string base = temp_path("seismo-" + m->info().name);
+    const std::string a = kind + ":8,9,7:f0=12", b = kind + ":15,12,10:amp=0.5";
+    const auto r = run_cli(fmt::format("export --model {} --size 24x22x20 --steps 12 --device cpu --point-source {} "
+                                       "--point-source {} --receivers xz:9:grid:3 --seismogram {}",
+                                       m->info().name, a, b, base));
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("wrote " + base + ".npy"), std::string::npos) << r.out;
+    auto sim = m->create(make_config(*m, {24, 22, 20}, m->info().default_order, {}), Backend::cpu, m->info().fastest_cpu);
+    while (!sim->sources().empty()) sim->remove_source(0);
+    sim->add_source(parse_source_spec(a));
+    sim->add_source(parse_source_spec(b));
+    sim->set_receivers(parse_receiver_layout("xz:9:grid:3"));
+    sim->start_steps(12);
+    const Seismogram want = sim->seismogram();
+    const NpyArray npy = read_npy(base + ".npy");
+    EXPECT_EQ(npy.shape, (std::vector<std::size_t>{12, want.components.size(), want.nodes.size()}));
+    ASSERT_EQ(npy.values.size(), want.values.size());
+    EXPECT_EQ(0, std::memcmp(npy.values.data(), want.values.data(), want.values.size() * sizeof(float)));
+    const Seismogram csv = read_seismogram_csv(base + ".csv");
+    EXPECT_EQ(csv.values, want.values);
+    EXPECT_EQ(csv.nodes, want.nodes);
+    std::filesystem::remove(base + ".npy");
+    std::filesystem::remove(base + ".csv");
+  }
+}
+
+TEST(Export, BadSourcesAndReceiversAreOneLineAndANonZeroExit) {
+  const struct {
+    std::string args, words;
+  } cases[] = {
+      {"--model acoustic3d --size 24 --point-source pressure:24,3,3", "outside the grid: x runs 1 to 23"},
+      {"--model elastic3d --size 24 --point-source force:3,3,0", "outside the grid: z runs 1 to 23"},
+      {"--model elastic3d --size 24 --point-source pressure:3,3,3", "no pressure sources"},
+      {"--model acoustic3d --size 24 --receivers xy:24", "outside the grid: z runs 0 to 23"},
+      {"--model acoustic3d --size 24 --receivers xz:3:line:-1", "outside the grid: z runs 0 to 23"},
+      {"--model acoustic3d --size 24 --point-source pressure:3,3", "the node takes 3 numbers"},
+      {"--model heat3d --size 24 --point-source pressure:3,3,3", "heat3d has no point sources"},
+  };
+  for (const auto& c : cases) {
+    const std::string base = temp_path("bad-seismo");
+    const auto r = run_cli("export " + c.args + " --steps 1 --device cpu --seismogram " + base);
+    EXPECT_NE(r.status, 0) << c.args;
+    EXPECT_NE(r.out.find(c.words), std::string::npos) << c.args << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(base + ".npy")) << c.args;
+  }
+}
+
+TEST(Export, BenchWritesTheSeismogramOfItsFirstLiveVariant) {
+  const std::string base = temp_path("bench-seismo");
+  const auto r = run_cli("bench acoustic3d --size 24 --steps 4 --repeat 1 --device cpu --variant cpu --receivers "
+                         "xy:5:line:12 --seismogram " + base);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const NpyArray npy = read_npy(base + ".npy");
+  EXPECT_EQ(npy.shape, (std::vector<std::size_t>{4, 1, 24}));
+  std::filesystem::remove(base + ".npy");
+  std::filesystem::remove(base + ".csv");
 }

@@ -28,6 +28,7 @@ struct SceneArgs {
   std::string variant = "auto";
   std::string device = "auto";
   ParamArgs params;
+  SourceArgs sources;  ///< --point-source, --receivers, --seismogram
   std::string colormap = "viridis";
   std::string range = "auto";
   std::string sampling = "nearest";
@@ -88,6 +89,7 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps, const std
   o["--variant"] = cmd->add_option("--variant", a.variant, variant_help())->capture_default_str();
   cmd->add_option("--device", a.device, "auto, gpu or cpu")->capture_default_str();
   add_param_options(cmd, a.params);
+  add_source_options(cmd, a.sources);
   o["--colormap"] = cmd->add_option("--colormap", a.colormap, "viridis, inferno, magma, blue-red or grey")->capture_default_str();
   o["--range"] = cmd->add_option("--range", a.range, "auto, expanding, or LO:HI (fixed)")->capture_default_str();
   o["--sampling"] = cmd->add_option("--sampling", a.sampling, "nearest or linear")->capture_default_str();
@@ -236,6 +238,9 @@ SceneOptions to_scene(const SceneArgs& a) {
   for (const std::string& t : a.ab) parse_ab_assignment(t, model, s.ab);
   for (const std::string& t : a.probes) s.probes.push_back(parse_probe(t, s));
   resolve_device(o);
+  o.sources = a.sources;
+  parse_sources(a.sources);  // malformed text fails before a window opens
+  parse_receivers(a.sources);
   return o;
 }
 

@@ -30,6 +30,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "param_options.hpp"  // SourceArgs
 #include "settings.hpp"
 
 namespace ss::app {
@@ -44,6 +45,7 @@ struct SceneOptions {
   std::string device = "auto";  ///< auto (GPU when there is one), gpu, cpu
   bool variant_given = false;   ///< false: the fastest variant of the chosen device
   std::optional<SimState> resume;  ///< --resume: the state to load once the simulation is built
+  SourceArgs sources;  ///< --point-source, --receivers (put on the simulation once built), --seismogram (written at the end)
 };
 
 struct WindowOptions {

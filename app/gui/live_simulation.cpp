@@ -1,5 +1,7 @@
 #include "live_simulation.hpp"
 
+#include "seismogram_image.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <new>
@@ -131,6 +133,9 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   status_.diagnostics = {};
   status_.probes = {};
   probes_step_ = -1;
+  status_.seismogram.clear();  // a model without sources shows no seismogram pane
+  status_.seismogram_texture = 0;
+  seismogram_field_.reset();
   adaptive_steps_ = 1;
   update_status();
 }
@@ -236,7 +241,14 @@ void LiveSimulation::apply(SimSettings& s) {
       sim_->wait();
       in_flight_ = false;
       const SimState state = sim_->copy_state();
+      const std::vector<SourceSpec> sources = sim_->sources();
+      const std::optional<ReceiverLayout> receivers = sim_->receivers();
       rebuild(s, runs_on_gpu(s));
+      if (!sim_->info().source_kinds.empty()) {  // the sources and receivers carry over too
+        while (!sim_->sources().empty()) sim_->remove_source(0);
+        for (const SourceSpec& src : sources) sim_->add_source(src);
+        if (receivers) sim_->set_receivers(*receivers);
+      }
       sim_->load_state(state);
       status_.note = fmt::format("moved to the {} backend at step {}", runs_on_gpu(s) ? "GPU" : "CPU", state.steps_done);
     } else {
@@ -370,6 +382,8 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
   if (!in_flight_ && !s.probes.empty()) sample_probes(!wait_for_batch);  // recording: every frame
   if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
   if (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) sample_diagnostics();
+  if (!model().source_kinds.empty()) seismogram_wanted_ = true;  // the views' fourth pane shows it
+  if (seismogram_wanted_ && seconds_since(last_seismogram_) > 0.25) sample_seismogram();
   if (const auto stats = uploader_.stats(*sim_); stats && !stats->finite && status_.error.empty())
     status_.error = fmt::format(
         "the field holds NaN or Inf after step {} (dt {:.4g}, stability limit {:.4g}): paused; reset to go on",
@@ -526,6 +540,106 @@ std::string LiveSimulation::probes_csv() const {
   return out;
 }
 
+void LiveSimulation::sample_seismogram() {
+  if (in_flight_) return;  // never wait for a batch: try again next frame
+  last_seismogram_ = std::chrono::steady_clock::now();
+  seismogram_wanted_ = false;
+  const Seismogram s = sim_->seismogram();
+  if (s.components.empty()) {
+    status_.seismogram.clear();
+    status_.seismogram_texture = 0;
+    return;
+  }
+  status_.seismogram = fmt::format("{} receivers x {} component{}, {} steps", s.receivers(), s.components.size(),
+                                   s.components.size() == 1 ? "" : "s", s.rows());
+  if (s.rows() > 0)
+    status_.seismogram += fmt::format(" (t {:.4g} .. {:.4g} s)", (s.first_step + 1) * s.dt, (s.first_step + s.rows()) * s.dt);
+  constexpr int kPaneCells = 256;  // the pane's picture: square cells, fitted into the pane
+  std::vector<float> field = seismogram_field(s, kPaneCells, kPaneCells);
+  if (!field.empty()) {
+    // A gain so that the largest trace value reaches the slices' largest |value|: the pane
+    // shares their colormap and range, and the receivers are usually far from the source.
+    double peak = 0, reach = 0;
+    for (float v : field) peak = std::max(peak, static_cast<double>(std::abs(v)));
+    if (const auto stats = uploader_.stats(*sim_))
+      reach = std::max(std::abs(stats->range.lo), std::abs(stats->range.hi));
+    seismogram_gain_ = peak > 0 && reach > 0 ? reach / peak : 1.0;
+    for (float& v : field) v = static_cast<float>(v * seismogram_gain_);
+    if (!seismogram_field_) seismogram_field_ = std::make_unique<render::FieldTexture>(kPaneCells, kPaneCells);
+    seismogram_field_->upload_host(field.data(), kPaneCells);
+  }
+  const SeismogramImage img = seismogram_image(s);
+  status_.seismogram_peak = img.peak;
+  if (img.width == 0) {
+    status_.seismogram_texture = 0;
+    return;
+  }
+  seismogram_texture_.upload(img.width, img.height, img.rgba);
+  status_.seismogram_texture = seismogram_texture_.gl_name();
+  status_.seismogram_width = img.width;
+  status_.seismogram_height = img.height;
+}
+
+bool LiveSimulation::place_source(int view, double u, double v, const SourceTool& tool) {
+  const auto& kinds = model().source_kinds;
+  if (kinds.empty() || view < 0 || view >= views() || views() != 3) {
+    status_.note = model().title + " has no point sources to place";
+    return false;
+  }
+  SourceSpec s;
+  s.kind = kinds[static_cast<std::size_t>(std::clamp(tool.kind, 0, static_cast<int>(kinds.size()) - 1))];
+  s.node = node_on_slice(view, u, v, placement());
+  s.f0_hz = tool.f0_hz;
+  s.amplitude = tool.amplitude;
+  s.delay_s = sim_->time();  // fires now: its wavelet peaks 1.5 / f0 after the click
+  s.direction = tool.direction;
+  s.moment = tool.moment;
+  try {
+    sim_->add_source(s);  // queued after running work; throws, keeping the list
+  } catch (const Error& e) {
+    status_.note = std::string("source not placed: ") + e.what();
+    return false;
+  }
+  status_.note = "placed " + describe(s);
+  update_status();
+  return true;
+}
+
+void LiveSimulation::remove_source(int index) {
+  try {
+    sim_->remove_source(index);
+  } catch (const Error& e) {
+    status_.note = e.what();
+  }
+  update_status();
+}
+
+void LiveSimulation::set_receivers(const ReceiverLayout& layout) {
+  try {
+    sim_->wait();  // the traces restart from the field as it is now
+    in_flight_ = false;
+    sim_->set_receivers(layout);
+    seismogram_wanted_ = true;
+    last_seismogram_ = {};
+  } catch (const Error& e) {
+    status_.note = std::string("receivers not moved: ") + e.what();
+  }
+  update_status();
+}
+
+std::string LiveSimulation::export_seismogram(const std::string& base) {
+  try {
+    sim_->wait();
+    const Seismogram s = sim_->seismogram();
+    write_seismogram_npy(base + ".npy", s);
+    write_seismogram_csv(base + ".csv", s);
+    status_.note = fmt::format("wrote {}.npy and {}.csv ({} steps)", base, base, s.rows());
+  } catch (const Error& e) {
+    status_.note = std::string("could not write the seismogram: ") + e.what();
+  }
+  return status_.note;
+}
+
 std::string LiveSimulation::diagnostics_csv() const {
   const DiagnosticSeries& s = status_.diagnostics;
   std::string out = "time,step";
@@ -548,6 +662,10 @@ void LiveSimulation::update_status() {
   status_.dt = sim_->dt();
   status_.dt_limit = sim_->dt_limit();
   status_.batch_steps = adaptive_steps_;
+  status_.sources.clear();
+  for (const SourceSpec& src : sim_->sources()) status_.sources.push_back(describe(src));
+  status_.receiver_layout = sim_->receivers();
+  status_.receivers = status_.receiver_layout ? describe(*status_.receiver_layout) : std::string();
 }
 
 }  // namespace ss::app

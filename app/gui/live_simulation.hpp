@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "settings.hpp"
+#include "stencilscope/render/image_texture.hpp"
 #include "view_upload.hpp"
 
 namespace ss::app {
@@ -83,6 +84,13 @@ struct SimStatus {
   DiagnosticSeries diagnostics;
   ProbeSeries probes;
   AbStatus ab;
+  std::vector<std::string> sources;  ///< the model's point sources, described (none without)
+  std::string receivers;             ///< where the receivers are, described
+  std::optional<ReceiverLayout> receiver_layout;
+  std::string seismogram;            ///< "64 receivers x 3 components, 412 steps (t 0.009 .. 0.93 s)"
+  unsigned seismogram_texture = 0;   ///< GL name of its picture (0: none yet)
+  int seismogram_width = 0, seismogram_height = 0;
+  double seismogram_peak = 0;        ///< the colour range is +- this
 };
 
 class LiveSimulation {
@@ -128,6 +136,20 @@ class LiveSimulation {
   /// Asks for a diagnostics sample at the next opportunity (throttled to 4 a second; never
   /// waits for a running batch).
   void request_diagnostics() { diagnostics_wanted_ = true; }
+  /// Asks for a seismogram picture at the next opportunity (4 a second at most; never
+  /// waits for a running batch).
+  void request_seismogram() { seismogram_wanted_ = true; }
+  /// Puts a source of the tool at the node under (u, v) of view `view`, firing now; a
+  /// refusal (outside the grid, too many) goes to status().note and changes nothing.
+  /// Returns whether it was placed.
+  bool place_source(int view, double u, double v, const SourceTool& tool);
+  /// Removes source `index`; a refusal goes to status().note.
+  void remove_source(int index);
+  /// Moves the receivers; a refusal goes to status().note and keeps the old ones.
+  void set_receivers(const ReceiverLayout& layout);
+  /// Writes the seismogram so far to `base`.npy and `base`.csv; returns the message shown.
+  std::string export_seismogram(const std::string& base);
+
   /// The diagnostics so far as CSV: a header "time,step,<names>" and a row per sample.
   std::string diagnostics_csv() const;
 
@@ -150,10 +172,22 @@ class LiveSimulation {
   const render::FieldTexture& texture(int view = 0) const { return *textures_.at(static_cast<std::size_t>(view)); }
   /// 1 for 2D models, 3 for the 3D models (XY, XZ, YZ).
   int views() const { return static_cast<int>(textures_.size()); }
+  /// The seismogram as a field texture for the views' fourth pane (models with point
+  /// sources, once something is recorded; sampled 4 times a second), or nullptr.
+  const render::FieldTexture* seismogram_texture() const { return seismogram_field_.get(); }
+  /// The factor its values were multiplied by (the largest trace value reaches the slices' largest |value|).
+  double seismogram_gain() const { return seismogram_gain_; }
   /// The running model's description.
   const ModelInfo& model() const { return sim_->info(); }
   /// The configuration running (its order follows live changes).
   const ModelConfig& config() const { return sim_->config(); }
+  /// The simulation, to set up from the command line (sources, receivers) or to write its
+  /// seismogram at the end; waits for a running batch first.
+  Simulation& simulation_for_setup() {
+    sim_->wait();
+    in_flight_ = false;
+    return *sim_;
+  }
   /// The simulation itself (tests, and the panels' read-only figures).
   const Simulation& simulation() const { return *sim_; }
   /// The probes in use (cells x, y, z), inside the grid.
@@ -179,6 +213,7 @@ class LiveSimulation {
   void start_batch(const SimSettings& settings, int steps, bool wait);
   void validate();
   void sample_diagnostics();
+  void sample_seismogram();
   void update_status();
 
   ViewPlacement placement() const;
@@ -202,6 +237,12 @@ class LiveSimulation {
   std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_,
       last_probes_;
   long probes_step_ = -1;  // the step of the last probe sample
+  bool seismogram_wanted_ = false;
+  render::ImageTexture seismogram_texture_;
+  std::unique_ptr<render::FieldTexture> seismogram_field_;
+  double seismogram_gain_ = 1;
+  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_,
+      last_seismogram_;
 };
 
 }  // namespace ss::app

@@ -13,7 +13,8 @@
 namespace ss::app {
 
 void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, const BrushSettings& brush,
-                 MouseState& state, SimSettings* settings) {
+                 MouseState& state, SimSettings* settings, const SourceTool* tool) {
+  if (!m.left) state.placing = false;
   const render::FrameLayout layout = view_layout(m.fb_width, m.fb_height, view.style.colorbar, m.side_bar_px);
   // The view under the cursor: a 2D field (zoomable), or a pane of slice_layout (fitted):
   // a 3D model's slices, or A, B and B - A of the first view with A/B on.
@@ -62,9 +63,22 @@ void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, 
   // Cell coordinates of a pixel on the painted view.
   auto cell_at = [&](double x, double y) -> std::array<double, 2> {
     if (!slices) return render::pixel_to_cell(area, nx, ny, view.style.transform, x, y);
-    const render::PixelRect& p = slice_layout(area).slice[static_cast<std::size_t>(pane)];
-    return render::pixel_to_cell(p, nx, ny, {}, x, y);  // A/B: each pane shows view 0 at the same cells
+    // A copy: the layout is a temporary. With A/B each pane shows view 0 at the same cells.
+    const render::PixelRect p = slice_layout(area).slice[static_cast<std::size_t>(pane)];
+    return render::pixel_to_cell(p, nx, ny, {}, x, y);
   };
+  // Sources go on a 3D model's slices (not on A/B's panes), in place mode; Shift+click is the probe's.
+  const bool places = tool && tool->place_mode && sim.views() == 3 && !ab && !sim.model().source_kinds.empty();
+  if (left && places) {
+    if (!state.placing) {
+      const auto at = cell_at(m.x, m.y);
+      sim.place_source(pane, at[0], at[1], *tool);  // a refusal shows in the note banner
+    }
+    state.placing = true;
+    state.painting = false;
+    return;
+  }
+  if (left && state.placing) return;  // the click that placed a source paints nothing when Shift is let go
   if (left || right) {
     const double value = left ? brush.hot : brush.cold;
     const auto to = cell_at(m.x, m.y);

@@ -23,6 +23,7 @@ struct MouseState {
   int pane = 0;  ///< the view the drag started on (heat 3D: a slice)
   bool placed_probe = false;  ///< the shift+click has placed its probe (one per click)
   double last_x = 0, last_y = 0;
+  bool placing = false;  ///< the left button placed a source and is still down (one source per click)
 };
 
 /// Applies the mouse to the view: left drag paints `brush.hot`, right drag `brush.cold`
@@ -32,7 +33,9 @@ struct MouseState {
 /// Shift+left click places a probe at the cell under the cursor in `settings->probes`
 /// (a 3D slice: the cell of the volume it shows there); none without settings. With A/B
 /// on, the A, B and difference panes are fitted like slices and a drag paints both runs.
+/// With `tool` on a model with point sources and tool->place_mode on, a left click on a
+/// slice places one source at the clicked node instead of painting.
 void apply_mouse(const MouseSample& m, LiveSimulation& sim, ViewSettings& view, const BrushSettings& brush,
-                 MouseState& state, SimSettings* settings = nullptr);
+                 MouseState& state, SimSettings* settings = nullptr, const SourceTool* tool = nullptr);
 
 }  // namespace ss::app

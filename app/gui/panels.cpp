@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cfloat>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -511,6 +512,89 @@ void ab_panel(SimSettings& s, const SimStatus& st, bool gpu_available) {
   ImGui::PopID();
 }
 
+/// Sources (the tool, the list with remove buttons), receivers and the seismogram picture.
+void sources_panel(const SimSettings& sim, const SimStatus& st, SourceTool& tool, PanelActions& a) {
+  a.seismogram_visible = true;
+  const std::vector<SourceKind>& kinds = model_of(sim).info().source_kinds;
+  ImGui::TextWrapped("Click a slice while 'place mode' is on to put a source at that node; it fires at once.");
+  ImGui::Checkbox("place mode", &tool.place_mode);
+  tip("Left clicks on a slice place sources (untick to paint with the brush instead; Shift+click places a probe).");
+  tool.kind = std::clamp(tool.kind, 0, static_cast<int>(kinds.size()) - 1);
+  const std::string kind(to_string(kinds[static_cast<std::size_t>(tool.kind)]));
+  if (ImGui::BeginCombo("kind", kind.c_str())) {
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+      if (ImGui::Selectable(std::string(to_string(kinds[k])).c_str(), static_cast<int>(k) == tool.kind))
+        tool.kind = static_cast<int>(k);
+    ImGui::EndCombo();
+  }
+  ImGui::InputDouble("f0 [Hz]", &tool.f0_hz, 1, 5, "%.4g");
+  tip("peak frequency of the Ricker wavelet");
+  ImGui::InputDouble("amplitude", &tool.amplitude, 0.1, 1, "%.4g");
+  tip("times the model's natural strength (docs/acoustic3d.md, docs/elastic3d.md)");
+  const SourceKind chosen = kinds[static_cast<std::size_t>(tool.kind)];
+  if (chosen == SourceKind::force) {
+    float d[3] = {static_cast<float>(tool.direction[0]), static_cast<float>(tool.direction[1]),
+                  static_cast<float>(tool.direction[2])};
+    if (ImGui::InputFloat3("direction", d))
+      for (int c = 0; c < 3; ++c) tool.direction[static_cast<std::size_t>(c)] = d[c];
+  } else if (chosen == SourceKind::moment) {
+    float m[6];
+    for (int c = 0; c < 6; ++c) m[c] = static_cast<float>(tool.moment[static_cast<std::size_t>(c)]);
+    bool edited = ImGui::InputFloat3("Mxx Myy Mzz", m);
+    edited |= ImGui::InputFloat3("Mxy Mxz Myz", m + 3);
+    if (edited)
+      for (int c = 0; c < 6; ++c) tool.moment[static_cast<std::size_t>(c)] = m[c];
+  }
+  ImGui::Separator();
+  ImGui::TextDisabled("sources");
+  if (st.sources.empty()) ImGui::TextDisabled("none");
+  for (std::size_t k = 0; k < st.sources.size(); ++k) {
+    ImGui::PushID(static_cast<int>(k));
+    if (ImGui::SmallButton("x")) a.remove_source = static_cast<int>(k);
+    tip("remove this source (the waves it sent stay)");
+    ImGui::SameLine();
+    ImGui::TextWrapped("%zu: %s", k + 1, st.sources[k].c_str());
+    ImGui::PopID();
+  }
+  ImGui::Separator();
+  ImGui::TextDisabled("receivers");
+  ImGui::TextWrapped("%s", st.receivers.c_str());
+  if (!tool.receivers_edited && st.receiver_layout) tool.receivers = *st.receiver_layout;
+  static constexpr const char* kPlanes[3] = {"yz (x =)", "xz (y =)", "xy (z =)"};
+  ReceiverLayout& r = tool.receivers;
+  bool edited = ImGui::Combo("plane", &r.axis, kPlanes, 3);
+  edited |= ImGui::InputInt("position", &r.position);
+  int shape = r.shape == ReceiverLayout::Shape::grid ? 1 : 0;
+  edited |= ImGui::RadioButton("line", &shape, 0);
+  ImGui::SameLine();
+  edited |= ImGui::RadioButton("grid", &shape, 1);
+  r.shape = shape == 1 ? ReceiverLayout::Shape::grid : ReceiverLayout::Shape::line;
+  if (r.shape == ReceiverLayout::Shape::line) edited |= ImGui::InputInt("line at", &r.line_at);
+  tip("the line's index along the plane's second axis (y on xy, z on xz and yz)");
+  edited |= ImGui::InputInt("spacing", &r.spacing);
+  if (edited) tool.receivers_edited = true;
+  if (ImGui::Button("apply receivers")) {
+    a.set_receivers = r;
+    tool.receivers_edited = false;
+  }
+  tip("Move the receivers there; their traces start again.");
+  ImGui::Separator();
+  ImGui::TextDisabled("seismogram");
+  if (st.seismogram.empty()) {
+    ImGui::TextDisabled("sampling...");
+    return;
+  }
+  ImGui::TextWrapped("%s, colours +- %.3g (time down)", st.seismogram.c_str(), st.seismogram_peak);
+  if (st.seismogram_texture != 0) {
+    const float w = ImGui::GetContentRegionAvail().x;
+    const float h = std::min(420.0f, w * static_cast<float>(st.seismogram_height) / std::max(1, st.seismogram_width));
+    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(st.seismogram_texture)), ImVec2(w, std::max(h, 60.0f)));
+  }
+  if (ImGui::Button("export .npy + CSV")) a.export_seismogram = true;
+  tip("Write the traces so far to stencilscope-seismogram.npy (steps, components, receivers) and .csv in the working "
+      "folder.");
+}
+
 void validation_panel(const SimStatus& st, PanelActions& a) {
   a.validation_visible = true;
   const Validation& v = st.validation;
@@ -566,6 +650,7 @@ void help_window(float side_bar_width, bool& open) {
       {"left drag", "paint hot (the brush in View)"},
       {"right drag", "paint cold"},
       {"Shift+left click", "place a probe (its value over time in Plots)"},
+      {"left click, 'place mode'", "place a point source at the clicked node (models with sources; untick to paint)"},
   };
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(ImVec2(vp->Pos.x + side_bar_width + (vp->Size.x - side_bar_width) * 0.5f,
@@ -593,7 +678,7 @@ void help_window(float side_bar_width, bool& open) {
 PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
                          const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
                          const FrameInfo& frame, const render::ValueRange& drawn_range,
-                         SceneFileStatus* scene_file, bool* help_open) {
+                         SceneFileStatus* scene_file, bool* help_open, SourceTool* source_tool) {
   PanelActions a;
   // One window pinned to the left edge, full height; only its right edge can be dragged.
   // It scrolls when the open sections are taller than the window.
@@ -623,6 +708,9 @@ PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& br
     if (ImGui::CollapsingHeader("Validation", ImGuiTreeNodeFlags_DefaultOpen)) validation_panel(status, a);
     if (!sim.probes.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // --probe opens it
     if (ImGui::CollapsingHeader("Plots")) plots_panel(status, a);  // closed: no sampling cost
+    if (source_tool && !model_of(sim).info().source_kinds.empty() &&
+        ImGui::CollapsingHeader("Sources & seismograms", ImGuiTreeNodeFlags_DefaultOpen))
+      sources_panel(sim, status, *source_tool, a);
   } else {
     a.side_bar_width = ImGui::GetWindowWidth();
   }

@@ -2,6 +2,7 @@
 // The ImGui panels: Simulation, View, Performance, Validation in one side bar, and the error banner.
 // They edit the app's plain settings structs and return what was clicked; they own nothing.
 #include <array>
+#include <optional>
 #include <string>
 
 #include "live_simulation.hpp"
@@ -27,6 +28,10 @@ struct PanelActions {
   bool open_scene = false;     ///< read the scene from SceneFileStatus::path (Ctrl+O)
   bool save_checkpoint = false;  ///< write the scene and the state to the path with .h5 for .toml
   float side_bar_width = 0;    ///< the side bar's width this frame (ImGui units); the views start right of it
+  bool seismogram_visible = false;  ///< the Sources & seismograms section is open: keep its picture fresh
+  bool export_seismogram = false;   ///< write the seismogram so far as .npy and CSV
+  int remove_source = -1;           ///< the source whose remove button was clicked
+  std::optional<ReceiverLayout> set_receivers;  ///< the receivers' apply button was clicked
 };
 
 /// The View panel's scene file section: the path typed there, and the last result.
@@ -59,9 +64,11 @@ inline constexpr const char* kSideBarName = "Controls";
 /// `screenshot_with_ui` is part of the view settings' picture options.
 /// `scene_file`: the View section's Save/Open scene section (none without it).
 /// `help_open`: the keys-and-mouse help window is shown (F1); its button toggles it (none without it).
+/// `source_tool`: the Sources & seismograms section of a model with point sources (none without it).
 PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& brush, bool& screenshot_with_ui,
                          const SimStatus& status, bool gpu_available, const RecordingStatus& recording,
                          const FrameInfo& frame, const render::ValueRange& drawn_range,
-                         SceneFileStatus* scene_file = nullptr, bool* help_open = nullptr);
+                         SceneFileStatus* scene_file = nullptr, bool* help_open = nullptr,
+                         SourceTool* source_tool = nullptr);
 
 }  // namespace ss::app

@@ -88,6 +88,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   settings.adaptive_steps = true;
   LiveSimulation sim(settings);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
+  apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line
   ViewPass pass;
   if (!pass.error().empty()) throw Error(pass.error());
   RangeFollower range;
@@ -163,6 +164,7 @@ int run_record(const RecordOptions& o) {
   if (o.measure) return measure_frames(o, context, scene, ui);
   LiveSimulation sim(settings);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
+  apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line
   ViewPass pass;
   if (!pass.error().empty()) throw Error(pass.error());
   RangeFollower range;
@@ -217,6 +219,7 @@ int run_record(const RecordOptions& o) {
     std::fprintf(stderr, "stencilscope: record: probes %s (%zu samples)\n", o.probes_csv.c_str(),
                  sim.status().probes.time.size());
   }
+  if (!scene.sources.seismogram.empty()) write_seismogram_files(scene.sources.seismogram, sim.simulation_for_setup());
   const SimStatus& st = sim.status();
   std::fprintf(stderr, "stencilscope: record: wrote %d frames (step %ld): %s\n", recorder.frames(), st.steps_done,
                recorder.description().c_str());

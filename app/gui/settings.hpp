@@ -69,6 +69,20 @@ struct BrushSettings {
   double cold = -1.5;
 };
 
+/// The source tool: what a left click on a slice puts at the clicked node of a model with
+/// point sources while `place_mode` is on (on by default; off, the click paints). It fires at the time of the
+/// click (its delay is the simulated time then).
+struct SourceTool {
+  bool place_mode = true;                          ///< a left click places a source instead of painting
+  int kind = 0;                                    ///< index into the model's source_kinds
+  double f0_hz = 10;
+  double amplitude = 1;
+  std::array<double, 3> direction{0, 0, 1};        ///< force
+  std::array<double, 6> moment{1, 1, 1, 0, 0, 0};  ///< moment: xx, yy, zz, xy, xz, yz
+  ReceiverLayout receivers;                        ///< the receivers as edited (applied by a button)
+  bool receivers_edited = false;                   ///< false: `receivers` follows the running ones
+};
+
 /// How the field is shown.
 struct ViewSettings {
   render::ViewStyle style;

@@ -139,7 +139,17 @@ void ViewPass::draw(const LiveSimulation& sim, int width, int height, const rend
           add_probe_marker(lines, panes.slice[static_cast<std::size_t>(v)], t.nx(), t.ny(), {}, (*uv)[0], (*uv)[1]);
     }
     const auto& n = sim.config().size;
-    const std::vector<render::OverlayLine> sketch = slice_sketch(panes.sketch, n[0], n[1], n[2], sim.slices());
+    render::PixelRect sketch_area = panes.sketch;
+    if (const render::FieldTexture* seismogram = sim.seismogram_texture()) {
+      // The fourth pane: the seismogram (time down) on the left, the sketch on the right.
+      render::PixelRect left = panes.sketch;
+      left.width = panes.sketch.width * 0.68;
+      sketch_area.x = left.x + left.width;
+      sketch_area.width = panes.sketch.width - left.width;
+      fields.push_back(pane(seismogram, left, fmt::format("seismogram x{:.3g} (time down)", sim.seismogram_gain()),
+                            {235, 235, 235, 255}));
+    }
+    const std::vector<render::OverlayLine> sketch = slice_sketch(sketch_area, n[0], n[1], n[2], sim.slices());
     lines.insert(lines.begin(), sketch.begin(), sketch.end());
   }
   if (renderer_) renderer_->draw_panes(fields, layout, style, lines);
@@ -251,6 +261,10 @@ void apply_actions(const PanelActions& a, LiveSimulation& sim, SimSettings& sett
   if (a.reset_range) range.restart();
   if (a.validation_visible) sim.request_validation();
   if (a.plots_visible) sim.request_diagnostics();
+  if (a.seismogram_visible) sim.request_seismogram();
+  if (a.remove_source >= 0) sim.remove_source(a.remove_source);
+  if (a.set_receivers) sim.set_receivers(*a.set_receivers);
+  if (a.export_seismogram) sim.export_seismogram("stencilscope-seismogram");
   if (a.export_plots) {
     const std::string path = "stencilscope-diagnostics.csv", probes = "stencilscope-probes.csv";
     std::ofstream f(path);

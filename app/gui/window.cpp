@@ -35,7 +35,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 /// `side_bar_px`: the side bar's width in framebuffer pixels (0 when hidden).
 void handle_input(GLFWwindow* window, double fb_scale, double side_bar_px, LiveSimulation& sim, SimSettings& settings,
                   ViewSettings& view, const BrushSettings& brush, MouseState& mouse, PanelActions& actions,
-                  bool& help_open) {
+                  bool& help_open, const SourceTool& tool) {
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.WantCaptureKeyboard) {
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) settings.paused = !settings.paused;
@@ -64,7 +64,7 @@ void handle_input(GLFWwindow* window, double fb_scale, double side_bar_px, LiveS
   m.shift = io.KeyShift;
   m.ui_wants_mouse = io.WantCaptureMouse;
   m.side_bar_px = side_bar_px;
-  apply_mouse(m, sim, view, brush, mouse, &settings);
+  apply_mouse(m, sim, view, brush, mouse, &settings, &tool);
 }
 
 /// Saves or opens the scene file the View panel names. A file that cannot be read
@@ -135,6 +135,7 @@ int run_window(const WindowOptions& options) {
   BrushSettings& brush = scene.brush;
   LiveSimulation sim(settings);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
+  apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line
   ViewPass pass;
   if (!pass.error().empty()) sim.set_error(pass.error());
   RangeFollower range;
@@ -143,6 +144,7 @@ int run_window(const WindowOptions& options) {
   RecordingStatus recording;
   SceneFileStatus scene_file;
   bool help_open = false;
+  SourceTool source_tool;
   if (!options.scene_path.empty()) {
     const std::size_t n = std::min(options.scene_path.size(), scene_file.path.size() - 1);
     std::copy_n(options.scene_path.begin(), n, scene_file.path.begin());
@@ -172,10 +174,10 @@ int run_window(const WindowOptions& options) {
     const bool panels_drawn = view.show_ui;
     if (panels_drawn)
       actions = draw_panels(settings, view, brush, pictures_with_ui, sim.status(), sim.gpu_available(), recording,
-                            frame_info, range.drawn(), &scene_file, &help_open);
+                            frame_info, range.drawn(), &scene_file, &help_open, &source_tool);
     const double fb_scale = ww > 0 ? static_cast<double>(fbw) / ww : 1.0;
     handle_input(window.get(), fb_scale, panels_drawn ? actions.side_bar_width * fb_scale : 0.0, sim, settings, view,
-                 brush, mouse, actions, help_open);
+                 brush, mouse, actions, help_open, source_tool);
     // The views lie right of the side bar while it is shown (H may have hidden it just now).
     const double side_bar_px = panels_drawn && view.show_ui ? actions.side_bar_width * fb_scale : 0.0;
 
@@ -255,6 +257,7 @@ int run_window(const WindowOptions& options) {
     glfwSwapBuffers(window.get());
   }
   if (recorder) recorder->finish();
+  if (!scene.sources.seismogram.empty()) write_seismogram_files(scene.sources.seismogram, sim.simulation_for_setup());
   return 0;
 }
 

@@ -192,6 +192,21 @@ GridGeometry Simulation::geometry() const {
     g.origin = {spacing / 2, spacing / 2, info().dims == 3 ? spacing / 2 : 0.0};
   }
   return g;
+void Simulation::add_source(const SourceSpec&) { throw Error(info().title + " has no point sources"); }
+
+void Simulation::remove_source(int index) {
+  throw Error(fmt::format("{} has no source {} to remove", info().title, index + 1));
+}
+
+void Simulation::set_receivers(const ReceiverLayout&) { throw Error(info().title + " has no receivers"); }
+
+std::array<int, 3> node_on_slice(int view, double u, double v, const ViewPlacement& where) {
+  if (view < 0 || view > 2) throw Error(fmt::format("view {} is not a slice (0 XY, 1 XZ, 2 YZ)", view));
+  const int a = static_cast<int>(std::floor(u)), b = static_cast<int>(std::floor(v));
+  const int w = where.slices[static_cast<std::size_t>(view)];
+  if (view == 0) return {a, b, w};
+  if (view == 1) return {a, w, b};
+  return {w, a, b};
 }
 
 std::vector<Curve> Simulation::curves() { return {}; }

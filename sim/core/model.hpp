@@ -25,6 +25,7 @@
 
 #include "sim/bench/report.hpp"
 #include "sim/core/precision.hpp"
+#include "sim/core/sources.hpp"  // SourceSpec, ReceiverLayout, Seismogram
 
 namespace ss {
 
@@ -108,6 +109,9 @@ struct ModelInfo {
   std::vector<Preset> presets;
   bool steps_in_time = true;  ///< false: a static field; a "step" recomputes it (deriv3d)
   std::string paint_note;     ///< non-empty: painting does nothing, and this says why
+  /// Point sources the model injects (Simulation::add_source); empty: none, and the app
+  /// shows no source tools. Models with sources also record seismograms.
+  std::vector<SourceKind> source_kinds;
   BenchSpec bench;
 
   /// The parameter named `name`, or nullptr.
@@ -289,7 +293,31 @@ class Simulation {
   /// its unit) with the first cell at the origin when the model has one, else the unit
   /// box along x (spacing 1 / nx on every axis) with cell centres at (i + 1/2) / nx.
   virtual GridGeometry geometry() const;
+
+  // Sources and receivers (models whose ModelInfo lists source_kinds; by default none).
+  // Changing them keeps the field; set_receivers starts new traces.
+
+  /// The point sources, in injection order (the configured one first, when there is one).
+  virtual std::vector<SourceSpec> sources() const { return {}; }
+  /// Adds a source from the next step on; throws ss::Error (one line: outside the grid, a
+  /// kind the model lacks, more than kMaxSources) and keeps the list then.
+  virtual void add_source(const SourceSpec& source);
+  /// Removes source `index` (throws ss::Error when there is none).
+  virtual void remove_source(int index);
+  /// Where the receivers are; empty for a model without receivers.
+  virtual std::optional<ReceiverLayout> receivers() const { return std::nullopt; }
+  /// Moves the receivers (their traces start again); throws ss::Error (outside the grid)
+  /// and keeps the old ones then.
+  virtual void set_receivers(const ReceiverLayout& layout);
+  /// What the receivers recorded since the last reset, load or set_receivers, after
+  /// queued work (a copy: call it a few times a second at most). Empty by default.
+  virtual Seismogram seismogram() { return {}; }
 };
+
+/// The grid node a click at (u, v) (cell units) of 3D view `view` means: the cell under
+/// the cursor in the slice's layer (coordinates may lie outside the grid; add_source
+/// refuses those).
+std::array<int, 3> node_on_slice(int view, double u, double v, const ViewPlacement& where);
 
 /// Which backend a simulation runs on.
 enum class Backend { cpu, gpu };

@@ -6,6 +6,8 @@
 
 #include "app_runner.hpp"
 #include "sim/core/model.hpp"
+#include "sim/core/npy.hpp"
+#include "sim/core/sources.hpp"
 
 using namespace ss;
 using namespace ss::test;
@@ -304,5 +306,26 @@ TEST(RecordHeadless, ProbesCsvHasARowPerFrameWithTheFieldsCells) {
   EXPECT_EQ(lines[3].substr(lines[3].find(',') + 1),
             fmt::format("10,{:.9g},{:.9g}", field[4 * 40 + 3], field[29 * 40 + 39]));
   EXPECT_EQ(lines[1].substr(lines[1].find(',') + 1, 2), "0,");
+// record writes the receivers' traces when asked (--seismogram), with the sources and
+// receivers of the command line; a source outside the grid ends it in one line.
+TEST(RecordHeadless, WritesTheSeismogramOfItsSourcesAndReceivers) {
+  const auto dir = scratch_dir("record_seismogram");
+  const std::string base = (dir / "seis").string();
+  const RunResult r = run_app("record --headless --model acoustic3d --size 30x26x22 --device cpu --frames 3 "
+                              "--steps-per-frame 4 --out '" + (dir / "frames").string() +
+                              "' --point-source pressure:8,9,7:f0=15 --point-source pressure:20,12,10 "
+                              "--receivers xz:12:grid:3 --seismogram '" + base + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const NpyArray a = read_npy(base + ".npy");
+  ASSERT_EQ(a.shape.size(), 3u);
+  EXPECT_GT(a.shape[0], 0u);
+  EXPECT_EQ(a.shape[1], 1u);
+  EXPECT_EQ(a.shape[2], 10u * 8u);  // x 0, 3, .., 27 by z 0, 3, .., 21
+  const Seismogram csv = read_seismogram_csv(base + ".csv");
+  EXPECT_EQ(csv.values, a.values);
+  const RunResult bad = run_app("record --headless --model acoustic3d --size 30x26x22 --device cpu --frames 1 --out '" +
+                                (dir / "bad").string() + "' --point-source pressure:8,26,7");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("outside the grid: y runs 1 to 25"), std::string::npos) << bad.output;
   std::filesystem::remove_all(dir);
 }

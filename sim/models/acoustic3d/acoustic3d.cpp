@@ -117,10 +117,42 @@ std::shared_ptr<const std::vector<float>> load_velocity_npy(const std::string& p
 
 double Acoustic3DSetup::ricker(double t) const { return ricker_wavelet(t, config.f0); }
 
-double Acoustic3DSetup::source_increment(long n) const {
+double Acoustic3DSetup::source_increment(long n, std::size_t s) const {
   const double h = config.h;
-  return dt * dt / (h * h * h) * source_strength * ricker(static_cast<double>(n) * dt);
+  return dt * dt / (h * h * h) * source_strength * sources[s].wavelet(static_cast<double>(n) * dt);
 }
+
+void set_acoustic3d_sources(Acoustic3DSetup& s, std::vector<SourceSpec> sources) {
+  if (sources.size() > static_cast<std::size_t>(kMaxSources))
+    throw Error(fmt::format("at most {} sources (there would be {})", kMaxSources, sources.size()));
+  const std::array<int, 3> size{s.grid.nx, s.grid.ny, s.grid.nz};
+  for (const SourceSpec& src : sources) check_source(src, size, {SourceKind::pressure});
+  s.config.source = !sources.empty();
+  s.config.sources = sources;
+  s.sources = std::move(sources);
+}
+
+void set_acoustic3d_receivers(Acoustic3DSetup& s, const ReceiverLayout& layout) {
+  std::vector<std::array<int, 3>> nodes = receiver_nodes(layout, {s.grid.nx, s.grid.ny, s.grid.nz});
+  s.config.receivers = layout;
+  s.receiver_layout = layout;
+  s.receivers = std::move(nodes);
+  s.trace_steps = trace_steps_for(static_cast<long long>(s.receivers.size()), kTraceSteps);
+}
+
+template <typename T>
+AcousticSourceStep<T> acoustic3d_source_step(const Acoustic3DSetup& s, long n) {
+  AcousticSourceStep<T> l;
+  for (std::size_t r = 0; r < s.sources.size(); ++r) {
+    const auto& node = s.sources[r].node;
+    l.at[l.n] = static_cast<long long>(s.grid.index(node[0], node[1], node[2]));
+    l.add[l.n] = static_cast<T>(s.source_increment(n, r));
+    ++l.n;
+  }
+  return l;
+}
+template AcousticSourceStep<float> acoustic3d_source_step<float>(const Acoustic3DSetup&, long);
+template AcousticSourceStep<double> acoustic3d_source_step<double>(const Acoustic3DSetup&, long);
 
 double Acoustic3DSetup::damping(int axis, int i) const {
   if (sponge == 0) return 1.0;
@@ -196,6 +228,14 @@ Acoustic3DSetup make_acoustic3d_setup(const Acoustic3DConfig& c) {
                               given[a], n[a] - 1));
   }
   s.source_strength = 4 * std::numbers::pi * c.vp * c.vp * c.h;
+  std::vector<SourceSpec> sources = c.sources;
+  if (sources.empty() && c.source) sources.push_back(SourceSpec{SourceKind::pressure, s.src, c.f0});
+  set_acoustic3d_sources(s, std::move(sources));
+  const std::array<int, 3> through = s.sources.empty() ? s.src : s.sources.front().node;
+  ReceiverLayout line;  // along x on the plane z = through z, at y = through y
+  line.position = through[2];
+  line.line_at = through[1];
+  set_acoustic3d_receivers(s, c.receivers.value_or(line));
   return s;
 }
 

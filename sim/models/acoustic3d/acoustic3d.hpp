@@ -10,12 +10,14 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sim/core/grid3d.hpp"
 #include "sim/core/hostdevice.hpp"
+#include "sim/core/sources.hpp"
 #include "sim/core/sponge.hpp"  // kCerjanA, kDefaultSpongeWidth, cerjan_damping
 #include "sim/core/stencil.hpp"
 
@@ -78,6 +80,11 @@ struct Acoustic3DConfig {
   /// and under a free top the surface, never holds the source).
   int src_x = 0, src_y = 0, src_z = 0;
   bool source = true;                ///< false: no source (tests start from a loaded field)
+  /// Point sources (kind pressure) that replace the one above when not empty.
+  std::vector<SourceSpec> sources;
+  /// Where the receivers are; empty: the line along x through the (first) source
+  /// (j = src_y, k = src_z), or through the centre without a source.
+  std::optional<ReceiverLayout> receivers;
   AcousticBoundary boundary = AcousticBoundary::sponge;
   TopBoundary top = TopBoundary::free;
   int sponge_width = 0;              ///< cells; 0: kDefaultSpongeWidth or a third of the smallest side
@@ -92,14 +99,19 @@ struct Acoustic3DSetup {
   double dt = 0, dt_limit = 0;
   double vmin = 0, vmax = 0;       ///< of the medium
   int sponge = 0;                  ///< sponge width in use (0: periodic)
-  std::array<int, 3> src{};        ///< source node
+  std::array<int, 3> src{};        ///< node of the parameters' source (the centre by default)
   double source_strength = 0;      ///< A in s(t) = A ricker(t): 4 pi vp^2 h, so p peaks near 1 Pa one cell away
+  std::vector<SourceSpec> sources;  ///< injected in this order (checked)
+  ReceiverLayout receiver_layout;
+  std::vector<std::array<int, 3>> receivers;  ///< nodes
+  int trace_steps = 0;              ///< steps of traces kept (kTraceSteps, fewer for many receivers)
   std::shared_ptr<const std::vector<float>> velocity;  ///< per node, x fastest
 
   /// The Ricker wavelet of peak frequency f0, delayed by 1.5 / f0 (s(0) ~ 1e-8).
   double ricker(double t) const;
-  /// What the step from t_n = n dt adds at the source node: dt^2 / h^3 * A ricker(t_n).
-  double source_increment(long n) const;
+  /// What the step from t_n = n dt adds at the node of source `s`:
+  /// dt^2 / h^3 * A * amplitude * ricker(t_n - delay).
+  double source_increment(long n, std::size_t s) const;
   /// The sponge's damping factor along one axis (0 x, 1 y, 2 z) at node index i.
   double damping(int axis, int i) const;
   /// (v dt / h)^2 of node (i, j, k) in double.
@@ -124,6 +136,40 @@ std::shared_ptr<const std::vector<float>> load_velocity_npy(const std::string& p
 /// Validates (sizes, order, velocities, dt against the limit, sponge width, source
 /// position) and derives the rest; throws ss::Error naming the offending value.
 Acoustic3DSetup make_acoustic3d_setup(const Acoustic3DConfig& config);
+
+/// Replaces the sources (checked: kind pressure, nodes 1 .. n - 1, at most kMaxSources);
+/// throws ss::Error and leaves `s` unchanged when one is refused.
+void set_acoustic3d_sources(Acoustic3DSetup& s, std::vector<SourceSpec> sources);
+/// Moves the receivers; throws ss::Error (outside the grid) and leaves `s` unchanged.
+void set_acoustic3d_receivers(Acoustic3DSetup& s, const ReceiverLayout& layout);
+
+/// What the sources add in one step, by value for the kernels: padded node index and
+/// increment per source, in injection order.
+template <typename T>
+struct AcousticSourceStep {
+  int n = 0;
+  long long at[kMaxSources];
+  T add[kMaxSources];
+};
+/// The sources' increments of the step from t_n, rounded to T.
+template <typename T>
+AcousticSourceStep<T> acoustic3d_source_step(const Acoustic3DSetup& s, long n);
+
+/// Source `s` of the list injects at its node unless an earlier one shares the node; the
+/// first one adds every source of the node in list order, so the sum is the same however
+/// many threads run: `v` plus each increment, one after another.
+template <typename T>
+SS_HD SS_FORCEINLINE bool acoustic_source_owner(const AcousticSourceStep<T>& l, int s) {
+  for (int r = 0; r < s; ++r)
+    if (l.at[r] == l.at[s]) return false;
+  return true;
+}
+template <typename T>
+SS_HD SS_FORCEINLINE T acoustic_add_sources(T v, long long at, const AcousticSourceStep<T>& l) {
+  for (int r = 0; r < l.n; ++r)
+    if (l.at[r] == at) v = v + l.add[r];
+  return v;
+}
 
 /// How the boundary step writes the ghost faces of p.
 struct AcousticGhostRule {

@@ -77,6 +77,7 @@ struct DeviceAcoustic3D<T>::Impl {
   int sm_count = 0;
   DeviceBuffer<T> field[3];
   DeviceBuffer<T> c2, damp, traces;
+  DeviceBuffer<long long> receivers;  // padded indices
   DeviceBuffer<float> velocity;
   DeviceBuffer<T> slice, box;      // gather target of copy_slice_to_host, paint increments
   DeviceBuffer<float> velocity_slice;
@@ -89,7 +90,7 @@ struct DeviceAcoustic3D<T>::Impl {
     SS_CUDA_CHECK(cudaGetDevice(&dev));
     SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
     const Grid3D& g = s.grid;
-    const std::size_t trace_values = static_cast<std::size_t>(kTraceSteps) * g.nx;
+    const std::size_t trace_values = static_cast<std::size_t>(s.trace_steps) * s.receivers.size();
     check_device_memory(4 * g.elements() * sizeof(T) + g.elements() * sizeof(float) + trace_values * sizeof(T),
                         "acoustic3d on this grid");
     for (DeviceBuffer<T>& f : field) f = DeviceBuffer<T>(g.elements());
@@ -99,10 +100,21 @@ struct DeviceAcoustic3D<T>::Impl {
     c2 = DeviceBuffer<T>(host_c2.size());
     damp = DeviceBuffer<T>(host_damp.size());
     velocity = DeviceBuffer<float>(host_velocity.size());
-    traces = DeviceBuffer<T>(trace_values);
+    upload_receivers();
     SS_CUDA_CHECK(cudaMemcpy(c2.get(), host_c2.data(), c2.bytes(), cudaMemcpyHostToDevice));
     SS_CUDA_CHECK(cudaMemcpy(damp.get(), host_damp.data(), damp.bytes(), cudaMemcpyHostToDevice));
     SS_CUDA_CHECK(cudaMemcpy(velocity.get(), host_velocity.data(), velocity.bytes(), cudaMemcpyHostToDevice));
+  }
+  /// The receivers' indices and a trace buffer for them (synchronous).
+  void upload_receivers() {
+    std::vector<long long> at;
+    for (const auto& n : setup.receivers) at.push_back(static_cast<long long>(setup.grid.index(n[0], n[1], n[2])));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream.get()));  // queued steps still write the old buffers
+    receivers = DeviceBuffer<long long>(at.size());
+    SS_CUDA_CHECK(cudaMemcpy(receivers.get(), at.data(), receivers.bytes(), cudaMemcpyHostToDevice));
+    traces = DeviceBuffer<T>(static_cast<std::size_t>(setup.trace_steps) * at.size());
+    trace_rows = 0;
+    trace_first = steps_done;
   }
   void refresh_ghosts() { launch_ghosts(field[cur].get(), setup.grid, ghost_rule_of(setup), stream.get()); }
 };
@@ -139,19 +151,25 @@ void DeviceAcoustic3D<T>::step(Acoustic3DVariant variant, int n) {
   Impl& m = *impl_;
   const Grid3D& g = m.setup.grid;
   const AcousticGhostRule rule = ghost_rule_of(m.setup);
-  const auto [sx, sy, sz] = m.setup.src;
+  const int receivers = static_cast<int>(m.setup.receivers.size());
   dispatch_radius(m.setup.config.order, [&]<int R>() {
     for (int s = 0; s < n; ++s) {
       const Acoustic3DStepArgs<T> a{m.field[m.cur].get(), m.field[m.prev].get(), m.c2.get(), m.damp.get(),
                                     m.field[m.next].get(), g};
       launch_interior<T, R>(variant, a, m.stream.get(), m.sm_count);
-      const T add = static_cast<T>(m.setup.source_increment(m.steps_done));
-      T* row = m.trace_rows < kTraceSteps ? m.traces.get() + static_cast<std::size_t>(m.trace_rows) * g.nx : nullptr;
-      acoustic3d_inject_record<T><<<blocks_for(g.nx, 128), 128, 0, m.stream.get()>>>(
-          m.field[m.next].get(), g, sx, sy, sz, add, m.setup.config.source, row);
-      SS_CUDA_LAUNCH_CHECK("acoustic3d_inject_record");
+      const AcousticSourceStep<T> sources = acoustic3d_source_step<T>(m.setup, m.steps_done);
+      if (sources.n > 0) {
+        acoustic3d_inject<T><<<1, 32, 0, m.stream.get()>>>(m.field[m.next].get(), sources);
+        SS_CUDA_LAUNCH_CHECK("acoustic3d_inject");
+      }
+      if (m.trace_rows < m.setup.trace_steps) {
+        T* row = m.traces.get() + static_cast<std::size_t>(m.trace_rows) * receivers;
+        acoustic3d_record<T><<<blocks_for(receivers, 128), 128, 0, m.stream.get()>>>(m.field[m.next].get(),
+                                                                                    m.receivers.get(), receivers, row);
+        SS_CUDA_LAUNCH_CHECK("acoustic3d_record");
+        ++m.trace_rows;
+      }
       launch_ghosts(m.field[m.next].get(), g, rule, m.stream.get());
-      if (row) ++m.trace_rows;
       const int old_prev = m.prev;
       m.prev = m.cur, m.cur = m.next, m.next = old_prev;
       ++m.steps_done;
@@ -304,9 +322,23 @@ void DeviceAcoustic3D<T>::copy_slice_to_host(SliceAxis axis, int position, bool 
 }
 
 template <typename T>
+void DeviceAcoustic3D<T>::set_sources(const std::vector<SourceSpec>& sources) {
+  set_acoustic3d_sources(impl_->setup, sources);  // by value into each step's launch; throws, keeping them
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::set_receivers(const ReceiverLayout& layout) {
+  Impl& m = *impl_;
+  Acoustic3DSetup next = m.setup;
+  set_acoustic3d_receivers(next, layout);  // throws, keeping the old receivers
+  m.setup = std::move(next);
+  m.upload_receivers();
+}
+
+template <typename T>
 std::vector<T> DeviceAcoustic3D<T>::traces() const {
   const Impl& m = *impl_;
-  std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * m.setup.grid.nx);
+  std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * m.setup.receivers.size());
   if (!out.empty())
     SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.traces.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
                                   m.stream.get()));

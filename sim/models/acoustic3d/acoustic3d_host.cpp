@@ -59,7 +59,6 @@ void HostAcoustic3D<T>::step(int n) {
   const T* ty = tx + g.nx;
   const T* tz = ty + g.ny;
   const AcousticGhostRule rule = ghost_rule_of(setup_);
-  const auto [sx, sy, sz] = setup_.src;
   dispatch_radius(setup_.config.order, [&]<int R>() {
     for (int s = 0; s < n; ++s) {
       const T* p = field_[cur_].data();
@@ -81,13 +80,12 @@ void HostAcoustic3D<T>::step(int n) {
             out[e] = acoustic3d_point<T, R>(row, col, dep, pp[e], c2_[e], damp);
           }
         }
-      if (setup_.config.source) {
-        T& at = out[g.index(sx, sy, sz)];
-        at = at + static_cast<T>(setup_.source_increment(steps_done_));
-      }
+      const AcousticSourceStep<T> src = acoustic3d_source_step<T>(setup_, steps_done_);
+      for (int r = 0; r < src.n; ++r)
+        if (acoustic_source_owner(src, r)) out[src.at[r]] = acoustic_add_sources(out[src.at[r]], src.at[r], src);
       fill_acoustic_ghosts_host(out, g, rule);
-      if (trace_rows() < kTraceSteps)
-        for (int i = 0; i < g.nx; ++i) traces_.push_back(out[g.index(i, sy, sz)]);
+      if (trace_rows() < setup_.trace_steps)
+        for (const auto& n : setup_.receivers) traces_.push_back(out[g.index(n[0], n[1], n[2])]);
       const int old_prev = prev_;
       prev_ = cur_, cur_ = next_, next_ = old_prev;
       ++steps_done_;
@@ -103,6 +101,22 @@ void HostAcoustic3D<T>::set_order(int order) {
   Acoustic3DSetup next = make_acoustic3d_setup(c);  // throws for a bad order or a dt above its limit
   next.config.velocity = setup_.config.velocity;
   setup_ = next;
+}
+
+template <typename T>
+void HostAcoustic3D<T>::set_sources(const std::vector<SourceSpec>& sources) {
+  Acoustic3DSetup next = setup_;
+  set_acoustic3d_sources(next, sources);  // throws, keeping the old list
+  setup_ = std::move(next);
+}
+
+template <typename T>
+void HostAcoustic3D<T>::set_receivers(const ReceiverLayout& layout) {
+  Acoustic3DSetup next = setup_;
+  set_acoustic3d_receivers(next, layout);  // throws, keeping the old receivers
+  setup_ = std::move(next);
+  traces_.clear();
+  trace_first_ = steps_done_;
 }
 
 std::vector<double> acoustic3d_paint_pulse(const Sphere& s, const CellBox& b, bool free_top) {
@@ -222,7 +236,6 @@ std::vector<double> acoustic3d_reference(const Acoustic3DSetup& s, int steps, st
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) c2[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] = s.courant2(i, j, k);
   if (traces) traces->clear();
-  const auto [sx, sy, sz] = s.src;
   for (int n = 0; n < steps; ++n) {
     reference_ghosts(cur, s);
 #pragma omp parallel for schedule(static)
@@ -234,9 +247,12 @@ std::vector<double> acoustic3d_reference(const Acoustic3DSetup& s, int steps, st
           next.at(i, j, k) = d * (2 * cur.at(i, j, k) - d * prev.at(i, j, k) +
                                   c2[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] * lap);
         }
-    if (s.config.source) next.at(sx, sy, sz) += s.source_increment(n);
-    if (traces && n < kTraceSteps)
-      for (int i = 0; i < g.nx; ++i) traces->push_back(next.at(i, sy, sz));
+    for (std::size_t r = 0; r < s.sources.size(); ++r) {
+      const auto& at = s.sources[r].node;
+      next.at(at[0], at[1], at[2]) += s.source_increment(n, r);
+    }
+    if (traces && n < s.trace_steps)
+      for (const auto& at : s.receivers) traces->push_back(next.at(at[0], at[1], at[2]));
     std::swap(prev.v, cur.v);
     std::swap(cur.v, next.v);
   }

@@ -130,15 +130,20 @@ __global__ void __launch_bounds__(kAcoustic25BX* kAcoustic25BY)
 
 // ---- after the interior update -------------------------------------------
 
-/// Adds the source increment at (sx, sy, sz) when `inject`, then copies the receiver line
-/// (j = sy, k = sz) into trace_row unless it is null.
+/// Adds the sources of the step (a list by value), thread r for source r: the first source
+/// of each node adds every source there in list order (acoustic_add_sources), as the host.
 template <typename T>
-__global__ void acoustic3d_inject_record(T* out, Grid3D g, int sx, int sy, int sz, T add, bool inject, T* trace_row) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < g.nx; i += gridDim.x * blockDim.x) {
-    T& v = out[g.index(i, sy, sz)];
-    if (inject && i == sx) v = v + add;
-    if (trace_row) trace_row[i] = v;
-  }
+__global__ void acoustic3d_inject(T* out, AcousticSourceStep<T> sources) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= sources.n || !acoustic_source_owner(sources, r)) return;
+  const long long at = sources.at[r];
+  out[at] = acoustic_add_sources(out[at], at, sources);
+}
+
+/// Copies p at the n receivers (padded indices) into one trace row.
+template <typename T>
+__global__ void acoustic3d_record(const T* __restrict__ p, const long long* __restrict__ at, int n, T* row) {
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) row[r] = p[at[r]];
 }
 
 /// The boundary step: every ghost face cell of f.

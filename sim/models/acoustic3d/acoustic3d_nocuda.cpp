@@ -35,6 +35,8 @@ template <typename T> const T* DeviceAcoustic3D<T>::device_pressure() const { th
 template <typename T> const float* DeviceAcoustic3D<T>::device_velocity() const { throw Error(kNoCuda); }
 template <typename T> void* DeviceAcoustic3D<T>::native_stream() const { throw Error(kNoCuda); }
 template <typename T> void DeviceAcoustic3D<T>::copy_slice_to_host(SliceAxis, int, bool, float*) { throw Error(kNoCuda); }
+template <typename T> void DeviceAcoustic3D<T>::set_sources(const std::vector<SourceSpec>&) { throw Error(kNoCuda); }
+template <typename T> void DeviceAcoustic3D<T>::set_receivers(const ReceiverLayout&) { throw Error(kNoCuda); }
 template <typename T> std::vector<T> DeviceAcoustic3D<T>::traces() const { throw Error(kNoCuda); }
 template <typename T> long DeviceAcoustic3D<T>::first_trace_step() const { throw Error(kNoCuda); }
 template <typename T> const Acoustic3DSetup& DeviceAcoustic3D<T>::setup() const { throw Error(kNoCuda); }

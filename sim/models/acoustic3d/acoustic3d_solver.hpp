@@ -5,9 +5,11 @@
 // with a stencil) and p^{n-1}, adds the source at its node, writes the ghost faces of
 // p^{n+1} (the boundary step) and records the receivers; then the buffers rotate.
 //
-// Receivers: one per node of the line along x through the source (j = src_y, k = src_z),
-// recording p after every step (source included) for the first kTraceSteps steps after a
-// reset or a load: row r of the traces is step first_trace_step() + r + 1.
+// Sources: the setup's list, each added at its node after the interior update, in list
+// order (acoustic_add_sources). Receivers: the setup's nodes (by default the line along x
+// through the source), recording p after every step (sources included) for the first
+// setup().trace_steps steps after a reset, a load or set_receivers: row r of the traces
+// (one value per receiver) is step first_trace_step() + r + 1.
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,9 +50,14 @@ class HostAcoustic3D {
   std::vector<T> previous_interior() const;
   /// Replaces p, p_prev (interiors, x fastest) and the step count; clears the traces.
   void load_interior(const T* p, const T* p_prev, long steps_done);
-  /// Receiver traces: rows of nx values (see the file comment).
+  /// Replaces the sources from the next step on; throws ss::Error and keeps them when one
+  /// is refused (set_acoustic3d_sources).
+  void set_sources(const std::vector<SourceSpec>& sources);
+  /// Moves the receivers and starts their traces again; throws ss::Error and keeps them.
+  void set_receivers(const ReceiverLayout& layout);
+  /// Receiver traces: rows of one value per receiver (see the file comment).
   const std::vector<T>& traces() const { return traces_; }
-  int trace_rows() const { return static_cast<int>(traces_.size() / setup_.grid.nx); }
+  int trace_rows() const { return static_cast<int>(traces_.size() / setup_.receivers.size()); }
   long first_trace_step() const { return trace_first_; }
   const Acoustic3DSetup& setup() const { return setup_; }
   long steps_done() const { return steps_done_; }
@@ -81,7 +88,7 @@ double acoustic3d_energy(const Acoustic3DSetup& setup, const std::vector<float>&
 /// 0 outside the sphere and, under a free top, on the surface k = 0), in double.
 std::vector<double> acoustic3d_paint_pulse(const Sphere& sphere, const CellBox& box, bool free_top);
 
-/// Writes receiver traces (rows of nx values, as from traces()) as an (rows, nx) .npy file.
+/// Writes receiver traces (rows of nx values, as from traces() of the default line) as an (rows, nx) .npy file.
 void write_traces_npy(const std::string& path, const std::vector<float>& traces, int nx);
 
 /// GPU backend: three padded buffers, the per-node (v dt/h)^2, the damping tables and
@@ -128,7 +135,10 @@ class DeviceAcoustic3D {
   void* native_stream() const;
   /// Slice of p (velocity: of the medium) at `position`: only the slice crosses the bus.
   void copy_slice_to_host(SliceAxis axis, int position, bool velocity, float* dst);
-  /// The receiver traces so far (rows of nx values), after queued work (synchronous).
+  /// As HostAcoustic3D's (the list is uploaded; synchronous).
+  void set_sources(const std::vector<SourceSpec>& sources);
+  void set_receivers(const ReceiverLayout& layout);
+  /// The receiver traces so far (rows of one value per receiver), after queued work (synchronous).
   std::vector<T> traces() const;
   long first_trace_step() const;
   const Acoustic3DSetup& setup() const;

@@ -115,6 +115,7 @@ ModelInfo describe() {
   };
   m.fastest_gpu = "stream25d";
   m.fastest_cpu = "cpu";
+  m.source_kinds = {SourceKind::pressure};
   m.views.quantities = {"pressure", "velocity"};
   m.views.value_unit = "Pa";
   m.presets = {
@@ -206,6 +207,32 @@ class AcousticSim : public Simulation {
   const std::string& variant() const override { return variant_; }
   void paint(int view, double u, double v, double radius, double value, const ViewPlacement& where) override {
     sim_.paint(sphere_on_slice(view, u, v, radius, value, where));
+  }
+  std::vector<SourceSpec> sources() const override { return sim_.setup().sources; }
+  void add_source(const SourceSpec& source) override {
+    std::vector<SourceSpec> list = sim_.setup().sources;
+    list.push_back(source);
+    sim_.set_sources(list);
+  }
+  void remove_source(int index) override {
+    std::vector<SourceSpec> list = sim_.setup().sources;
+    if (index < 0 || index >= static_cast<int>(list.size()))
+      throw Error(fmt::format("there is no source {} to remove ({} sources)", index + 1, list.size()));
+    list.erase(list.begin() + index);
+    sim_.set_sources(list);
+  }
+  std::optional<ReceiverLayout> receivers() const override { return sim_.setup().receiver_layout; }
+  void set_receivers(const ReceiverLayout& layout) override { sim_.set_receivers(layout); }
+  Seismogram seismogram() override {
+    Seismogram s;
+    s.components = {"p"};
+    s.unit = "Pa";
+    s.nodes = sim_.setup().receivers;
+    s.first_step = sim_.first_trace_step();
+    s.dt = dt();
+    const auto traces = sim_.traces();
+    s.values.assign(traces.begin(), traces.end());
+    return s;
   }
   /// The largest |p| and the scheme's discrete energy (acoustic3d_energy).
   std::vector<Diagnostic> diagnostics() override {

@@ -59,7 +59,9 @@ std::string_view to_string(ElasticBoundary b) {
 ElasticBoundary parse_elastic_boundary(std::string_view s) { return parse_word(s, kAllElasticBoundaries, "boundary"); }
 std::string_view to_string(ElasticTop t) { return t == ElasticTop::free ? "free" : "absorbing"; }
 ElasticTop parse_elastic_top(std::string_view s) { return parse_word(s, kAllElasticTops, "top"); }
-std::string_view to_string(ElasticSource s) { return s == ElasticSource::force ? "force" : "explosion"; }
+std::string_view to_string(ElasticSource s) {
+  return s == ElasticSource::force ? "force" : s == ElasticSource::explosion ? "explosion" : "moment";
+}
 ElasticSource parse_elastic_source(std::string_view s) { return parse_word(s, kAllElasticSources, "source"); }
 
 Vti isotropic_stiffness(double vp, double vs, double rho) {
@@ -284,13 +286,84 @@ ElasticMediumField elastic3d_medium(const Elastic3DConfig& c) {
 
 double Elastic3DSetup::ricker(double t) const { return ricker_wavelet(t, config.f0); }
 
-double Elastic3DSetup::force_increment(long n, int c) const {
-  return source_strength * force_dir[static_cast<std::size_t>(c)] * ricker(static_cast<double>(n) * dt) / config.h;
+double Elastic3DSetup::force_increment(long n, std::size_t s, int c) const {
+  return strengths[s] * patterns[s][static_cast<std::size_t>(c)] * sources[s].wavelet(static_cast<double>(n) * dt) /
+         config.h;
 }
 
-double Elastic3DSetup::stress_increment(long n) const {
-  return -source_strength * ricker(static_cast<double>(n) * dt) / (config.h * config.h);
+double Elastic3DSetup::stress_increment(long n, std::size_t s, int c) const {
+  return -strengths[s] * patterns[s][static_cast<std::size_t>(c)] * sources[s].wavelet(static_cast<double>(n) * dt) /
+         (config.h * config.h);
 }
+
+void set_elastic3d_sources(Elastic3DSetup& s, std::vector<SourceSpec> sources) {
+  if (sources.size() > static_cast<std::size_t>(kMaxSources))
+    throw Error(fmt::format("at most {} sources (there would be {})", kMaxSources, sources.size()));
+  const std::array<int, 3> size{s.grid.nx, s.grid.ny, s.grid.nz};
+  std::vector<double> strengths;
+  std::vector<std::array<double, 6>> patterns;
+  for (const SourceSpec& src : sources) {
+    check_source(src, size, {SourceKind::force, SourceKind::explosion, SourceKind::moment});
+    const std::size_t at = s.node(src.node[0], src.node[1], src.node[2]);
+    std::array<double, 6> pattern{};
+    if (src.kind == SourceKind::force) {
+      const double norm = std::hypot(src.direction[0], src.direction[1], src.direction[2]);
+      for (int a = 0; a < 3; ++a) pattern[a] = src.direction[a] / norm;
+      strengths.push_back(4 * std::numbers::pi * s.medium->c44[at] * s.config.h);  // 4 pi rho vs^2 h
+    } else {
+      pattern = src.kind == SourceKind::explosion ? std::array<double, 6>{1, 1, 1, 0, 0, 0} : src.moment;
+      strengths.push_back(4 * std::numbers::pi * s.medium->c33[at] * s.config.h * s.config.h);  // 4 pi rho vp^2 h^2
+    }
+    patterns.push_back(pattern);
+  }
+  s.config.source = !sources.empty();
+  s.config.sources = sources;
+  s.sources = std::move(sources);
+  s.strengths = std::move(strengths);
+  s.patterns = std::move(patterns);
+}
+
+void set_elastic3d_receivers(Elastic3DSetup& s, const ReceiverLayout& layout) {
+  std::vector<std::array<int, 3>> nodes = receiver_nodes(layout, {s.grid.nx, s.grid.ny, s.grid.nz});
+  s.config.receivers = layout;
+  s.receiver_layout = layout;
+  s.receivers = std::move(nodes);
+  s.trace_steps = trace_steps_for(3LL * static_cast<long long>(s.receivers.size()), kElasticTraceSteps);
+}
+
+template <typename T>
+ElasticForceStep<T> elastic3d_force_step(const Elastic3DSetup& s, long n) {
+  ElasticForceStep<T> l;
+  for (std::size_t r = 0; r < s.sources.size(); ++r) {
+    if (s.sources[r].kind != SourceKind::force) continue;
+    for (int a = 0; a < 3; ++a) {
+      l.node[l.n][a] = s.sources[r].node[a];
+      l.f[l.n][a] = static_cast<T>(s.force_increment(n, r, a));
+    }
+    ++l.n;
+  }
+  return l;
+}
+
+template <typename T>
+ElasticStressStep<T> elastic3d_stress_step(const Elastic3DSetup& s, long n) {
+  ElasticStressStep<T> l;
+  for (std::size_t r = 0; r < s.sources.size(); ++r) {
+    if (s.sources[r].kind == SourceKind::force) continue;
+    for (int a = 0; a < 3; ++a) l.node[l.n][a] = s.sources[r].node[a];
+    l.mask[l.n] = 0;
+    for (int c = 0; c < 6; ++c) {
+      l.add[l.n][c] = static_cast<T>(s.stress_increment(n, r, c));
+      if (s.patterns[r][static_cast<std::size_t>(c)] != 0) l.mask[l.n] |= 1u << c;
+    }
+    ++l.n;
+  }
+  return l;
+}
+template ElasticForceStep<float> elastic3d_force_step<float>(const Elastic3DSetup&, long);
+template ElasticForceStep<double> elastic3d_force_step<double>(const Elastic3DSetup&, long);
+template ElasticStressStep<float> elastic3d_stress_step<float>(const Elastic3DSetup&, long);
+template ElasticStressStep<double> elastic3d_stress_step<double>(const Elastic3DSetup&, long);
 
 double Elastic3DSetup::damping(int axis, int i) const {
   if (sponge == 0) return 1.0;
@@ -369,13 +442,26 @@ Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& c) {
   s.source_weights.assign(static_cast<std::size_t>(W) * W * W, 0.0);
   for (int kk = 0; kk < W; ++kk)
     for (int jj = 0; jj < W; ++jj)
-      for (int ii = 0; ii < W; ++ii) {
-        const int i = s.src[0] + ii - kSourceRadius, j = s.src[1] + jj - kSourceRadius, k = s.src[2] + kk - kSourceRadius;
-        if (i >= 0 && i < c.nx && j >= 0 && j < c.ny && k >= 0 && k < c.nz)
-          s.source_weights[(static_cast<std::size_t>(kk) * W + jj) * W + ii] = w[ii] * w[jj] * w[kk];
-      }
+      for (int ii = 0; ii < W; ++ii) s.source_weights[(static_cast<std::size_t>(kk) * W + jj) * W + ii] = w[ii] * w[jj] * w[kk];
   s.source_strength = c.source_kind == ElasticSource::force ? 4 * std::numbers::pi * rho0 * vs0 * vs0 * c.h
                                                             : 4 * std::numbers::pi * rho0 * vp0 * vp0 * c.h * c.h;
+  std::vector<SourceSpec> sources = c.sources;
+  if (sources.empty() && c.source) {
+    SourceSpec p;
+    p.kind = c.source_kind == ElasticSource::force       ? SourceKind::force
+             : c.source_kind == ElasticSource::explosion ? SourceKind::explosion
+                                                         : SourceKind::moment;
+    p.node = s.src;
+    p.f0_hz = c.f0;
+    p.direction = s.force_dir;
+    p.moment = c.moment;
+    sources.push_back(p);
+  }
+  set_elastic3d_sources(s, std::move(sources));
+  ReceiverLayout line;  // along x on the plane z = rec_z, at y = src_y
+  line.position = c.rec_z;
+  line.line_at = s.src[1];
+  set_elastic3d_receivers(s, c.receivers.value_or(line));
   return s;
 }
 

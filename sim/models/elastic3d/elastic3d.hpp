@@ -13,12 +13,14 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sim/core/grid3d.hpp"
 #include "sim/core/hostdevice.hpp"
+#include "sim/core/sources.hpp"
 #include "sim/core/sponge.hpp"
 #include "sim/core/stencil.hpp"
 
@@ -71,9 +73,10 @@ std::string_view to_string(ElasticTop t);
 ElasticTop parse_elastic_top(std::string_view s);
 
 /// force: a point force along `force_dir` (an acceleration source). explosion: an
-/// isotropic moment tensor M0 (a stress source on sigma_xx, sigma_yy, sigma_zz).
-enum class ElasticSource { force, explosion };
-inline constexpr std::array kAllElasticSources = {ElasticSource::force, ElasticSource::explosion};
+/// isotropic moment tensor M0 (a stress source on sigma_xx, sigma_yy, sigma_zz). moment: a
+/// general moment tensor `moment` in units of M0 (a stress source).
+enum class ElasticSource { force, explosion, moment };
+inline constexpr std::array kAllElasticSources = {ElasticSource::force, ElasticSource::explosion, ElasticSource::moment};
 std::string_view to_string(ElasticSource s);
 ElasticSource parse_elastic_source(std::string_view s);
 
@@ -123,10 +126,15 @@ struct Elastic3DConfig {
   double f0 = 10;   ///< Hz: Ricker peak frequency
   ElasticSource source_kind = ElasticSource::force;
   std::array<double, 3> force_dir{0, 0, 1};  ///< unit vector (normalised by the setup)
+  std::array<double, 6> moment{1, 1, 1, 0, 0, 0};  ///< moment source: xx, yy, zz, xy, xz, yz in units of M0
   /// Source node, 1 .. n - 1 per axis; 0: the centre of that axis.
   int src_x = 0, src_y = 0, src_z = 0;
   int rec_z = 0;       ///< depth node of the receiver line (along x through src_y); 0: the surface
   bool source = true;  ///< false: no source (tests start from a loaded field)
+  /// Point sources (force, explosion, moment) that replace the one above when not empty.
+  std::vector<SourceSpec> sources;
+  /// Where the receivers are; empty: the line along x at (j = src_y, k = rec_z).
+  std::optional<ReceiverLayout> receivers;
   ElasticBoundary boundary = ElasticBoundary::sponge;
   ElasticTop top = ElasticTop::free;
   int sponge_width = 0;  ///< nodes; 0: kDefaultSpongeWidth or a third of the smallest side
@@ -151,22 +159,31 @@ struct Elastic3DSetup {
   double vmax = 0;       ///< fastest phase velocity of the medium
   double vs_min = 0;     ///< slowest S velocity (sqrt(min(C44, C66) / rho))
   int sponge = 0;        ///< width in use (0: periodic)
-  std::array<int, 3> src{};
-  std::array<double, 3> force_dir{};
-  double source_strength = 0;  ///< force: A (N) = 4 pi rho vs^2 h; explosion: M0 (N m) = 4 pi rho vp^2 h^2
+  std::array<int, 3> src{};             ///< node of the parameters' source (the centre by default)
+  std::array<double, 3> force_dir{};    ///< the parameters' force direction, normalised
+  double source_strength = 0;  ///< the parameters' source: force A (N) = 4 pi rho vs^2 h; else M0 (N m) = 4 pi rho vp^2 h^2
   std::shared_ptr<const ElasticMediumField> medium;
   /// The source's weight per node of the box src - M .. src + M (x fastest, (2M + 1)^3
-  /// values): the product of the per-axis weights, 0 for nodes outside the grid (the
-  /// source is clipped at the faces, never wrapped).
+  /// values): the product of the per-axis weights (the same for every source; the box is
+  /// clipped at the faces, never wrapped).
   std::vector<double> source_weights;
+  std::vector<SourceSpec> sources;      ///< injected in this order (checked)
+  /// Per source: the natural strength at its node (force: 4 pi rho vs^2 h; stress sources:
+  /// M0 = 4 pi rho vp^2 h^2) and the unit direction (force) or moment tensor (stress).
+  std::vector<double> strengths;
+  std::vector<std::array<double, 6>> patterns;
+  ReceiverLayout receiver_layout;
+  std::vector<std::array<int, 3>> receivers;  ///< nodes
+  int trace_steps = 0;                  ///< steps of traces kept
 
   double ricker(double t) const;
-  /// Force source, component c: what the step from t_n adds to the unit-spacing divergence
-  /// of the source box's nodes, times their weights: F_c(t_n) / h.
-  double force_increment(long n, int c) const;
-  /// Explosion: what the step from t_n adds to h sigma_xx, h sigma_yy, h sigma_zz of the
-  /// source box's nodes, times their weights: -M0 ricker(t_n) / h^2.
-  double stress_increment(long n) const;
+
+  /// Force source s, component c: what the step from t_n adds to the unit-spacing
+  /// divergence of its box's nodes, times their weights: F_c(t_n) / h.
+  double force_increment(long n, std::size_t s, int c) const;
+  /// Stress source s (explosion, moment), component c (xx, yy, zz, xy, xz, yz): what the
+  /// step from t_n adds to h sigma_c of its box's nodes, times their weights: -M_c(t_n) / h^2.
+  double stress_increment(long n, std::size_t s, int c) const;
   double damping(int axis, int i) const;
   bool free_top() const { return config.boundary != ElasticBoundary::periodic && config.top == ElasticTop::free; }
   /// Which faces absorb (Clayton-Engquist and the sponge).
@@ -186,6 +203,34 @@ double elastic3d_dt_limit(int order, double vmax, double h);
 /// Validates and derives; throws ss::Error naming the offending value (or node).
 Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& config);
 
+/// Replaces the sources (checked: force, explosion or moment, nodes 1 .. n - 1, at most
+/// kMaxSources); throws ss::Error and leaves `s` unchanged when one is refused.
+void set_elastic3d_sources(Elastic3DSetup& s, std::vector<SourceSpec> sources);
+/// Moves the receivers; throws ss::Error (outside the grid) and leaves `s` unchanged.
+void set_elastic3d_receivers(Elastic3DSetup& s, const ReceiverLayout& layout);
+
+/// The force sources' increments of one step, by value for the kernels, in list order.
+template <typename T>
+struct ElasticForceStep {
+  int n = 0;
+  int node[kMaxSources][3];
+  T f[kMaxSources][3];
+};
+/// The stress sources' increments of one step; `mask` bit c: the source loads component c
+/// (its moment tensor's non-zero components: an explosion and an isotropic moment tensor
+/// load the same three, so they write the same bits).
+template <typename T>
+struct ElasticStressStep {
+  int n = 0;
+  int node[kMaxSources][3];
+  T add[kMaxSources][6];
+  unsigned mask[kMaxSources];
+};
+template <typename T>
+ElasticForceStep<T> elastic3d_force_step(const Elastic3DSetup& s, long n);
+template <typename T>
+ElasticStressStep<T> elastic3d_stress_step(const Elastic3DSetup& s, long n);
+
 // ---- point functions (host and device, the same bits) -------------------------
 
 /// Index into the source box of node (i, j, k) (x fastest), or -1 outside the box.
@@ -194,6 +239,39 @@ SS_HD SS_FORCEINLINE int source_box_index(int i, int j, int k, int sx, int sy, i
   const int a = i - sx + M, b = j - sy + M, c = k - sz + M;
   if (a < 0 || a >= W || b < 0 || b >= W || c < 0 || c >= W) return -1;
   return (c * W + b) * W + a;
+}
+
+/// Adds the force sources whose box holds node (i, j, k) to its divergence a, in list
+/// order: a_c + f_c w[box index], one source after another.
+template <typename T>
+SS_HD SS_FORCEINLINE void elastic_add_forces(const ElasticForceStep<T>& l, int i, int j, int k, const T* w, T (&a)[3]) {
+  for (int r = 0; r < l.n; ++r) {
+    const int b = source_box_index(i, j, k, l.node[r][0], l.node[r][1], l.node[r][2]);
+    if (b < 0) continue;
+    a[0] = a[0] + l.f[r][0] * w[b];
+    a[1] = a[1] + l.f[r][1] * w[b];
+    a[2] = a[2] + l.f[r][2] * w[b];
+  }
+}
+/// As elastic_add_forces for the stress sources, on the six stresses s of the node.
+template <typename T>
+SS_HD SS_FORCEINLINE void elastic_add_stresses(const ElasticStressStep<T>& l, int i, int j, int k, const T* w,
+                                               T (&s)[6]) {
+  for (int r = 0; r < l.n; ++r) {
+    const int b = source_box_index(i, j, k, l.node[r][0], l.node[r][1], l.node[r][2]);
+    if (b < 0) continue;
+    for (int c = 0; c < 6; ++c)
+      if (l.mask[r] >> c & 1u) s[c] = s[c] + l.add[r][c] * w[b];
+  }
+}
+/// Source r of a list owns node (i, j, k) of its box when no earlier source's box holds
+/// it: the box-parallel kernels add every source of a node from its owner, so the sum is
+/// the same however many threads run.
+template <typename L>
+SS_HD SS_FORCEINLINE bool elastic_source_owner(const L& l, int r, int i, int j, int k) {
+  for (int q = 0; q < r; ++q)
+    if (source_box_index(i, j, k, l.node[q][0], l.node[q][1], l.node[q][2]) >= 0) return false;
+  return true;
 }
 
 /// sum_k w_k (f[R + k] - f[R - k]) over a line of 2R + 1 values (explicit FMAs, fixed order).

@@ -49,6 +49,7 @@ struct DeviceElastic3D<T>::Impl {
   DeviceBuffer<T> u[3][3];
   DeviceBuffer<T> stress[6], strain[6], accel[3];
   DeviceBuffer<T> c11, c13, c33, c44, c66, q, damp, traces, source_weights;
+  DeviceBuffer<long long> receivers;  // padded indices
   DeviceBuffer<float> vp, view;  // vp; the view scratch volume
   DeviceBuffer<float> slice;
   DeviceBuffer<T> box;
@@ -59,7 +60,7 @@ struct DeviceElastic3D<T>::Impl {
 
   explicit Impl(const Elastic3DSetup& s) : setup(s) {
     const Grid3D& g = s.grid;
-    const std::size_t trace_values = static_cast<std::size_t>(kElasticTraceSteps) * 3 * g.nx;
+    const std::size_t trace_values = static_cast<std::size_t>(s.trace_steps) * 3 * s.receivers.size();
     check_device_memory(30 * g.elements() * sizeof(T) + 2 * g.elements() * sizeof(float) + trace_values * sizeof(T),
                         "elastic3d on this grid");
     for (auto& level : u)
@@ -85,10 +86,21 @@ struct DeviceElastic3D<T>::Impl {
     SS_CUDA_CHECK(cudaMemcpy(vp.get(), host_vp.data(), vp.bytes(), cudaMemcpyHostToDevice));
     view = DeviceBuffer<float>(g.elements());
     SS_CUDA_CHECK(cudaMemset(view.get(), 0, view.bytes()));
-    traces = DeviceBuffer<T>(trace_values);
+    upload_receivers();
     // Scratch ghosts the kernels never write stay 0 (stresses under periodic or sponge
     // rules are rewritten each step; strains and accelerations are read only inside).
     for (DeviceBuffer<T>& f : stress) SS_CUDA_CHECK(cudaMemset(f.get(), 0, f.bytes()));
+  }
+  /// The receivers' indices and a trace buffer for them (synchronous).
+  void upload_receivers() {
+    std::vector<long long> at;
+    for (const auto& n : setup.receivers) at.push_back(static_cast<long long>(setup.grid.index(n[0], n[1], n[2])));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream.get()));  // queued steps still write the old buffers
+    receivers = DeviceBuffer<long long>(at.size());
+    SS_CUDA_CHECK(cudaMemcpy(receivers.get(), at.data(), receivers.bytes(), cudaMemcpyHostToDevice));
+    traces = DeviceBuffer<T>(static_cast<std::size_t>(setup.trace_steps) * 3 * at.size());
+    trace_rows = 0;
+    trace_first = steps_done;
   }
   ElasticMediumPtrs<T> medium() const { return {c11.get(), c13.get(), c33.get(), c44.get(), c66.get(), q.get()}; }
   ElasticFields3<T> level(int l) { return {{u[l][0].get(), u[l][1].get(), u[l][2].get()}}; }
@@ -138,11 +150,9 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
   const Grid3D& g = m.setup.grid;
   const ElasticGhostRule rule = ghost_rule_of(m.setup);
   const bool free_top = rule.free_top;
-  const auto [sx, sy, sz] = m.setup.src;
   const T* wsrc = m.source_weights.get();
   const unsigned box_blocks = blocks_for(kSourceBoxNodes, 128);
-  const bool force = m.setup.config.source && m.setup.config.source_kind == ElasticSource::force;
-  const bool explosion = m.setup.config.source && m.setup.config.source_kind == ElasticSource::explosion;
+  const int receivers = static_cast<int>(m.setup.receivers.size());
   const cudaStream_t st = m.stream.get();
   const dim3 grid = point_grid(g);
   T stress_sign[6];
@@ -152,9 +162,8 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
     for (int s = 0; s < n; ++s) {
       const ElasticFields3<T> cur = m.level(m.cur), prev = m.level(m.prev), out = m.level(m.next);
       const ElasticFields6<T> stress = m.stresses();
-      T f[3] = {T(0), T(0), T(0)};
-      if (force)
-        for (int c = 0; c < 3; ++c) f[c] = static_cast<T>(m.setup.force_increment(m.steps_done, c));
+      const ElasticForceStep<T> forces = elastic3d_force_step<T>(m.setup, m.steps_done);
+      const ElasticStressStep<T> stress_src = elastic3d_stress_step<T>(m.setup, m.steps_done);
       if (variant == Elastic3DVariant::steps) {
         const ElasticFields6<T> strain = {
             {m.strain[0].get(), m.strain[1].get(), m.strain[2].get(), m.strain[3].get(), m.strain[4].get(), m.strain[5].get()}};
@@ -167,9 +176,8 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
                                                                    free_top);
         SS_CUDA_LAUNCH_CHECK("elastic3d_stress_fused");
       }
-      if (explosion) {
-        elastic3d_stress_source<T><<<box_blocks, 128, 0, st>>>(stress, g, sx, sy, sz, wsrc,
-                                                               static_cast<T>(m.setup.stress_increment(m.steps_done)));
+      if (stress_src.n > 0) {
+        elastic3d_stress_source<T><<<dim3(box_blocks, stress_src.n), 128, 0, st>>>(stress, g, stress_src, wsrc);
         SS_CUDA_LAUNCH_CHECK("elastic3d_stress_source");
       }
       launch_ghosts<T>(stress, 6, stress_sign, g, rule, st);
@@ -177,15 +185,15 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
         const ElasticFields3<T> accel = {{m.accel[0].get(), m.accel[1].get(), m.accel[2].get()}};
         elastic3d_divergence<T, R><<<grid, kPointBlock, 0, st>>>(stress, accel, g);
         SS_CUDA_LAUNCH_CHECK("elastic3d_divergence");
-        if (force) {
-          elastic3d_force_source<T><<<box_blocks, 128, 0, st>>>(accel, g, sx, sy, sz, wsrc, f[0], f[1], f[2]);
+        if (forces.n > 0) {
+          elastic3d_force_source<T><<<dim3(box_blocks, forces.n), 128, 0, st>>>(accel, g, forces, wsrc);
           SS_CUDA_LAUNCH_CHECK("elastic3d_force_source");
         }
         elastic3d_update<T><<<grid, kPointBlock, 0, st>>>(cur, prev, accel, m.q.get(), m.damp.get(), out, g);
         SS_CUDA_LAUNCH_CHECK("elastic3d_update");
       } else {
         elastic3d_update_fused<T, R><<<grid, kPointBlock, 0, st>>>(stress, cur, prev, m.q.get(), m.damp.get(), out, g,
-                                                                   force, sx, sy, sz, wsrc, f[0], f[1], f[2]);
+                                                                   forces, wsrc);
         SS_CUDA_LAUNCH_CHECK("elastic3d_update_fused");
       }
       if (m.setup.absorbing_bottom()) {
@@ -196,9 +204,9 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
         SS_CUDA_LAUNCH_CHECK("elastic3d_clayton_engquist");
       }
       m.u_ghosts(m.next);
-      if (m.trace_rows < kElasticTraceSteps) {
-        T* row = m.traces.get() + static_cast<std::size_t>(m.trace_rows) * 3 * g.nx;
-        elastic3d_record<T><<<blocks_for(g.nx, 128), 128, 0, st>>>(out, g, sy, m.setup.config.rec_z, row);
+      if (m.trace_rows < m.setup.trace_steps) {
+        T* row = m.traces.get() + static_cast<std::size_t>(m.trace_rows) * 3 * receivers;
+        elastic3d_record<T><<<blocks_for(receivers, 128), 128, 0, st>>>(out, m.receivers.get(), receivers, row);
         SS_CUDA_LAUNCH_CHECK("elastic3d_record");
         ++m.trace_rows;
       }
@@ -370,9 +378,23 @@ void DeviceElastic3D<T>::copy_slice_to_host(SliceAxis axis, int position, int qu
 }
 
 template <typename T>
+void DeviceElastic3D<T>::set_sources(const std::vector<SourceSpec>& sources) {
+  set_elastic3d_sources(impl_->setup, sources);  // by value into each step's launches; throws, keeping them
+}
+
+template <typename T>
+void DeviceElastic3D<T>::set_receivers(const ReceiverLayout& layout) {
+  Impl& m = *impl_;
+  Elastic3DSetup next = m.setup;
+  set_elastic3d_receivers(next, layout);  // throws, keeping the old receivers
+  m.setup = std::move(next);
+  m.upload_receivers();
+}
+
+template <typename T>
 std::vector<T> DeviceElastic3D<T>::traces() const {
   const Impl& m = *impl_;
-  std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * 3 * m.setup.grid.nx);
+  std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * 3 * m.setup.receivers.size());
   if (!out.empty())
     SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.traces.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
                                   m.stream.get()));

@@ -63,10 +63,7 @@ void HostElastic3D<T>::step(int n) {
   const T* tz = ty + g.ny;
   const ElasticGhostRule rule = ghost_rule_of(setup_);
   const bool free_top = rule.free_top;
-  const auto [sx, sy, sz] = setup_.src;
   const T* wsrc = source_weights_.data();
-  const bool force = setup_.config.source && setup_.config.source_kind == ElasticSource::force;
-  const bool explosion = setup_.config.source && setup_.config.source_kind == ElasticSource::explosion;
   const PaddedMedium<T>& m = medium_;
   dispatch_radius(setup_.config.order, [&]<int R>() {
     for (int step = 0; step < n; ++step) {
@@ -87,21 +84,22 @@ void HostElastic3D<T>::step(int n) {
             s[0][e] = sig.xx, s[1][e] = sig.yy, s[2][e] = sig.zz, s[3][e] = sig.xy, s[4][e] = sig.xz, s[5][e] = sig.yz;
           }
       // 4: the stress source; 3: the stress ghosts (free-surface images).
-      if (explosion) {
-        const T add = static_cast<T>(setup_.stress_increment(steps_done_));
-        for (int k = std::max(0, sz - kSourceRadius); k <= std::min(g.nz - 1, sz + kSourceRadius); ++k)
-          for (int j = std::max(0, sy - kSourceRadius); j <= std::min(g.ny - 1, sy + kSourceRadius); ++j)
-            for (int i = std::max(0, sx - kSourceRadius); i <= std::min(g.nx - 1, sx + kSourceRadius); ++i) {
+      const ElasticStressStep<T> stress_src = elastic3d_stress_step<T>(setup_, steps_done_);
+      for (int r = 0; r < stress_src.n; ++r) {
+        const int* at = stress_src.node[r];
+        for (int k = std::max(0, at[2] - kSourceRadius); k <= std::min(g.nz - 1, at[2] + kSourceRadius); ++k)
+          for (int j = std::max(0, at[1] - kSourceRadius); j <= std::min(g.ny - 1, at[1] + kSourceRadius); ++j)
+            for (int i = std::max(0, at[0] - kSourceRadius); i <= std::min(g.nx - 1, at[0] + kSourceRadius); ++i) {
+              if (!elastic_source_owner(stress_src, r, i, j, k)) continue;
               const std::size_t e = g.index(i, j, k);
-              const T w = wsrc[source_box_index(i, j, k, sx, sy, sz)];
-              for (int c = 0; c < 3; ++c) s[c][e] = s[c][e] + add * w;
+              T v[6] = {s[0][e], s[1][e], s[2][e], s[3][e], s[4][e], s[5][e]};
+              elastic_add_stresses(stress_src, i, j, k, wsrc, v);
+              for (int c = 0; c < 6; ++c) s[c][e] = v[c];
             }
       }
       for (int c = 0; c < 6; ++c) fill_ghosts_host(s[c], g, rule, static_cast<T>(elastic_stress_top_sign(c)));
       // 5-7: divergence, force source, update.
-      T fsrc[3] = {T(0), T(0), T(0)};
-      if (force)
-        for (int c = 0; c < 3; ++c) fsrc[c] = static_cast<T>(setup_.force_increment(steps_done_, c));
+      const ElasticForceStep<T> forces = elastic3d_force_step<T>(setup_, steps_done_);
       const T* pv[3] = {u_[prev_][0].data(), u_[prev_][1].data(), u_[prev_][2].data()};
       T* out[3] = {u_[next_][0].data(), u_[next_][1].data(), u_[next_][2].data()};
       const T* cu[3] = {ux, uy, uz};
@@ -113,9 +111,7 @@ void HostElastic3D<T>::step(int n) {
             const std::size_t e = g.index(i, j, k);
             T a[3];
             elastic_divergence_at<T, R>(sc, e, pitch, plane, a);
-            const int b = force ? source_box_index(i, j, k, sx, sy, sz) : -1;
-            if (b >= 0)
-              for (int c = 0; c < 3; ++c) a[c] = a[c] + fsrc[c] * wsrc[b];
+            if (forces.n > 0) elastic_add_forces(forces, i, j, k, wsrc, a);
             const T damp = (tx[i] * ty[j]) * tz[k];
             for (int c = 0; c < 3; ++c) out[c][e] = elastic_update(cu[c][e], pv[c][e], m.q[e], a[c], damp);
           }
@@ -135,9 +131,9 @@ void HostElastic3D<T>::step(int n) {
       }
       // 9: ghosts of u^{n+1}, receivers, rotation.
       for (int c = 0; c < 3; ++c) fill_ghosts_host(out[c], g, rule, T(1));
-      if (trace_rows() < kElasticTraceSteps)
+      if (trace_rows() < setup_.trace_steps)
         for (int c = 0; c < 3; ++c)
-          for (int i = 0; i < g.nx; ++i) traces_.push_back(out[c][g.index(i, sy, setup_.config.rec_z)]);
+          for (const auto& at : setup_.receivers) traces_.push_back(out[c][g.index(at[0], at[1], at[2])]);
       const int old_prev = prev_;
       prev_ = cur_, cur_ = next_, next_ = old_prev;
       ++steps_done_;
@@ -172,6 +168,22 @@ void HostElastic3D<T>::set_order(int order) {
   c.order = order;
   Elastic3DSetup next = make_elastic3d_setup(c);  // throws for a bad order or a dt above its limit
   setup_ = next;
+}
+
+template <typename T>
+void HostElastic3D<T>::set_sources(const std::vector<SourceSpec>& sources) {
+  Elastic3DSetup next = setup_;
+  set_elastic3d_sources(next, sources);  // throws, keeping the old list
+  setup_ = std::move(next);
+}
+
+template <typename T>
+void HostElastic3D<T>::set_receivers(const ReceiverLayout& layout) {
+  Elastic3DSetup next = setup_;
+  set_elastic3d_receivers(next, layout);  // throws, keeping the old receivers
+  setup_ = std::move(next);
+  traces_.clear();
+  trace_first_ = steps_done_;
 }
 
 std::vector<double> elastic3d_paint_pulse(const Sphere& sp, const CellBox& b) {
@@ -328,10 +340,13 @@ std::array<double, 6> ref_strain(std::array<RefField, 3>& u, int i, int j, int k
   return {g[0][0], g[1][1], g[2][2], 0.5 * (g[0][1] + g[1][0]), 0.5 * (g[0][2] + g[2][0]), 0.5 * (g[1][2] + g[2][1])};
 }
 
-// The band-limited source's weight at node (i, j, k) of its box.
-double ref_weight(const Elastic3DSetup& s, int i, int j, int k) {
+// The weight of source r's box at node (i, j, k); 0 outside its box.
+double ref_weight(const Elastic3DSetup& s, std::size_t r, int i, int j, int k) {
+  const auto& at = s.sources[r].node;
+  if (std::abs(i - at[0]) > kSourceRadius || std::abs(j - at[1]) > kSourceRadius || std::abs(k - at[2]) > kSourceRadius)
+    return 0.0;
   const int W = 2 * kSourceRadius + 1;
-  const int a = i - s.src[0] + kSourceRadius, b = j - s.src[1] + kSourceRadius, c = k - s.src[2] + kSourceRadius;
+  const int a = i - at[0] + kSourceRadius, b = j - at[1] + kSourceRadius, c = k - at[2] + kSourceRadius;
   return s.source_weights[(static_cast<std::size_t>(c) * W + b) * W + a];
 }
 
@@ -360,9 +375,6 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
           }
   if (traces) traces->clear();
   const double h = s.config.h, dt = s.dt;
-  const auto [sx, sy, sz] = s.src;
-  const bool force = s.config.source && s.config.source_kind == ElasticSource::force;
-  const bool explosion = s.config.source && s.config.source_kind == ElasticSource::explosion;
   for (int n = 0; n < steps; ++n) {
     for (int c = 0; c < 3; ++c) reference_ghosts(cur[c], s, 1.0);
 #pragma omp parallel for schedule(static)
@@ -373,12 +385,16 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
               ref_stress(ref_medium(s, i, j, k), ref_strain(cur, i, j, k, R, w), free_top && k == 0);
           for (int c = 0; c < 6; ++c) sig[c].at(i, j, k) = st[c];
         }
-    if (explosion)
+    for (std::size_t r = 0; r < s.sources.size(); ++r) {
+      if (s.sources[r].kind == SourceKind::force) continue;
       for (int k = 0; k < g.nz; ++k)
         for (int j = 0; j < g.ny; ++j)
-          for (int i = 0; i < g.nx; ++i)
-            if (std::abs(i - sx) <= kSourceRadius && std::abs(j - sy) <= kSourceRadius && std::abs(k - sz) <= kSourceRadius)
-              for (int c = 0; c < 3; ++c) sig[c].at(i, j, k) += s.stress_increment(n) * ref_weight(s, i, j, k);
+          for (int i = 0; i < g.nx; ++i) {
+            const double wr = ref_weight(s, r, i, j, k);
+            if (wr != 0)
+              for (int c = 0; c < 6; ++c) sig[c].at(i, j, k) += s.stress_increment(n, r, c) * wr;
+          }
+    }
     for (int c = 0; c < 6; ++c) reference_ghosts(sig[c], s, c == 2 || c == 4 || c == 5 ? -1.0 : 1.0);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g.nz; ++k)
@@ -392,9 +408,8 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
           for (int c = 0; c < 3; ++c) {
             double a = 0;
             for (int ax = 0; ax < 3; ++ax) a += ref_d(sig[comp[c][ax]], i, j, k, ax, R, w);
-            if (force && std::abs(i - sx) <= kSourceRadius && std::abs(j - sy) <= kSourceRadius &&
-                std::abs(k - sz) <= kSourceRadius)
-              a += s.force_increment(n, c) * ref_weight(s, i, j, k);
+            for (std::size_t r = 0; r < s.sources.size(); ++r)
+              if (s.sources[r].kind == SourceKind::force) a += s.force_increment(n, r, c) * ref_weight(s, r, i, j, k);
             next[c].at(i, j, k) = d * (2 * cur[c].at(i, j, k) - d * prev[c].at(i, j, k) + q * a);
           }
         }
@@ -423,9 +438,9 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
             }
           }
     }
-    if (traces && n < kElasticTraceSteps)
+    if (traces && n < s.trace_steps)
       for (int c = 0; c < 3; ++c)
-        for (int i = 0; i < g.nx; ++i) traces->push_back(next[c].at(i, sy, s.config.rec_z));
+        for (const auto& at : s.receivers) traces->push_back(next[c].at(at[0], at[1], at[2]));
     for (int c = 0; c < 3; ++c) {
       std::swap(prev[c].v, cur[c].v);
       std::swap(cur[c].v, next[c].v);

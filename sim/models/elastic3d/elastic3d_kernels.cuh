@@ -95,17 +95,19 @@ SS_HD SS_FORCEINLINE bool source_box_node(int b, int sx, int sy, int sz, const G
 }
 inline constexpr int kSourceBoxNodes = (2 * kSourceRadius + 1) * (2 * kSourceRadius + 1) * (2 * kSourceRadius + 1);
 
-/// 6: the force source over its box.
+/// 6: the force sources (a list by value) over their boxes: thread (r, b) owns entry b of
+/// source r's box unless an earlier source's box holds the node, and adds every source
+/// of the node in list order (elastic_add_forces), as the host.
 template <typename T>
-__global__ void elastic3d_force_source(ElasticFields3<T> accel, Grid3D g, int sx, int sy, int sz,
-                                       const T* __restrict__ w, T fx, T fy, T fz) {
-  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void elastic3d_force_source(ElasticFields3<T> accel, Grid3D g, ElasticForceStep<T> l, const T* __restrict__ w) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
   int i, j, k;
-  if (b >= kSourceBoxNodes || !source_box_node(b, sx, sy, sz, g, i, j, k)) return;
+  if (b >= kSourceBoxNodes || !source_box_node(b, l.node[r][0], l.node[r][1], l.node[r][2], g, i, j, k)) return;
+  if (!elastic_source_owner(l, r, i, j, k)) return;
   const std::size_t at = g.index(i, j, k);
-  accel.c[0][at] = accel.c[0][at] + fx * w[b];
-  accel.c[1][at] = accel.c[1][at] + fy * w[b];
-  accel.c[2][at] = accel.c[2][at] + fz * w[b];
+  T a[3] = {accel.c[0][at], accel.c[1][at], accel.c[2][at]};
+  elastic_add_forces(l, i, j, k, w, a);
+  accel.c[0][at] = a[0], accel.c[1][at] = a[1], accel.c[2][at] = a[2];
 }
 
 /// 7: the update with the sponge's damping.
@@ -142,18 +144,13 @@ template <typename T, int R>
 __global__ void __launch_bounds__(kElasticBX* kElasticBY)
     elastic3d_update_fused(ElasticFields6<T> stress, ElasticFields3<T> cur, ElasticFields3<T> prev,
                            const T* __restrict__ q, const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g,
-                           bool force, int sx, int sy, int sz, const T* __restrict__ w, T fx, T fy, T fz) {
+                           ElasticForceStep<T> forces, const T* __restrict__ w) {
   const T* const s[6] = {stress.c[0], stress.c[1], stress.c[2], stress.c[3], stress.c[4], stress.c[5]};
   SS_ELASTIC_POINTS(g) {
     const std::size_t e = g.index(i, j, k);
     T a[3];
     elastic_divergence_at<T, R>(s, e, pitch, plane, a);
-    const int b = force ? source_box_index(i, j, k, sx, sy, sz) : -1;
-    if (b >= 0) {
-      a[0] = a[0] + fx * w[b];
-      a[1] = a[1] + fy * w[b];
-      a[2] = a[2] + fz * w[b];
-    }
+    if (forces.n > 0) elastic_add_forces(forces, i, j, k, w, a);
     const T d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + k];
 #pragma unroll
     for (int c = 0; c < 3; ++c) out.c[c][e] = elastic_update(cur.c[c][e], prev.c[c][e], q[e], a[c], d);
@@ -162,15 +159,19 @@ __global__ void __launch_bounds__(kElasticBX* kElasticBY)
 
 // ---- shared by both -------------------------------------------------------------
 
-/// 4: the explosion's stress source over its box.
+/// 4: the stress sources (explosion, moment; a list by value) over their boxes, owned as
+/// in elastic3d_force_source (elastic_add_stresses).
 template <typename T>
-__global__ void elastic3d_stress_source(ElasticFields6<T> stress, Grid3D g, int sx, int sy, int sz,
-                                        const T* __restrict__ w, T add) {
-  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void elastic3d_stress_source(ElasticFields6<T> stress, Grid3D g, ElasticStressStep<T> l, const T* __restrict__ w) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
   int i, j, k;
-  if (b >= kSourceBoxNodes || !source_box_node(b, sx, sy, sz, g, i, j, k)) return;
+  if (b >= kSourceBoxNodes || !source_box_node(b, l.node[r][0], l.node[r][1], l.node[r][2], g, i, j, k)) return;
+  if (!elastic_source_owner(l, r, i, j, k)) return;
   const std::size_t at = g.index(i, j, k);
-  for (int c = 0; c < 3; ++c) stress.c[c][at] = stress.c[c][at] + add * w[b];
+  T v[6];
+  for (int c = 0; c < 6; ++c) v[c] = stress.c[c][at];
+  elastic_add_stresses(l, i, j, k, w, v);
+  for (int c = 0; c < 6; ++c) stress.c[c][at] = v[c];
 }
 
 /// Ghost faces of `count` fields (blockIdx.y picks the field), with their top mirror signs.
@@ -199,11 +200,12 @@ __global__ void elastic3d_clayton_engquist(ElasticFields3<T> cur, ElasticFields3
   }
 }
 
-/// 9: the receiver line (i, sy, rz) of the three components into one trace row.
+/// 9: the three components at the n receivers (padded indices) into one trace row (the
+/// u_x block, the u_y block, the u_z block).
 template <typename T>
-__global__ void elastic3d_record(ElasticFields3<T> u, Grid3D g, int sy, int rz, T* row) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < g.nx; i += gridDim.x * blockDim.x)
-    for (int c = 0; c < 3; ++c) row[c * g.nx + i] = u.c[c][g.index(i, sy, rz)];
+__global__ void elastic3d_record(ElasticFields3<T> u, const long long* __restrict__ at, int n, T* row) {
+  for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x)
+    for (int c = 0; c < 3; ++c) row[c * n + r] = u.c[c][at[r]];
 }
 
 /// A derived view quantity (or a component, q < 3, rounded to float) into a float volume.

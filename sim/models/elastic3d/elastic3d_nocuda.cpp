@@ -36,6 +36,8 @@ template <typename T> void* DeviceElastic3D<T>::native_stream() const { throw Er
 template <typename T> void DeviceElastic3D<T>::copy_slice_to_host(SliceAxis, int, int, float*) { throw Error(kNoCuda); }
 template <typename T> std::vector<T> DeviceElastic3D<T>::traces() const { throw Error(kNoCuda); }
 template <typename T> long DeviceElastic3D<T>::first_trace_step() const { throw Error(kNoCuda); }
+template <typename T> void DeviceElastic3D<T>::set_sources(const std::vector<SourceSpec>&) { throw Error(kNoCuda); }
+template <typename T> void DeviceElastic3D<T>::set_receivers(const ReceiverLayout&) { throw Error(kNoCuda); }
 template <typename T> const Elastic3DSetup& DeviceElastic3D<T>::setup() const { throw Error(kNoCuda); }
 template <typename T> long DeviceElastic3D<T>::steps_done() const { throw Error(kNoCuda); }
 template class DeviceElastic3D<float>;

@@ -13,9 +13,12 @@
 //   8   Clayton-Engquist on the outermost nodes of the absorbing faces
 //   9   the ghosts of u^{n+1} (even mirror above a free surface), the receivers, the
 //       rotation of the time levels.
-// Receivers: one per node of the line along x at (j = src_y, k = rec_z), recording ux, uy,
-// uz after every step for the first kElasticTraceSteps steps after a reset or a load; row r
-// (3 nx values: the ux row, the uy row, the uz row) is step first_trace_step() + r + 1.
+// Sources: the setup's list; stress sources (explosion, moment) at step 4, forces at step 6,
+// each over its band-limited box, in list order (elastic_add_stresses, elastic_add_forces).
+// Receivers: the setup's nodes (by default the line along x at j = src_y, k = rec_z),
+// recording ux, uy, uz after every step for the first setup().trace_steps steps after a
+// reset, a load or set_receivers; row r (the ux block, the uy block, the uz block of one
+// value per receiver) is step first_trace_step() + r + 1.
 #include <array>
 #include <memory>
 #include <optional>
@@ -57,8 +60,12 @@ class HostElastic3D {
   ElasticState<T> state() const;
   /// Replaces u, u_prev and the step count; clears the traces.
   void load(const ElasticState<T>& s, long steps_done);
+  /// Replaces the sources from the next step on; throws ss::Error and keeps them.
+  void set_sources(const std::vector<SourceSpec>& sources);
+  /// Moves the receivers and starts their traces again; throws ss::Error and keeps them.
+  void set_receivers(const ReceiverLayout& layout);
   const std::vector<T>& traces() const { return traces_; }
-  int trace_rows() const { return static_cast<int>(traces_.size() / (3 * static_cast<std::size_t>(setup_.grid.nx))); }
+  int trace_rows() const { return static_cast<int>(traces_.size() / (3 * setup_.receivers.size())); }
   long first_trace_step() const { return trace_first_; }
   const Elastic3DSetup& setup() const { return setup_; }
   long steps_done() const { return steps_done_; }
@@ -131,6 +138,9 @@ class DeviceElastic3D {
   void* native_stream() const;
   /// Slice of the view volume of `quantity` at `position` to host memory.
   void copy_slice_to_host(SliceAxis axis, int position, int quantity, float* dst);
+  /// As HostElastic3D's (the receivers are uploaded; synchronous).
+  void set_sources(const std::vector<SourceSpec>& sources);
+  void set_receivers(const ReceiverLayout& layout);
   std::vector<T> traces() const;
   long first_trace_step() const;
   const Elastic3DSetup& setup() const;

@@ -95,10 +95,18 @@ std::vector<ParamSpec> elastic_params() {
                                "when the order changes); above the limit of the order is refused")));
   p.push_back(number("f0", "f0 (source peak)", "Hz", ParamKind::real, 10, 1e-3, 1e6,
                      "peak frequency of the Ricker source; keep vs_min / (2.5 f0 h) at 5 nodes or more per wavelength"));
-  p.push_back(choice("source", {"force", "explosion"},
+  p.push_back(choice("source", {"force", "explosion", "moment"},
                      "force: a point force along force_dir (acceleration source); explosion: an isotropic moment "
-                     "tensor (stress source on sigma_xx, sigma_yy, sigma_zz)"));
+                     "tensor (stress source on sigma_xx, sigma_yy, sigma_zz); moment: the moment tensor m_xx .. m_yz "
+                     "(stress source)"));
   p.push_back(choice("force_dir", {"z", "x", "y"}, "direction of the point force", "source=force"));
+  for (const char* c : {"xx", "yy", "zz", "xy", "xz", "yz"})
+    p.push_back(number(fmt::format("m_{}", c), fmt::format("M{}", c), "M0", ParamKind::real,
+                       std::string_view(c).substr(0, 1) == std::string_view(c).substr(1) ? 1 : 0, -1e6, 1e6,
+                       fmt::format("moment source: component {} of the moment tensor in units of M0 = 4 pi rho vp^2 "
+                                   "h^2 (1, 1, 1, 0, 0, 0 is the explosion)",
+                                   c),
+                       "source=moment"));
   for (const char* axis : {"x", "y", "z"})
     p.push_back(automatic(number(fmt::format("src_{}", axis), fmt::format("source {}", axis), "nodes",
                                  ParamKind::integer, 0, 0, 1e300,
@@ -150,6 +158,7 @@ ModelInfo describe() {
   };
   m.fastest_gpu = "fused";
   m.fastest_cpu = "cpu";
+  m.source_kinds = {SourceKind::force, SourceKind::explosion, SourceKind::moment};
   m.views.quantities = kQuantities;
   m.views.value_unit = "m";
   m.presets = {
@@ -196,6 +205,8 @@ Elastic3DConfig to_elastic3d(const ModelConfig& c) {
   a.source_kind = parse_elastic_source(c.word("source"));
   const std::string& dir = c.word("force_dir");
   a.force_dir = {dir == "x" ? 1.0 : 0.0, dir == "y" ? 1.0 : 0.0, dir == "z" ? 1.0 : 0.0};
+  a.moment = {c.number("m_xx"), c.number("m_yy"), c.number("m_zz"), c.number("m_xy"), c.number("m_xz"),
+              c.number("m_yz")};
   a.src_x = whole(c, "src_x");
   a.src_y = whole(c, "src_y");
   a.src_z = whole(c, "src_z");
@@ -268,6 +279,32 @@ class ElasticSim : public Simulation {
   }
   SimState copy_state() override { return elastic_sim_state(sim_.state(), steps_done()); }
   void load_state(const SimState& st) override { sim_.load(elastic_state_of(st, points()), st.steps_done); }
+  std::vector<SourceSpec> sources() const override { return sim_.setup().sources; }
+  void add_source(const SourceSpec& source) override {
+    std::vector<SourceSpec> list = sim_.setup().sources;
+    list.push_back(source);
+    sim_.set_sources(list);
+  }
+  void remove_source(int index) override {
+    std::vector<SourceSpec> list = sim_.setup().sources;
+    if (index < 0 || index >= static_cast<int>(list.size()))
+      throw Error(fmt::format("there is no source {} to remove ({} sources)", index + 1, list.size()));
+    list.erase(list.begin() + index);
+    sim_.set_sources(list);
+  }
+  std::optional<ReceiverLayout> receivers() const override { return sim_.setup().receiver_layout; }
+  void set_receivers(const ReceiverLayout& layout) override { sim_.set_receivers(layout); }
+  Seismogram seismogram() override {
+    Seismogram s;
+    s.components = {"u_x", "u_y", "u_z"};
+    s.unit = "m";
+    s.nodes = sim_.setup().receivers;
+    s.first_step = sim_.first_trace_step();
+    s.dt = dt();
+    const auto traces = sim_.traces();
+    s.values.assign(traces.begin(), traces.end());
+    return s;
+  }
   /// The largest |u| and the scheme's discrete energy (elastic3d_energy).
   std::vector<Diagnostic> diagnostics() override {
     const ElasticState<float> s = sim_.state();

@@ -255,6 +255,8 @@ TEST(Export, AVtiHoldsItsHeaderAndTheFieldInItsAppendedBlock) {
   const SimState st = sim->copy_state();
   EXPECT_EQ(0, std::memcmp(bytes.data() + data + sizeof count, st.fields.at(0).data(), count));
   std::filesystem::remove(path);
+}
+
 // --point-source, --receivers and --seismogram: the files hold exactly the traces the
 // model's CPU simulation records with the same sources and receivers.
 TEST(Export, SeismogramFilesAreTheSimulationsTraces) {

@@ -235,14 +235,12 @@ class LiveSimulation {
   bool validation_wanted_ = false;
   bool diagnostics_wanted_ = false;
   std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_,
-      last_probes_;
+      last_probes_, last_seismogram_;
   long probes_step_ = -1;  // the step of the last probe sample
   bool seismogram_wanted_ = false;
   render::ImageTexture seismogram_texture_;
   std::unique_ptr<render::FieldTexture> seismogram_field_;
   double seismogram_gain_ = 1;
-  std::chrono::steady_clock::time_point start_, last_validation_, last_diagnostics_, last_health_, last_curves_,
-      last_seismogram_;
 };
 
 }  // namespace ss::app

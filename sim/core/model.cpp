@@ -192,6 +192,8 @@ GridGeometry Simulation::geometry() const {
     g.origin = {spacing / 2, spacing / 2, info().dims == 3 ? spacing / 2 : 0.0};
   }
   return g;
+}
+
 void Simulation::add_source(const SourceSpec&) { throw Error(info().title + " has no point sources"); }
 
 void Simulation::remove_source(int index) {

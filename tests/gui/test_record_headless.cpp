@@ -306,6 +306,9 @@ TEST(RecordHeadless, ProbesCsvHasARowPerFrameWithTheFieldsCells) {
   EXPECT_EQ(lines[3].substr(lines[3].find(',') + 1),
             fmt::format("10,{:.9g},{:.9g}", field[4 * 40 + 3], field[29 * 40 + 39]));
   EXPECT_EQ(lines[1].substr(lines[1].find(',') + 1, 2), "0,");
+  std::filesystem::remove_all(dir);
+}
+
 // record writes the receivers' traces when asked (--seismogram), with the sources and
 // receivers of the command line; a source outside the grid ends it in one line.
 TEST(RecordHeadless, WritesTheSeismogramOfItsSourcesAndReceivers) {

@@ -210,3 +210,28 @@ TEST(SeismogramImage, TimeRunsDownOneColumnPerReceiverAndZeroIsTheMiddleColour) 
 }
 
 }  // namespace
+
+// Shift+click stays the probe's on a model with sources: it places a probe, not a source;
+// with place mode off a plain click paints and places nothing.
+TEST_F(SourcesInTheApp, ShiftClickPlacesAProbeAndPlaceModeOffPaints) {
+  LiveSimulation sim(settings_);
+  sim.advance(settings_, false);
+  ViewSettings view;
+  BrushSettings brush;
+  MouseState state;
+  SourceTool tool;
+  ASSERT_TRUE(tool.place_mode) << "place mode is on by default";
+  const std::size_t before = sim.simulation().sources().size();
+  MouseSample probe = place_click(sim, 0, 7, 5);
+  probe.shift = true;
+  apply_mouse(probe, sim, view, brush, state, &settings_, &tool);
+  EXPECT_EQ(sim.simulation().sources().size(), before);
+  ASSERT_EQ(settings_.probes.size(), 1u);
+  EXPECT_EQ(settings_.probes[0], (std::array<int, 3>{7, 5, 8}));  // the XY slice at z = 8
+  apply_mouse(MouseSample{}, sim, view, brush, state, &settings_, &tool);
+  tool.place_mode = false;
+  apply_mouse(place_click(sim, 0, 9, 9), sim, view, brush, state, &settings_, &tool);
+  EXPECT_EQ(sim.simulation().sources().size(), before);
+  EXPECT_EQ(settings_.probes.size(), 1u);
+  EXPECT_TRUE(state.painting) << "with place mode off a click paints";
+}

@@ -77,6 +77,7 @@ struct DeviceAcoustic3D<T>::Impl {
   int sm_count = 0;
   DeviceBuffer<T> field[3];
   DeviceBuffer<T> c2, damp, traces;
+  DeviceBuffer<T> cpml_memory, cpml_table;  // CPML: psi and zeta per slab, the coefficients (empty without)
   DeviceBuffer<float> velocity;
   DeviceBuffer<T> slice, box;      // gather target of copy_slice_to_host, paint increments
   DeviceBuffer<float> velocity_slice;
@@ -103,6 +104,15 @@ struct DeviceAcoustic3D<T>::Impl {
     SS_CUDA_CHECK(cudaMemcpy(c2.get(), host_c2.data(), c2.bytes(), cudaMemcpyHostToDevice));
     SS_CUDA_CHECK(cudaMemcpy(damp.get(), host_damp.data(), damp.bytes(), cudaMemcpyHostToDevice));
     SS_CUDA_CHECK(cudaMemcpy(velocity.get(), host_velocity.data(), velocity.bytes(), cudaMemcpyHostToDevice));
+    if (s.cpml_layout.any()) {
+      const std::vector<T> host_table = acoustic_cpml_table<T>(s);
+      cpml_table = DeviceBuffer<T>(host_table.size());
+      SS_CUDA_CHECK(cudaMemcpy(cpml_table.get(), host_table.data(), cpml_table.bytes(), cudaMemcpyHostToDevice));
+      cpml_memory = DeviceBuffer<T>(s.cpml_layout.memory_values(kAcousticCpmlVars, g));
+    }
+  }
+  void clear_cpml() {
+    if (cpml_memory.size() > 0) SS_CUDA_CHECK(cudaMemsetAsync(cpml_memory.get(), 0, cpml_memory.bytes(), stream.get()));
   }
   void refresh_ghosts() { launch_ghosts(field[cur].get(), setup.grid, ghost_rule_of(setup), stream.get()); }
 };
@@ -130,6 +140,7 @@ void DeviceAcoustic3D<T>::reset() {
   m.steps_done = 0;
   m.trace_first = 0;
   m.trace_rows = 0;
+  m.clear_cpml();
   m.refresh_ghosts();
   synchronize();
 }
@@ -145,6 +156,15 @@ void DeviceAcoustic3D<T>::step(Acoustic3DVariant variant, int n) {
       const Acoustic3DStepArgs<T> a{m.field[m.cur].get(), m.field[m.prev].get(), m.c2.get(), m.damp.get(),
                                     m.field[m.next].get(), g};
       launch_interior<T, R>(variant, a, m.stream.get(), m.sm_count);
+      if (m.setup.cpml_layout.any()) {
+        const AcousticCpml<T> cp{m.setup.cpml_layout, m.cpml_memory.get(), m.cpml_table.get()};
+        const long long nodes = cp.layout.nodes(g);
+        const unsigned blocks = std::min<unsigned>(blocks_for(nodes, 256), 8192);
+        acoustic3d_cpml_psi_kernel<T, R><<<blocks, 256, 0, m.stream.get()>>>(a.p, cp, g, nodes);
+        SS_CUDA_LAUNCH_CHECK("acoustic3d_cpml_psi_kernel");
+        acoustic3d_cpml_correct_kernel<T, R><<<blocks, 256, 0, m.stream.get()>>>(a.p, m.c2.get(), a.out, cp, g, nodes);
+        SS_CUDA_LAUNCH_CHECK("acoustic3d_cpml_correct_kernel");
+      }
       const T add = static_cast<T>(m.setup.source_increment(m.steps_done));
       T* row = m.trace_rows < kTraceSteps ? m.traces.get() + static_cast<std::size_t>(m.trace_rows) * g.nx : nullptr;
       acoustic3d_inject_record<T><<<blocks_for(g.nx, 128), 128, 0, m.stream.get()>>>(
@@ -243,6 +263,7 @@ void DeviceAcoustic3D<T>::load_interior(const T* p, const T* p_prev, long steps_
   m.steps_done = steps_done;
   m.trace_first = steps_done;
   m.trace_rows = 0;
+  m.clear_cpml();
   m.refresh_ghosts();
   synchronize();  // the caller's buffers may go away
 }
@@ -309,6 +330,17 @@ std::vector<T> DeviceAcoustic3D<T>::traces() const {
   std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * m.setup.grid.nx);
   if (!out.empty())
     SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.traces.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                  m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return out;
+}
+
+template <typename T>
+std::vector<T> DeviceAcoustic3D<T>::cpml_memory() const {
+  const Impl& m = *impl_;
+  std::vector<T> out(m.cpml_memory.size());
+  if (!out.empty())
+    SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.cpml_memory.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
                                   m.stream.get()));
   SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
   return out;

@@ -36,6 +36,7 @@ template <typename T> const float* DeviceAcoustic3D<T>::device_velocity() const 
 template <typename T> void* DeviceAcoustic3D<T>::native_stream() const { throw Error(kNoCuda); }
 template <typename T> void DeviceAcoustic3D<T>::copy_slice_to_host(SliceAxis, int, bool, float*) { throw Error(kNoCuda); }
 template <typename T> std::vector<T> DeviceAcoustic3D<T>::traces() const { throw Error(kNoCuda); }
+template <typename T> std::vector<T> DeviceAcoustic3D<T>::cpml_memory() const { throw Error(kNoCuda); }
 template <typename T> long DeviceAcoustic3D<T>::first_trace_step() const { throw Error(kNoCuda); }
 template <typename T> const Acoustic3DSetup& DeviceAcoustic3D<T>::setup() const { throw Error(kNoCuda); }
 template <typename T> long DeviceAcoustic3D<T>::steps_done() const { throw Error(kNoCuda); }

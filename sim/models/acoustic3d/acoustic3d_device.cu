@@ -91,7 +91,8 @@ struct DeviceAcoustic3D<T>::Impl {
     SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
     const Grid3D& g = s.grid;
     const std::size_t trace_values = static_cast<std::size_t>(kTraceSteps) * g.nx;
-    check_device_memory(4 * g.elements() * sizeof(T) + g.elements() * sizeof(float) + trace_values * sizeof(T),
+    check_device_memory(4 * g.elements() * sizeof(T) + g.elements() * sizeof(float) + trace_values * sizeof(T) +
+                            s.cpml_layout.memory_values(kAcousticCpmlVars, g) * sizeof(T),
                         "acoustic3d on this grid");
     for (DeviceBuffer<T>& f : field) f = DeviceBuffer<T>(g.elements());
     const std::vector<T> host_c2 = courant2_field<T>(s);

@@ -6,7 +6,8 @@
 // lap_1 the central second differences of order 2..8 at unit spacing (stencil.hpp), so the
 // point source is a discrete delta of weight 1/h^3. The medium is a velocity per node;
 // the boundaries are a Cerjan (1985) sponge or a convolutional PML (CPML), each with a
-// free (p = 0) or absorbing top, or periodic. docs/acoustic3d.md derives the source scaling and the stability limit.
+// free (p = 0) or absorbing top, or periodic. docs/acoustic3d.md derives the source
+// scaling, the stability limit and the CPML.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -53,8 +54,8 @@ inline constexpr std::array kAllAcousticBoundaries = {AcousticBoundary::sponge, 
 std::string_view to_string(AcousticBoundary b);
 AcousticBoundary parse_acoustic_boundary(std::string_view s);
 
-/// The top face (k = 0) under the sponge or cpml boundary. free: p = 0 on the plane k = 0 (odd
-/// mirror ghosts, no sponge there). absorbing: a sponge like the other faces.
+/// The top face (k = 0) under the sponge or cpml boundary. free: p = 0 on the plane k = 0
+/// (odd mirror ghosts, no layer there). absorbing: a layer like the other faces.
 enum class TopBoundary { free, absorbing };
 inline constexpr std::array kAllTopBoundaries = {TopBoundary::free, TopBoundary::absorbing};
 std::string_view to_string(TopBoundary t);

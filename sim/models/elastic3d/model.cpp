@@ -113,8 +113,8 @@ std::vector<ParamSpec> elastic_params() {
   b.selects_code = true;
   p.push_back(b);
   ParamSpec top = choice("top", {"free", "absorbing"},
-                         "the top face (z = 0) under the sponge: free surface (sigma_zj = 0, stress imaging) or "
-                         "absorbing like the other faces (under boundary sponge, periodic_sides or cpml)");
+                         "the top face (z = 0) under the sponge or cpml: free surface (sigma_zj = 0, stress "
+                         "imaging) or absorbing like the other faces (under boundary sponge, periodic_sides or cpml)");
   top.selects_code = true;
   p.push_back(top);
   p.push_back(automatic(number("sponge_width", "sponge width", "nodes", ParamKind::integer, 0, 0, 1e300,

@@ -37,7 +37,14 @@ std::string_view to_string(Medium m) {
 }
 Medium parse_medium(std::string_view s) { return parse_word(s, kAllMedia, "medium"); }
 
-std::string_view to_string(AcousticBoundary b) { return b == AcousticBoundary::sponge ? "sponge" : "periodic"; }
+std::string_view to_string(AcousticBoundary b) {
+  switch (b) {
+    case AcousticBoundary::sponge: return "sponge";
+    case AcousticBoundary::periodic: return "periodic";
+    case AcousticBoundary::cpml: return "cpml";
+  }
+  return "?";
+}
 AcousticBoundary parse_acoustic_boundary(std::string_view s) { return parse_word(s, kAllAcousticBoundaries, "boundary"); }
 
 std::string_view to_string(TopBoundary t) { return t == TopBoundary::free ? "free" : "absorbing"; }
@@ -218,6 +225,18 @@ Acoustic3DSetup make_acoustic3d_setup(const Acoustic3DConfig& c) {
       throw Error(fmt::format("sponge width {} cells is wider than a third of the smallest side ({} of {}x{}x{})",
                               s.sponge, smallest / 3, c.nx, c.ny, c.nz));
   }
+  if (c.boundary == AcousticBoundary::cpml) {
+    const int smallest = std::min({c.nx, c.ny, c.nz});
+    if (c.cpml_width < 0) throw Error(fmt::format("cpml width {} must not be negative", c.cpml_width));
+    s.cpml = c.cpml_width == 0 ? std::min(kDefaultCpmlWidth, smallest / 3) : c.cpml_width;
+    if (s.cpml < 1 || 3 * s.cpml > smallest)
+      throw Error(fmt::format("cpml width {} nodes is wider than a third of the smallest side ({} of {}x{}x{})", s.cpml,
+                              smallest / 3, c.nx, c.ny, c.nz));
+    if (!(c.cpml_reflection > 0 && c.cpml_reflection < 1))
+      throw Error(fmt::format("cpml reflection {} must lie in (0, 1)", c.cpml_reflection));
+    for (int a = 0; a < 3; ++a) s.cpml_layout.lo[a] = s.cpml_layout.hi[a] = s.cpml;
+    if (c.top == TopBoundary::free) s.cpml_layout.lo[2] = 0;
+  }
   const int n[3] = {c.nx, c.ny, c.nz};
   const int given[3] = {c.src_x, c.src_y, c.src_z};
   const char* axis[3] = {"src_x", "src_y", "src_z"};
@@ -249,6 +268,15 @@ std::vector<T> damping_tables(const Acoustic3DSetup& s) {
 }
 
 template <typename T>
+std::vector<T> acoustic_cpml_table(const Acoustic3DSetup& s) {
+  if (!s.cpml_layout.any()) return {};
+  const int n[3] = {s.grid.nx, s.grid.ny, s.grid.nz};
+  const std::vector<double> t =
+      cpml_table(s.cpml_layout, n, s.vmax, s.config.h, s.dt, s.config.f0, s.config.cpml_reflection);
+  return std::vector<T>(t.begin(), t.end());
+}
+
+template <typename T>
 std::vector<T> courant2_field(const Acoustic3DSetup& s) {
   const Grid3D& g = s.grid;
   std::vector<T> f(g.elements(), T(0));
@@ -277,6 +305,8 @@ int acoustic3d_slab_planes(long long tiles, int nz, int sms) {
 
 template std::vector<float> damping_tables<float>(const Acoustic3DSetup&);
 template std::vector<double> damping_tables<double>(const Acoustic3DSetup&);
+template std::vector<float> acoustic_cpml_table<float>(const Acoustic3DSetup&);
+template std::vector<double> acoustic_cpml_table<double>(const Acoustic3DSetup&);
 template std::vector<float> courant2_field<float>(const Acoustic3DSetup&);
 template std::vector<double> courant2_field<double>(const Acoustic3DSetup&);
 

@@ -5,8 +5,9 @@
 //   p^{n+1} = 2 p^n - p^{n-1} + (v dt / h)^2 lap_1(p^n) + dt^2 s(t_n) / h^3 at the source node,
 // lap_1 the central second differences of order 2..8 at unit spacing (stencil.hpp), so the
 // point source is a discrete delta of weight 1/h^3. The medium is a velocity per node;
-// the boundaries are a Cerjan (1985) sponge with a free (p = 0) or absorbing top, or
-// periodic. docs/acoustic3d.md derives the source scaling and the stability limit.
+// the boundaries are a Cerjan (1985) sponge or a convolutional PML (CPML), each with a
+// free (p = 0) or absorbing top, or periodic. docs/acoustic3d.md derives the source
+// scaling, the stability limit and the CPML.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/cpml.hpp"
 #include "sim/core/grid3d.hpp"
 #include "sim/core/hostdevice.hpp"
 #include "sim/core/sources.hpp"
@@ -46,14 +48,16 @@ std::string_view to_string(Medium m);
 Medium parse_medium(std::string_view s);
 
 /// sponge: Cerjan damping in a layer along every face (the top's by `TopBoundary`),
-/// p = 0 beyond it. periodic: the box wraps (tests: energy, convergence).
-enum class AcousticBoundary { sponge, periodic };
-inline constexpr std::array kAllAcousticBoundaries = {AcousticBoundary::sponge, AcousticBoundary::periodic};
+/// p = 0 beyond it. periodic: the box wraps (tests: energy, convergence). cpml: a
+/// convolutional PML in a layer along every face (the top's by `TopBoundary`), p = 0 beyond.
+enum class AcousticBoundary { sponge, periodic, cpml };
+inline constexpr std::array kAllAcousticBoundaries = {AcousticBoundary::sponge, AcousticBoundary::periodic,
+                                                      AcousticBoundary::cpml};
 std::string_view to_string(AcousticBoundary b);
 AcousticBoundary parse_acoustic_boundary(std::string_view s);
 
-/// The top face (k = 0) under the sponge boundary. free: p = 0 on the plane k = 0 (odd
-/// mirror ghosts, no sponge there). absorbing: a sponge like the other faces.
+/// The top face (k = 0) under the sponge or cpml boundary. free: p = 0 on the plane k = 0
+/// (odd mirror ghosts, no layer there). absorbing: a layer like the other faces.
 enum class TopBoundary { free, absorbing };
 inline constexpr std::array kAllTopBoundaries = {TopBoundary::free, TopBoundary::absorbing};
 std::string_view to_string(TopBoundary t);
@@ -88,6 +92,8 @@ struct Acoustic3DConfig {
   AcousticBoundary boundary = AcousticBoundary::sponge;
   TopBoundary top = TopBoundary::free;
   int sponge_width = 0;              ///< cells; 0: kDefaultSpongeWidth or a third of the smallest side
+  int cpml_width = 0;                ///< nodes; 0: kDefaultCpmlWidth or a third of the smallest side
+  double cpml_reflection = kDefaultCpmlReflection;  ///< R of the CPML's d0
   /// A velocity per node (x fastest, nx*ny*nz values) that replaces `medium`, e.g. from
   /// load_velocity_npy; null: the medium above.
   std::shared_ptr<const std::vector<float>> velocity;
@@ -98,7 +104,9 @@ struct Acoustic3DSetup {
   Grid3D grid;
   double dt = 0, dt_limit = 0;
   double vmin = 0, vmax = 0;       ///< of the medium
-  int sponge = 0;                  ///< sponge width in use (0: periodic)
+  int sponge = 0;                  ///< sponge width in use (0: periodic or cpml)
+  int cpml = 0;                    ///< CPML width in use (0: no CPML)
+  CpmlLayout cpml_layout;          ///< where the CPML's layers are (none unless cpml)
   std::array<int, 3> src{};        ///< node of the parameters' source (the centre by default)
   double source_strength = 0;      ///< A in s(t) = A ricker(t): 4 pi vp^2 h, so p peaks near 1 Pa one cell away
   std::vector<SourceSpec> sources;  ///< injected in this order (checked)
@@ -170,6 +178,11 @@ SS_HD SS_FORCEINLINE T acoustic_add_sources(T v, long long at, const AcousticSou
     if (l.at[r] == at) v = v + l.add[r];
   return v;
 }
+/// The CPML's coefficient table (cpml_table) rounded to T; empty without CPML.
+template <typename T>
+std::vector<T> acoustic_cpml_table(const Acoustic3DSetup& s);
+/// Memory variables per CPML slab: psi (of d_a p) and zeta (of d_a d~_a p).
+inline constexpr int kAcousticCpmlVars = 2;
 
 /// How the boundary step writes the ghost faces of p.
 struct AcousticGhostRule {
@@ -238,6 +251,88 @@ SS_UNROLL
   }
   const T lap = (sx + sy) + sz;
   return damp * fma_t(c2, lap, fma_t(-damp, prev, centre + centre));
+}
+
+// ---- CPML (docs/acoustic3d.md): p_tt = v^2 sum_a d~_a d~_a p with d~_a = d_a + psi_a
+// (cpml.hpp), in the form of Pasalic & McGarry (2010):
+//   p_tt = v^2 (lap p + sum_a (d_a psi_a + zeta_a)),
+//   psi_a^n = b psi_a^{n-1} + c d_a p^n,   zeta_a^n = b zeta_a^{n-1} + c (d_aa p^n + d_a psi_a^n),
+// psi_a, zeta_a only in slab a. The interior update runs unchanged (damping 1); two passes
+// over the slab nodes then update psi (pass 1) and add v^2 dt^2 sum_a (d_a psi_a + zeta_a)
+// to p^{n+1} (pass 2, after every psi of the step). Unit spacing throughout (psi carries h,
+// zeta h^2).
+
+/// The CPML's state a pass reads and writes: the layout, the memory variables (psi and
+/// zeta of each slab, CpmlLayout::slab_base with kAcousticCpmlVars) and the coefficients.
+template <typename T>
+struct AcousticCpml {
+  CpmlLayout layout;
+  T* memory;
+  const T* table;
+};
+
+/// Pass 1 at node (i, j, k) of the slabs: psi_a = b psi_a + c D_a p for each slab a that
+/// holds the node (p: p^n, padded).
+template <typename T, int R>
+SS_HD SS_FORCEINLINE void acoustic3d_cpml_psi(const T* p, const AcousticCpml<T>& m, const Grid3D& g, int i, int j,
+                                              int k) {
+  constexpr auto w = first_derivative_weights<R>();
+  const std::size_t e = g.index(i, j, k);
+  const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+  const int at[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+SS_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    const int s = m.layout.slot(a, at[a], n[a]);
+    if (s < 0) continue;
+    T line[2 * R + 1];
+SS_UNROLL
+    for (int q = 0; q <= 2 * R; ++q) line[q] = p[static_cast<std::ptrdiff_t>(e) + (q - R) * stride[a]];
+    const T d = cpml_first_derivative<T, R>(line, w);
+    T& psi = m.memory[m.layout.slab_base(a, kAcousticCpmlVars, g) + m.layout.slab_index(a, s, i, j, k, g)];
+    const T* tab = m.table + m.layout.table_base(a);
+    psi = fma_t(tab[s], psi, tab[m.layout.slots(a) + s] * d);
+  }
+}
+
+/// Pass 2 at node (i, j, k) of the slabs: updates zeta_a and returns
+/// sum_a (D_a psi_a + zeta_a) over the slabs a that hold the node; the caller adds c2 times
+/// it to p^{n+1}: out = fma(c2, term, out).
+template <typename T, int R>
+SS_HD SS_FORCEINLINE T acoustic3d_cpml_term(const T* p, const AcousticCpml<T>& m, const Grid3D& g, int i, int j,
+                                            int k) {
+  constexpr auto w1 = first_derivative_weights<R>();
+  constexpr auto w2 = second_derivative_weights<R>();
+  const std::size_t e = g.index(i, j, k);
+  const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+  const int at[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+  T sum = T(0);
+SS_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    const int s = m.layout.slot(a, at[a], n[a]);
+    if (s < 0) continue;
+    const std::size_t base = m.layout.slab_base(a, kAcousticCpmlVars, g);
+    const std::size_t cells = m.layout.slab_cells(a, g);
+    // d_aa p, as acoustic3d_point sums it along one axis.
+    const T* c = p + e;
+    T d2 = static_cast<T>(w2[0]) * c[0];
+SS_UNROLL
+    for (int q = 1; q <= R; ++q) d2 = fma_t(static_cast<T>(w2[q]), c[-q * stride[a]] + c[q * stride[a]], d2);
+    // D_a psi_a: psi is 0 outside its slab and beyond the faces.
+    T line[2 * R + 1];
+SS_UNROLL
+    for (int q = 0; q <= 2 * R; ++q) {
+      int nb[3] = {i, j, k};
+      nb[a] += q - R;
+      const int sq = m.layout.slot(a, nb[a], n[a]);
+      line[q] = sq < 0 ? T(0) : m.memory[base + m.layout.slab_index(a, sq, nb[0], nb[1], nb[2], g)];
+    }
+    const T dpsi = cpml_first_derivative<T, R>(line, w1);
+    const T* tab = m.table + m.layout.table_base(a);
+    T& zeta = m.memory[base + cells + m.layout.slab_index(a, s, i, j, k, g)];
+    zeta = fma_t(tab[s], zeta, tab[m.layout.slots(a) + s] * (d2 + dpsi));
+    sum = sum + (dpsi + zeta);
+  }
+  return sum;
 }
 
 /// Per-axis damping tables rounded to T: x (nx values), then y (ny), then z (nz); the

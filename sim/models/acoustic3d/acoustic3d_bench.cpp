@@ -34,7 +34,9 @@ BenchReport run_acoustic3d_bench(const Acoustic3DBenchOptions& o) {
   BenchReport report;
   report.model = "acoustic3d";
   const std::string boundary =
-      c.boundary == AcousticBoundary::periodic ? "periodic" : fmt::format("sponge {} (top {})", s.sponge, to_string(c.top));
+      c.boundary == AcousticBoundary::periodic ? "periodic"
+      : c.boundary == AcousticBoundary::cpml   ? fmt::format("cpml {} (top {})", s.cpml, to_string(c.top))
+                                               : fmt::format("sponge {} (top {})", s.sponge, to_string(c.top));
   report.title = fmt::format("acoustic3d {}x{}x{}, order {}, {} steps, {} medium, {}, h {:g} m, f0 {:g} Hz, dt {:.4g} s "
                              "(limit {:.4g})",
                              g.nx, g.ny, g.nz, c.order, o.steps, to_string(c.medium), boundary, c.h, c.f0, s.dt,
@@ -49,6 +51,7 @@ BenchReport run_acoustic3d_bench(const Acoustic3DBenchOptions& o) {
                    {"boundary", std::string(to_string(c.boundary))},
                    {"top", std::string(to_string(c.top))},
                    {"sponge_width", static_cast<long long>(s.sponge)},
+                   {"cpml_width", static_cast<long long>(s.cpml)},
                    {"vp", c.vp},
                    {"h", c.h},
                    {"f0", c.f0},
@@ -60,6 +63,16 @@ BenchReport run_acoustic3d_bench(const Acoustic3DBenchOptions& o) {
       "per node in float (32 in double); the time includes the source/receiver and boundary launches; copy = GB/s "
       "over the copy of the same device (GPU rows: device copy kernel; CPU rows: host copy); errors against the "
       "double reference after the same steps from rest";
+  if (s.cpml_layout.any()) {
+    // The CPML's own least traffic: psi and zeta of every slab read and written once, and
+    // p_next of every layer node read and written once more (p^n's re-reads not counted).
+    const double extra = 4.0 * static_cast<double>(s.cpml_layout.memory_values(kAcousticCpmlVars, g)) / 2 +
+                         2.0 * static_cast<double>(s.cpml_layout.nodes(g));
+    report.footer += fmt::format(
+        "; GB/s counts the interior's traffic only: the CPML layers add at least {:.1f} % more (psi and zeta read and "
+        "written, p_next re-read and re-written in the layers)",
+        100 * extra / (kAcousticValuesPerNode * static_cast<double>(g.points())));
+  }
   const std::size_t value_bytes = o.precision == Precision::f32 ? sizeof(float) : sizeof(double);
   measure_copies(o.variants, g.elements() * value_bytes, o.progress, report);
   std::optional<std::vector<double>> reference;

@@ -78,6 +78,7 @@ struct DeviceAcoustic3D<T>::Impl {
   DeviceBuffer<T> field[3];
   DeviceBuffer<T> c2, damp, traces;
   DeviceBuffer<long long> receivers;  // padded indices
+  DeviceBuffer<T> cpml_memory, cpml_table;  // CPML: psi and zeta per slab, the coefficients (empty without)
   DeviceBuffer<float> velocity;
   DeviceBuffer<T> slice, box;      // gather target of copy_slice_to_host, paint increments
   DeviceBuffer<float> velocity_slice;
@@ -91,7 +92,8 @@ struct DeviceAcoustic3D<T>::Impl {
     SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
     const Grid3D& g = s.grid;
     const std::size_t trace_values = static_cast<std::size_t>(s.trace_steps) * s.receivers.size();
-    check_device_memory(4 * g.elements() * sizeof(T) + g.elements() * sizeof(float) + trace_values * sizeof(T),
+    check_device_memory(4 * g.elements() * sizeof(T) + g.elements() * sizeof(float) + trace_values * sizeof(T) +
+                            s.cpml_layout.memory_values(kAcousticCpmlVars, g) * sizeof(T),
                         "acoustic3d on this grid");
     for (DeviceBuffer<T>& f : field) f = DeviceBuffer<T>(g.elements());
     const std::vector<T> host_c2 = courant2_field<T>(s);
@@ -104,6 +106,15 @@ struct DeviceAcoustic3D<T>::Impl {
     SS_CUDA_CHECK(cudaMemcpy(c2.get(), host_c2.data(), c2.bytes(), cudaMemcpyHostToDevice));
     SS_CUDA_CHECK(cudaMemcpy(damp.get(), host_damp.data(), damp.bytes(), cudaMemcpyHostToDevice));
     SS_CUDA_CHECK(cudaMemcpy(velocity.get(), host_velocity.data(), velocity.bytes(), cudaMemcpyHostToDevice));
+    if (s.cpml_layout.any()) {
+      const std::vector<T> host_table = acoustic_cpml_table<T>(s);
+      cpml_table = DeviceBuffer<T>(host_table.size());
+      SS_CUDA_CHECK(cudaMemcpy(cpml_table.get(), host_table.data(), cpml_table.bytes(), cudaMemcpyHostToDevice));
+      cpml_memory = DeviceBuffer<T>(s.cpml_layout.memory_values(kAcousticCpmlVars, g));
+    }
+  }
+  void clear_cpml() {
+    if (cpml_memory.size() > 0) SS_CUDA_CHECK(cudaMemsetAsync(cpml_memory.get(), 0, cpml_memory.bytes(), stream.get()));
   }
   /// The receivers' indices and a trace buffer for them (synchronous).
   void upload_receivers() {
@@ -142,6 +153,7 @@ void DeviceAcoustic3D<T>::reset() {
   m.steps_done = 0;
   m.trace_first = 0;
   m.trace_rows = 0;
+  m.clear_cpml();
   m.refresh_ghosts();
   synchronize();
 }
@@ -157,6 +169,15 @@ void DeviceAcoustic3D<T>::step(Acoustic3DVariant variant, int n) {
       const Acoustic3DStepArgs<T> a{m.field[m.cur].get(), m.field[m.prev].get(), m.c2.get(), m.damp.get(),
                                     m.field[m.next].get(), g};
       launch_interior<T, R>(variant, a, m.stream.get(), m.sm_count);
+      if (m.setup.cpml_layout.any()) {
+        const AcousticCpml<T> cp{m.setup.cpml_layout, m.cpml_memory.get(), m.cpml_table.get()};
+        const long long nodes = cp.layout.nodes(g);
+        const unsigned blocks = std::min<unsigned>(blocks_for(nodes, 256), 8192);
+        acoustic3d_cpml_psi_kernel<T, R><<<blocks, 256, 0, m.stream.get()>>>(a.p, cp, g, nodes);
+        SS_CUDA_LAUNCH_CHECK("acoustic3d_cpml_psi_kernel");
+        acoustic3d_cpml_correct_kernel<T, R><<<blocks, 256, 0, m.stream.get()>>>(a.p, m.c2.get(), a.out, cp, g, nodes);
+        SS_CUDA_LAUNCH_CHECK("acoustic3d_cpml_correct_kernel");
+      }
       const AcousticSourceStep<T> sources = acoustic3d_source_step<T>(m.setup, m.steps_done);
       if (sources.n > 0) {
         acoustic3d_inject<T><<<1, 32, 0, m.stream.get()>>>(m.field[m.next].get(), sources);
@@ -261,6 +282,7 @@ void DeviceAcoustic3D<T>::load_interior(const T* p, const T* p_prev, long steps_
   m.steps_done = steps_done;
   m.trace_first = steps_done;
   m.trace_rows = 0;
+  m.clear_cpml();
   m.refresh_ghosts();
   synchronize();  // the caller's buffers may go away
 }
@@ -341,6 +363,17 @@ std::vector<T> DeviceAcoustic3D<T>::traces() const {
   std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * m.setup.receivers.size());
   if (!out.empty())
     SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.traces.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                  m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return out;
+}
+
+template <typename T>
+std::vector<T> DeviceAcoustic3D<T>::cpml_memory() const {
+  const Impl& m = *impl_;
+  std::vector<T> out(m.cpml_memory.size());
+  if (!out.empty())
+    SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.cpml_memory.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
                                   m.stream.get()));
   SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
   return out;

@@ -27,7 +27,7 @@ void fill_acoustic_ghosts_host(T* f, const Grid3D& g, AcousticGhostRule r) {
 template <typename T>
 HostAcoustic3D<T>::HostAcoustic3D(const Acoustic3DSetup& setup)
     : setup_(setup), c2_(courant2_field<T>(setup)), damping_(damping_tables<T>(setup)),
-      velocity_(velocity_field(setup)) {
+      cpml_table_(acoustic_cpml_table<T>(setup)), velocity_(velocity_field(setup)) {
   reset();
 }
 
@@ -38,6 +38,7 @@ void HostAcoustic3D<T>::reset() {
   steps_done_ = 0;
   trace_first_ = 0;
   traces_.clear();
+  cpml_memory_.assign(setup_.cpml_layout.memory_values(kAcousticCpmlVars, setup_.grid), T(0));
   refresh_ghosts();
 }
 
@@ -80,6 +81,23 @@ void HostAcoustic3D<T>::step(int n) {
             out[e] = acoustic3d_point<T, R>(row, col, dep, pp[e], c2_[e], damp);
           }
         }
+      if (setup_.cpml_layout.any()) {  // the CPML's two passes over the slab nodes
+        const AcousticCpml<T> cp{setup_.cpml_layout, cpml_memory_.data(), cpml_table_.data()};
+        const long long nodes = cp.layout.nodes(g);
+#pragma omp parallel for schedule(static)
+        for (long long e = 0; e < nodes; ++e) {
+          int i, j, k;
+          cp.layout.node(g, e, i, j, k);
+          acoustic3d_cpml_psi<T, R>(p, cp, g, i, j, k);
+        }
+#pragma omp parallel for schedule(static)
+        for (long long e = 0; e < nodes; ++e) {
+          int i, j, k;
+          cp.layout.node(g, e, i, j, k);
+          const std::size_t at = g.index(i, j, k);
+          out[at] = fma_t(c2_[at], acoustic3d_cpml_term<T, R>(p, cp, g, i, j, k), out[at]);
+        }
+      }
       const AcousticSourceStep<T> src = acoustic3d_source_step<T>(setup_, steps_done_);
       for (int r = 0; r < src.n; ++r)
         if (acoustic_source_owner(src, r)) out[src.at[r]] = acoustic_add_sources(out[src.at[r]], src.at[r], src);
@@ -171,6 +189,7 @@ void HostAcoustic3D<T>::load_interior(const T* p, const T* p_prev, long steps_do
   steps_done_ = steps_done;
   trace_first_ = steps_done;
   traces_.clear();
+  std::fill(cpml_memory_.begin(), cpml_memory_.end(), T(0));
   refresh_ghosts();
 }
 
@@ -224,6 +243,28 @@ double reference_laplacian(RefField& u, int i, int j, int k, int R, const std::a
   return lap;
 }
 
+// The CPML layer along axis a that holds node index i: how many nodes it lies in from the
+// outermost, or -1 outside every layer (no layer under a free top, nor without cpml).
+int ref_cpml_depth(const Acoustic3DSetup& s, int a, int i) {
+  if (s.config.boundary != AcousticBoundary::cpml) return -1;
+  const int n = a == 0 ? s.grid.nx : a == 1 ? s.grid.ny : s.grid.nz;
+  const bool free_top = a == 2 && s.config.top == TopBoundary::free;
+  const int d = free_top ? n - 1 - i : std::min(i, n - 1 - i);
+  return d < s.cpml ? d : -1;
+}
+
+// A whole-grid array (zero beyond the faces) for the reference's CPML memory variables.
+struct RefMemory {
+  int nx, ny, nz;
+  std::vector<double> v;
+  RefMemory(int nx_, int ny_, int nz_) : nx(nx_), ny(ny_), nz(nz_), v(static_cast<std::size_t>(nx_) * ny_ * nz_, 0.0) {}
+  double& at(int i, int j, int k) { return v[(static_cast<std::size_t>(k) * ny + j) * nx + i]; }
+  double get(int i, int j, int k) const {
+    if (i < 0 || j < 0 || k < 0 || i >= nx || j >= ny || k >= nz) return 0.0;
+    return v[(static_cast<std::size_t>(k) * ny + j) * nx + i];
+  }
+};
+
 }  // namespace
 
 std::vector<double> acoustic3d_reference(const Acoustic3DSetup& s, int steps, std::vector<double>* traces) {
@@ -236,8 +277,34 @@ std::vector<double> acoustic3d_reference(const Acoustic3DSetup& s, int steps, st
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) c2[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] = s.courant2(i, j, k);
   if (traces) traces->clear();
+  const auto w1 = first_derivative_weights_runtime(s.config.order);
+  const bool cpml = s.config.boundary == AcousticBoundary::cpml;
+  std::vector<RefMemory> psi(3, RefMemory(g.nx, g.ny, g.nz)), zeta(3, RefMemory(g.nx, g.ny, g.nz));
+  auto coefficients = [&](int d) {
+    return cpml_coefficients(d, s.cpml, s.vmax, s.config.h, s.dt, s.config.f0, s.config.cpml_reflection);
+  };
   for (int n = 0; n < steps; ++n) {
     reference_ghosts(cur, s);
+    if (cpml) {  // psi_a = b psi_a + c d_a p^n in layer a
+#pragma omp parallel for schedule(static)
+      for (int k = 0; k < g.nz; ++k)
+        for (int j = 0; j < g.ny; ++j)
+          for (int i = 0; i < g.nx; ++i) {
+            const int at[3] = {i, j, k};
+            for (int a = 0; a < 3; ++a) {
+              const int d = ref_cpml_depth(s, a, at[a]);
+              if (d < 0) continue;
+              double dp = 0;
+              for (int m = 1; m <= R; ++m) {
+                int hi[3] = {i, j, k}, lo[3] = {i, j, k};
+                hi[a] += m, lo[a] -= m;
+                dp += w1[m] * (cur.at(hi[0], hi[1], hi[2]) - cur.at(lo[0], lo[1], lo[2]));
+              }
+              const CpmlCoefficients c = coefficients(d);
+              psi[a].at(i, j, k) = c.b * psi[a].at(i, j, k) + c.c * dp;
+            }
+          }
+    }
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g.nz; ++k)
       for (int j = 0; j < g.ny; ++j)
@@ -247,6 +314,30 @@ std::vector<double> acoustic3d_reference(const Acoustic3DSetup& s, int steps, st
           next.at(i, j, k) = d * (2 * cur.at(i, j, k) - d * prev.at(i, j, k) +
                                   c2[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] * lap);
         }
+    if (cpml) {  // zeta_a = b zeta_a + c (d_aa p + d_a psi_a); p^{n+1} += c2 (d_a psi_a + zeta_a)
+#pragma omp parallel for schedule(static)
+      for (int k = 0; k < g.nz; ++k)
+        for (int j = 0; j < g.ny; ++j)
+          for (int i = 0; i < g.nx; ++i) {
+            const int at[3] = {i, j, k};
+            double term = 0;
+            for (int a = 0; a < 3; ++a) {
+              const int d = ref_cpml_depth(s, a, at[a]);
+              if (d < 0) continue;
+              double d2 = w[0] * cur.at(i, j, k), dpsi = 0;
+              for (int m = 1; m <= R; ++m) {
+                int hi[3] = {i, j, k}, lo[3] = {i, j, k};
+                hi[a] += m, lo[a] -= m;
+                d2 += w[m] * (cur.at(hi[0], hi[1], hi[2]) + cur.at(lo[0], lo[1], lo[2]));
+                dpsi += w1[m] * (psi[a].get(hi[0], hi[1], hi[2]) - psi[a].get(lo[0], lo[1], lo[2]));
+              }
+              const CpmlCoefficients c = coefficients(d);
+              zeta[a].at(i, j, k) = c.b * zeta[a].at(i, j, k) + c.c * (d2 + dpsi);
+              term += dpsi + zeta[a].at(i, j, k);
+            }
+            next.at(i, j, k) += c2[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] * term;
+          }
+    }
     for (std::size_t r = 0; r < s.sources.size(); ++r) {
       const auto& at = s.sources[r].node;
       next.at(at[0], at[1], at[2]) += s.source_increment(n, r);

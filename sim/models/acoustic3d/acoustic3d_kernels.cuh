@@ -9,6 +9,8 @@
 //               marching along z over a slab of planes, one barrier per plane.
 // The minimal traffic per node and step: p, p_prev and (v dt/h)^2 read once, p_next
 // written once (16 bytes in float); the damping tables are nx + ny + nz values.
+// Under cpml both variants run the interior unchanged (damping 1) and then the two CPML
+// passes below over the layer nodes only, the same point functions as the `cpu` variant.
 #include <cuda_pipeline.h>
 
 #include "sim/core/cuda_check.cuh"
@@ -129,6 +131,30 @@ __global__ void __launch_bounds__(kAcoustic25BX* kAcoustic25BY)
 }
 
 // ---- after the interior update -------------------------------------------
+
+/// CPML pass 1: psi of every slab node (reads p^n).
+template <typename T, int R>
+__global__ void acoustic3d_cpml_psi_kernel(const T* __restrict__ p, AcousticCpml<T> m, Grid3D g, long long nodes) {
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < nodes;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    int i, j, k;
+    m.layout.node(g, e, i, j, k);
+    acoustic3d_cpml_psi<T, R>(p, m, g, i, j, k);
+  }
+}
+
+/// CPML pass 2: zeta and the correction of p^{n+1} at every slab node (after pass 1).
+template <typename T, int R>
+__global__ void acoustic3d_cpml_correct_kernel(const T* __restrict__ p, const T* __restrict__ c2, T* out,
+                                               AcousticCpml<T> m, Grid3D g, long long nodes) {
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < nodes;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    int i, j, k;
+    m.layout.node(g, e, i, j, k);
+    const std::size_t at = g.index(i, j, k);
+    out[at] = fma_t(c2[at], acoustic3d_cpml_term<T, R>(p, m, g, i, j, k), out[at]);
+  }
+}
 
 /// Adds the sources of the step (a list by value), thread r for source r: the first source
 /// of each node adds every source there in list order (acoustic_add_sources), as the host.

@@ -38,6 +38,7 @@ template <typename T> void DeviceAcoustic3D<T>::copy_slice_to_host(SliceAxis, in
 template <typename T> void DeviceAcoustic3D<T>::set_sources(const std::vector<SourceSpec>&) { throw Error(kNoCuda); }
 template <typename T> void DeviceAcoustic3D<T>::set_receivers(const ReceiverLayout&) { throw Error(kNoCuda); }
 template <typename T> std::vector<T> DeviceAcoustic3D<T>::traces() const { throw Error(kNoCuda); }
+template <typename T> std::vector<T> DeviceAcoustic3D<T>::cpml_memory() const { throw Error(kNoCuda); }
 template <typename T> long DeviceAcoustic3D<T>::first_trace_step() const { throw Error(kNoCuda); }
 template <typename T> const Acoustic3DSetup& DeviceAcoustic3D<T>::setup() const { throw Error(kNoCuda); }
 template <typename T> long DeviceAcoustic3D<T>::steps_done() const { throw Error(kNoCuda); }

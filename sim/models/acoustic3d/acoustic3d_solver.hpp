@@ -48,13 +48,16 @@ class HostAcoustic3D {
   /// The interiors of p and p_prev, x fastest.
   std::vector<T> interior() const;
   std::vector<T> previous_interior() const;
-  /// Replaces p, p_prev (interiors, x fastest) and the step count; clears the traces.
+  /// Replaces p, p_prev (interiors, x fastest) and the step count; clears the traces and
+  /// the CPML's memory variables.
   void load_interior(const T* p, const T* p_prev, long steps_done);
   /// Replaces the sources from the next step on; throws ss::Error and keeps them when one
   /// is refused (set_acoustic3d_sources).
   void set_sources(const std::vector<SourceSpec>& sources);
   /// Moves the receivers and starts their traces again; throws ss::Error and keeps them.
   void set_receivers(const ReceiverLayout& layout);
+  /// The CPML's memory variables (CpmlLayout::slab_base order; empty without CPML).
+  const std::vector<T>& cpml_memory() const { return cpml_memory_; }
   /// Receiver traces: rows of one value per receiver (see the file comment).
   const std::vector<T>& traces() const { return traces_; }
   int trace_rows() const { return static_cast<int>(traces_.size() / setup_.receivers.size()); }
@@ -68,6 +71,7 @@ class HostAcoustic3D {
   Acoustic3DSetup setup_;
   std::vector<T> field_[3];
   std::vector<T> c2_, damping_;
+  std::vector<T> cpml_memory_, cpml_table_;  // CPML: psi and zeta per slab, the coefficients
   std::vector<float> velocity_;
   std::vector<T> traces_;
   int prev_ = 0, cur_ = 1, next_ = 2;
@@ -122,7 +126,8 @@ class DeviceAcoustic3D {
   std::vector<T> download() const;
   /// Interiors of p and p_prev (x fastest) to host memory, after queued work (synchronous).
   void copy_interiors_to_host(T* p, T* p_prev) const;
-  /// Replaces p, p_prev and the step count; clears the traces (synchronous).
+  /// Replaces p, p_prev and the step count; clears the traces and the CPML's memory
+  /// variables (synchronous).
   void load_interior(const T* p, const T* p_prev, long steps_done);
   /// As HostAcoustic3D::set_order.
   void set_order(int order);
@@ -140,6 +145,8 @@ class DeviceAcoustic3D {
   void set_receivers(const ReceiverLayout& layout);
   /// The receiver traces so far (rows of one value per receiver), after queued work (synchronous).
   std::vector<T> traces() const;
+  /// The CPML's memory variables as HostAcoustic3D::cpml_memory (synchronous).
+  std::vector<T> cpml_memory() const;
   long first_trace_step() const;
   const Acoustic3DSetup& setup() const;
   long steps_done() const;

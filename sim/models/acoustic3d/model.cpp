@@ -74,14 +74,14 @@ std::vector<ParamSpec> acoustic_params() {
     src.zero_means_auto = true;
     p.push_back(src);
   }
-  ParamSpec b = choice("boundary", {"sponge", "periodic"},
-                       "sponge (Cerjan 1985 damping in a layer along the faces, p = 0 beyond) or periodic (wrapped)");
+  ParamSpec b = choice("boundary", {"sponge", "periodic", "cpml"},
+                       "sponge (Cerjan 1985 damping in a layer along the faces, p = 0 beyond), periodic (wrapped) or "
+                       "cpml (a convolutional PML in a layer along the faces, p = 0 beyond)");
   b.selects_code = true;
   p.push_back(b);
   ParamSpec top = choice("top", {"free", "absorbing"},
-                         "the top face (z = 0) under the sponge: free (p = 0 on the plane, reflects with opposite "
-                         "polarity) or absorbing (a sponge like the other faces)");
-  top.shown_when = "boundary=sponge";
+                         "the top face (z = 0) under the sponge or cpml: free (p = 0 on the plane, reflects with "
+                         "opposite polarity) or absorbing (a layer like the other faces)");
   top.selects_code = true;
   p.push_back(top);
   ParamSpec width = number("sponge_width", "sponge width", "cells", ParamKind::integer, 0, 0, 1e300,
@@ -90,6 +90,17 @@ std::vector<ParamSpec> acoustic_params() {
   width.zero_means_auto = true;
   width.shown_when = "boundary=sponge";
   p.push_back(width);
+  ParamSpec cpml_width = number("cpml_width", "CPML width", "nodes", ParamKind::integer, 0, 0, 1e300,
+                                "nodes of the CPML layer; 0: 16, or a third of the smallest side when that is less; "
+                                "wider than a third of the smallest side is refused");
+  cpml_width.zero_means_auto = true;
+  cpml_width.shown_when = "boundary=cpml";
+  p.push_back(cpml_width);
+  ParamSpec cpml_r = number("cpml_reflection", "CPML R", "", ParamKind::real, kDefaultCpmlReflection, 1e-12, 0.5,
+                            "the theoretical normal-incidence reflection R that sets the CPML's damping "
+                            "d0 = -3 vmax ln(R) / (2 L)");
+  cpml_r.shown_when = "boundary=cpml";
+  p.push_back(cpml_r);
   return p;
 }
 
@@ -154,6 +165,8 @@ Acoustic3DConfig to_acoustic3d(const ModelConfig& c) {
   a.boundary = parse_acoustic_boundary(c.word("boundary"));
   a.top = parse_top_boundary(c.word("top"));
   a.sponge_width = whole(c, "sponge_width");
+  a.cpml_width = whole(c, "cpml_width");
+  a.cpml_reflection = c.number("cpml_reflection");
   return a;
 }
 

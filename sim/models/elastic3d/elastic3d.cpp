@@ -53,6 +53,7 @@ std::string_view to_string(ElasticBoundary b) {
     case ElasticBoundary::sponge: return "sponge";
     case ElasticBoundary::periodic: return "periodic";
     case ElasticBoundary::periodic_sides: return "periodic_sides";
+    case ElasticBoundary::cpml: return "cpml";
   }
   return "?";
 }
@@ -375,7 +376,7 @@ double Elastic3DSetup::damping(int axis, int i) const {
 
 ElasticGhostRule ghost_rule_of(const Elastic3DSetup& s) {
   ElasticGhostRule r;
-  r.periodic = s.config.boundary != ElasticBoundary::sponge;
+  r.periodic = s.config.boundary == ElasticBoundary::periodic || s.config.boundary == ElasticBoundary::periodic_sides;
   r.periodic_z = s.config.boundary == ElasticBoundary::periodic;
   r.free_top = s.free_top();
   return r;
@@ -412,7 +413,18 @@ Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& c) {
   } else {
     s.dt = c.dt;
   }
-  if (c.boundary != ElasticBoundary::periodic) {
+  if (c.boundary == ElasticBoundary::cpml) {
+    const int smallest = std::min({c.nx, c.ny, c.nz});
+    if (c.cpml_width < 0) throw Error(fmt::format("cpml width {} must not be negative", c.cpml_width));
+    s.cpml = c.cpml_width == 0 ? std::min(kDefaultCpmlWidth, smallest / 3) : c.cpml_width;
+    if (s.cpml < 1 || 3 * s.cpml > smallest)
+      throw Error(fmt::format("cpml width {} nodes is wider than a third of the smallest side ({} of {}x{}x{})", s.cpml,
+                              smallest / 3, c.nx, c.ny, c.nz));
+    if (!(c.cpml_reflection > 0 && c.cpml_reflection < 1))
+      throw Error(fmt::format("cpml reflection {} must lie in (0, 1)", c.cpml_reflection));
+    for (int a = 0; a < 3; ++a) s.cpml_layout.lo[a] = s.cpml_layout.hi[a] = s.cpml;
+    if (c.top == ElasticTop::free) s.cpml_layout.lo[2] = 0;
+  } else if (c.boundary != ElasticBoundary::periodic) {
     const int smallest = c.boundary == ElasticBoundary::sponge ? std::min({c.nx, c.ny, c.nz}) : c.nz;
     if (c.sponge_width < 0) throw Error(fmt::format("sponge width {} must not be negative", c.sponge_width));
     s.sponge = c.sponge_width == 0 ? std::min(kDefaultSpongeWidth, smallest / 3) : c.sponge_width;
@@ -522,6 +534,17 @@ std::vector<T> source_weights_as(const Elastic3DSetup& s) {
 
 template std::vector<float> source_weights_as<float>(const Elastic3DSetup&);
 template std::vector<double> source_weights_as<double>(const Elastic3DSetup&);
+template <typename T>
+std::vector<T> elastic_cpml_table(const Elastic3DSetup& s) {
+  if (!s.cpml_layout.any()) return {};
+  const int n[3] = {s.grid.nx, s.grid.ny, s.grid.nz};
+  const std::vector<double> t =
+      cpml_table(s.cpml_layout, n, s.vmax, s.config.h, s.dt, s.config.f0, s.config.cpml_reflection);
+  return std::vector<T>(t.begin(), t.end());
+}
+template std::vector<float> elastic_cpml_table<float>(const Elastic3DSetup&);
+template std::vector<double> elastic_cpml_table<double>(const Elastic3DSetup&);
+
 template std::vector<float> elastic_damping_tables<float>(const Elastic3DSetup&);
 template std::vector<double> elastic_damping_tables<double>(const Elastic3DSetup&);
 template PaddedMedium<float> padded_medium<float>(const Elastic3DSetup&);

@@ -9,7 +9,8 @@
 // Derivatives are taken at unit spacing, so the code carries e = h eps and s = h sigma:
 //   u^{n+1} = d (2 u^n - d u^{n-1} + q (D1 s + F / h)),   q = dt^2 / (rho h^2) per node,
 // d the sponge's damping. docs/elastic3d.md derives the scaling, the dt limit and the
-// boundaries (stress-imaging free surface, Clayton-Engquist + Cerjan on the other faces).
+// boundaries (stress-imaging free surface, Clayton-Engquist + Cerjan on the other faces,
+// or a convolutional PML).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/cpml.hpp"
 #include "sim/core/grid3d.hpp"
 #include "sim/core/hostdevice.hpp"
 #include "sim/core/sources.hpp"
@@ -59,10 +61,11 @@ Anisotropy parse_anisotropy(std::string_view s);
 /// sponge: Clayton-Engquist on the outermost nodes and a Cerjan sponge along every face
 /// (the top's by `ElasticTop`), u = 0 beyond. periodic: the box wraps. periodic_sides: x and
 /// y wrap, the bottom absorbs as under `sponge`, the top by `ElasticTop` (a half-space
-/// infinite sideways: the Rayleigh test).
-enum class ElasticBoundary { sponge, periodic, periodic_sides };
+/// infinite sideways: the Rayleigh test). cpml: a convolutional PML along every face (the
+/// top's by `ElasticTop`), u = 0 beyond; no Clayton-Engquist, no sponge.
+enum class ElasticBoundary { sponge, periodic, periodic_sides, cpml };
 inline constexpr std::array kAllElasticBoundaries = {ElasticBoundary::sponge, ElasticBoundary::periodic,
-                                                     ElasticBoundary::periodic_sides};
+                                                     ElasticBoundary::periodic_sides, ElasticBoundary::cpml};
 std::string_view to_string(ElasticBoundary b);
 ElasticBoundary parse_elastic_boundary(std::string_view s);
 
@@ -138,6 +141,8 @@ struct Elastic3DConfig {
   ElasticBoundary boundary = ElasticBoundary::sponge;
   ElasticTop top = ElasticTop::free;
   int sponge_width = 0;  ///< nodes; 0: kDefaultSpongeWidth or a third of the smallest side
+  int cpml_width = 0;    ///< nodes; 0: kDefaultCpmlWidth or a third of the smallest side
+  double cpml_reflection = kDefaultCpmlReflection;  ///< R of the CPML's d0
 };
 
 /// The medium per node, x fastest (unpadded), in float: what every solver reads.
@@ -158,7 +163,9 @@ struct Elastic3DSetup {
   double dt = 0, dt_limit = 0;
   double vmax = 0;       ///< fastest phase velocity of the medium
   double vs_min = 0;     ///< slowest S velocity (sqrt(min(C44, C66) / rho))
-  int sponge = 0;        ///< width in use (0: periodic)
+  int sponge = 0;        ///< width in use (0: periodic or cpml)
+  int cpml = 0;          ///< CPML width in use (0: no CPML)
+  CpmlLayout cpml_layout;  ///< where the CPML's layers are (none unless cpml)
   std::array<int, 3> src{};             ///< node of the parameters' source (the centre by default)
   std::array<double, 3> force_dir{};    ///< the parameters' force direction, normalised
   double source_strength = 0;  ///< the parameters' source: force A (N) = 4 pi rho vs^2 h; else M0 (N m) = 4 pi rho vp^2 h^2
@@ -186,9 +193,11 @@ struct Elastic3DSetup {
   double stress_increment(long n, std::size_t s, int c) const;
   double damping(int axis, int i) const;
   bool free_top() const { return config.boundary != ElasticBoundary::periodic && config.top == ElasticTop::free; }
-  /// Which faces absorb (Clayton-Engquist and the sponge).
+  /// Which faces absorb by the cascade (Clayton-Engquist and the sponge); none under cpml.
   bool absorbing_sides() const { return config.boundary == ElasticBoundary::sponge; }
-  bool absorbing_bottom() const { return config.boundary != ElasticBoundary::periodic; }
+  bool absorbing_bottom() const {
+    return config.boundary == ElasticBoundary::sponge || config.boundary == ElasticBoundary::periodic_sides;
+  }
   std::size_t node(int i, int j, int k) const {
     return (static_cast<std::size_t>(k) * grid.ny + j) * grid.nx + i;
   }
@@ -397,6 +406,13 @@ SS_HD SS_FORCEINLINE int elastic_stress_top_sign(int s) { return s == 2 || s == 
 /// The boundary-condition rule of a setup.
 ElasticGhostRule ghost_rule_of(const Elastic3DSetup& s);
 
+/// The CPML's coefficient table (cpml_table) rounded to T; empty without CPML.
+template <typename T>
+std::vector<T> elastic_cpml_table(const Elastic3DSetup& s);
+/// Memory variables per CPML slab a: psi of d_a u_c (c = x, y, z), then phi of
+/// d_a sigma_ca (c = x, y, z).
+inline constexpr int kElasticCpmlVars = 6;
+
 /// Per-axis damping tables rounded to T: x (nx), y (ny), z (nz).
 template <typename T>
 std::vector<T> elastic_damping_tables(const Elastic3DSetup& s);
@@ -503,6 +519,82 @@ SS_HD SS_FORCEINLINE void elastic_divergence_at(const T* const (&s)[6], std::siz
          elastic_derivative<T, R>(s[5], e, plane);
   a[2] = (elastic_derivative<T, R>(s[4], e, 1) + elastic_derivative<T, R>(s[5], e, pitch)) +
          elastic_derivative<T, R>(s[2], e, plane);
+}
+
+// ---- CPML (docs/elastic3d.md): every first derivative along a inside slab a is the
+// stretched one, d~_a f = d_a f + psi (cpml.hpp), in the strains (d~_a u_c) and in the
+// stress divergence (d~_a sigma_ca). Both are linear, so the variants run unchanged and
+// two passes over the slab nodes add the memory variables' part:
+//   after the stresses:  psi_ac = b psi_ac + c D_a u_c; sigma += C : eps(psi) (the free
+//                        surface's plane stress on k = 0), before the stress source;
+//   after the update:    phi_ac = b phi_ac + c D_a sigma_ca; u_c^{n+1} += q sum_a phi_ac,
+//                        after the force source, before the ghosts.
+
+template <typename T>
+struct ElasticCpml {
+  CpmlLayout layout;
+  T* memory;       ///< kElasticCpmlVars per slab (CpmlLayout::slab_base)
+  const T* table;  ///< elastic_cpml_table
+};
+
+/// The CPML's stress pass at node (i, j, k) of the slabs: updates psi from u^n and adds
+/// the stress of the strain of the psi (d_a u_c -> psi_ac) to the six stress arrays.
+template <typename T, int R>
+SS_HD SS_FORCEINLINE void elastic_cpml_stress(const T* ux, const T* uy, const T* uz, const ElasticCpml<T>& m,
+                                              const VtiNode<T>& medium, bool surface, const Grid3D& g, int i, int j,
+                                              int k, T* const (&s)[6]) {
+  const std::size_t e = g.index(i, j, k);
+  const T* u[3] = {ux, uy, uz};
+  const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+  const int at[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+  T psi[3][3] = {{T(0), T(0), T(0)}, {T(0), T(0), T(0)}, {T(0), T(0), T(0)}};  // [c][a], as elastic_strain's g
+SS_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    const int sl = m.layout.slot(a, at[a], n[a]);
+    if (sl < 0) continue;
+    const std::size_t cells = m.layout.slab_cells(a, g);
+    const std::size_t base = m.layout.slab_base(a, kElasticCpmlVars, g) + m.layout.slab_index(a, sl, i, j, k, g);
+    const T* tab = m.table + m.layout.table_base(a);
+    const T b = tab[sl], c = tab[m.layout.slots(a) + sl];
+SS_UNROLL
+    for (int comp = 0; comp < 3; ++comp) {
+      T& v = m.memory[base + comp * cells];
+      v = fma_t(b, v, c * elastic_derivative<T, R>(u[comp], e, stride[a]));
+      psi[comp][a] = v;
+    }
+  }
+  const Stress6<T> d = elastic_stress(elastic_strain(psi), medium, surface);
+  s[0][e] = s[0][e] + d.xx, s[1][e] = s[1][e] + d.yy, s[2][e] = s[2][e] + d.zz;
+  s[3][e] = s[3][e] + d.xy, s[4][e] = s[4][e] + d.xz, s[5][e] = s[5][e] + d.yz;
+}
+
+/// The CPML's update pass at node (i, j, k) of the slabs: updates phi from the stresses
+/// (ghosts written) and adds q sum_a phi_ac to u_c^{n+1}.
+template <typename T, int R>
+SS_HD SS_FORCEINLINE void elastic_cpml_update(const T* const (&s)[6], const ElasticCpml<T>& m, T q, const Grid3D& g,
+                                              int i, int j, int k, T* const (&out)[3]) {
+  constexpr int comp_of[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};  // sigma_ca: [c][a]
+  const std::size_t e = g.index(i, j, k);
+  const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+  const int at[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+  T sum[3] = {T(0), T(0), T(0)};
+SS_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    const int sl = m.layout.slot(a, at[a], n[a]);
+    if (sl < 0) continue;
+    const std::size_t cells = m.layout.slab_cells(a, g);
+    const std::size_t base = m.layout.slab_base(a, kElasticCpmlVars, g) + m.layout.slab_index(a, sl, i, j, k, g);
+    const T* tab = m.table + m.layout.table_base(a);
+    const T b = tab[sl], c = tab[m.layout.slots(a) + sl];
+SS_UNROLL
+    for (int comp = 0; comp < 3; ++comp) {
+      T& v = m.memory[base + (3 + comp) * cells];
+      v = fma_t(b, v, c * elastic_derivative<T, R>(s[comp_of[comp][a]], e, stride[a]));
+      sum[comp] = sum[comp] + v;
+    }
+  }
+SS_UNROLL
+  for (int comp = 0; comp < 3; ++comp) out[comp][e] = fma_t(q, sum[comp], out[comp][e]);
 }
 
 /// What the views show besides the components: |u|, the divergence (P) and the curl's

@@ -44,7 +44,8 @@ BenchReport run_elastic3d_bench(const Elastic3DBenchOptions& o) {
   const std::string boundary =
       c.boundary == ElasticBoundary::periodic
           ? "periodic"
-          : fmt::format("{} {} (top {})", to_string(c.boundary), s.sponge, to_string(c.top));
+          : fmt::format("{} {} (top {})", to_string(c.boundary), c.boundary == ElasticBoundary::cpml ? s.cpml : s.sponge,
+                        to_string(c.top));
   report.title = fmt::format("elastic3d {}x{}x{}, order {}, {} steps, {} {} medium, {} source, {}, h {:g} m, f0 {:g} Hz, "
                              "dt {:.4g} s (limit {:.4g})",
                              g.nx, g.ny, g.nz, c.order, o.steps, to_string(c.anisotropy), to_string(c.medium),
@@ -61,6 +62,7 @@ BenchReport run_elastic3d_bench(const Elastic3DBenchOptions& o) {
                    {"boundary", std::string(to_string(c.boundary))},
                    {"top", std::string(to_string(c.top))},
                    {"sponge_width", static_cast<long long>(s.sponge)},
+                   {"cpml_width", static_cast<long long>(s.cpml)},
                    {"vp", c.vp},
                    {"vs", c.vs},
                    {"rho", c.rho},
@@ -75,6 +77,17 @@ BenchReport run_elastic3d_bench(const Elastic3DBenchOptions& o) {
       "in double); strains, stresses and accelerations in memory are the variants' own cost. The time includes the "
       "source, ghost and boundary launches; copy = GB/s over the copy of the same device (GPU rows: device copy "
       "kernel; CPU rows: host copy); errors against the double reference after the same steps from rest";
+  if (s.cpml_layout.any()) {
+    // The CPML's own least traffic: its 6 memory variables per slab node read and written
+    // once, and the 6 stresses and 3 components of u^{n+1} of every layer node re-read and
+    // re-written (u^n and the stresses' stencil re-reads not counted).
+    const double extra = 2.0 * static_cast<double>(s.cpml_layout.memory_values(kElasticCpmlVars, g)) +
+                         18.0 * static_cast<double>(s.cpml_layout.nodes(g));
+    report.footer += fmt::format(
+        "; GB/s counts the interior's traffic only: the CPML layers add at least {:.1f} % more (their memory "
+        "variables read and written, stresses and u^(n+1) re-read and re-written in the layers)",
+        100 * extra / (kElasticValuesPerNode * static_cast<double>(g.points())));
+  }
   const std::size_t value_bytes = o.precision == Precision::f32 ? sizeof(float) : sizeof(double);
   measure_copies(o.variants, g.elements() * value_bytes, o.progress, report);
   std::optional<std::vector<double>> reference;

@@ -50,6 +50,7 @@ struct DeviceElastic3D<T>::Impl {
   DeviceBuffer<T> stress[6], strain[6], accel[3];
   DeviceBuffer<T> c11, c13, c33, c44, c66, q, damp, traces, source_weights;
   DeviceBuffer<long long> receivers;  // padded indices
+  DeviceBuffer<T> cpml_memory, cpml_table;  // CPML: psi and phi per slab, the coefficients (empty without)
   DeviceBuffer<float> vp, view;  // vp; the view scratch volume
   DeviceBuffer<float> slice;
   DeviceBuffer<T> box;
@@ -61,7 +62,8 @@ struct DeviceElastic3D<T>::Impl {
   explicit Impl(const Elastic3DSetup& s) : setup(s) {
     const Grid3D& g = s.grid;
     const std::size_t trace_values = static_cast<std::size_t>(s.trace_steps) * 3 * s.receivers.size();
-    check_device_memory(30 * g.elements() * sizeof(T) + 2 * g.elements() * sizeof(float) + trace_values * sizeof(T),
+    check_device_memory(30 * g.elements() * sizeof(T) + 2 * g.elements() * sizeof(float) + trace_values * sizeof(T) +
+                            s.cpml_layout.memory_values(kElasticCpmlVars, g) * sizeof(T),
                         "elastic3d on this grid");
     for (auto& level : u)
       for (DeviceBuffer<T>& f : level) f = DeviceBuffer<T>(g.elements());
@@ -90,6 +92,10 @@ struct DeviceElastic3D<T>::Impl {
     // Scratch ghosts the kernels never write stay 0 (stresses under periodic or sponge
     // rules are rewritten each step; strains and accelerations are read only inside).
     for (DeviceBuffer<T>& f : stress) SS_CUDA_CHECK(cudaMemset(f.get(), 0, f.bytes()));
+    if (s.cpml_layout.any()) {
+      upload(cpml_table, elastic_cpml_table<T>(s));
+      cpml_memory = DeviceBuffer<T>(s.cpml_layout.memory_values(kElasticCpmlVars, g));
+    }
   }
   /// The receivers' indices and a trace buffer for them (synchronous).
   void upload_receivers() {
@@ -102,6 +108,10 @@ struct DeviceElastic3D<T>::Impl {
     trace_rows = 0;
     trace_first = steps_done;
   }
+  void clear_cpml() {
+    if (cpml_memory.size() > 0) SS_CUDA_CHECK(cudaMemsetAsync(cpml_memory.get(), 0, cpml_memory.bytes(), stream.get()));
+  }
+  ElasticCpml<T> cpml() { return {setup.cpml_layout, cpml_memory.get(), cpml_table.get()}; }
   ElasticMediumPtrs<T> medium() const { return {c11.get(), c13.get(), c33.get(), c44.get(), c66.get(), q.get()}; }
   ElasticFields3<T> level(int l) { return {{u[l][0].get(), u[l][1].get(), u[l][2].get()}}; }
   ElasticFields6<T> stresses() {
@@ -139,6 +149,7 @@ void DeviceElastic3D<T>::reset() {
   m.trace_first = 0;
   m.trace_rows = 0;
   m.view_quantity = -1;
+  m.clear_cpml();
   m.u_ghosts(m.cur);
   synchronize();
 }
@@ -176,6 +187,13 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
                                                                    free_top);
         SS_CUDA_LAUNCH_CHECK("elastic3d_stress_fused");
       }
+      const long long cpml_nodes = m.setup.cpml_layout.nodes(g);
+      const unsigned cpml_blocks = std::min<unsigned>(blocks_for(cpml_nodes, 128), 8192);
+      if (m.setup.cpml_layout.any()) {
+        elastic3d_cpml_stress_kernel<T, R><<<cpml_blocks, 128, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], m.cpml(),
+                                                                        m.medium(), stress, g, free_top, cpml_nodes);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_cpml_stress_kernel");
+      }
       if (stress_src.n > 0) {
         elastic3d_stress_source<T><<<dim3(box_blocks, stress_src.n), 128, 0, st>>>(stress, g, stress_src, wsrc);
         SS_CUDA_LAUNCH_CHECK("elastic3d_stress_source");
@@ -195,6 +213,10 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
         elastic3d_update_fused<T, R><<<grid, kPointBlock, 0, st>>>(stress, cur, prev, m.q.get(), m.damp.get(), out, g,
                                                                    forces, wsrc);
         SS_CUDA_LAUNCH_CHECK("elastic3d_update_fused");
+      }
+      if (m.setup.cpml_layout.any()) {
+        elastic3d_cpml_update_kernel<T, R><<<cpml_blocks, 128, 0, st>>>(stress, m.cpml(), m.q.get(), out, g, cpml_nodes);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_cpml_update_kernel");
       }
       if (m.setup.absorbing_bottom()) {
         const CeFaces faces = ce_faces_of(m.setup);
@@ -314,6 +336,7 @@ void DeviceElastic3D<T>::load(const ElasticState<T>& s, long steps_done) {
   m.trace_first = steps_done;
   m.trace_rows = 0;
   m.view_quantity = -1;
+  m.clear_cpml();
   m.u_ghosts(m.cur);
   synchronize();  // the caller's buffers may go away
 }
@@ -397,6 +420,17 @@ std::vector<T> DeviceElastic3D<T>::traces() const {
   std::vector<T> out(static_cast<std::size_t>(m.trace_rows) * 3 * m.setup.receivers.size());
   if (!out.empty())
     SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.traces.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
+                                  m.stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+  return out;
+}
+
+template <typename T>
+std::vector<T> DeviceElastic3D<T>::cpml_memory() const {
+  const Impl& m = *impl_;
+  std::vector<T> out(m.cpml_memory.size());
+  if (!out.empty())
+    SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), m.cpml_memory.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost,
                                   m.stream.get()));
   SS_CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
   return out;

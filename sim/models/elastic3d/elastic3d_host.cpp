@@ -26,7 +26,7 @@ void fill_ghosts_host(T* f, const Grid3D& g, ElasticGhostRule r, T top_sign) {
 template <typename T>
 HostElastic3D<T>::HostElastic3D(const Elastic3DSetup& setup)
     : setup_(setup), medium_(padded_medium<T>(setup)), damping_(elastic_damping_tables<T>(setup)),
-      source_weights_(source_weights_as<T>(setup)),
+      source_weights_(source_weights_as<T>(setup)), cpml_table_(elastic_cpml_table<T>(setup)),
       vp_(elastic_vp_field(setup)) {
   for (std::vector<T>& s : stress_) s.assign(setup_.grid.elements(), T(0));
   reset();
@@ -40,6 +40,7 @@ void HostElastic3D<T>::reset() {
   steps_done_ = 0;
   trace_first_ = 0;
   traces_.clear();
+  cpml_memory_.assign(setup_.cpml_layout.memory_values(kElasticCpmlVars, setup_.grid), T(0));
   refresh_ghosts();
 }
 
@@ -83,6 +84,18 @@ void HostElastic3D<T>::step(int n) {
                 elastic_stress(eps, VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]}, free_top && k == 0);
             s[0][e] = sig.xx, s[1][e] = sig.yy, s[2][e] = sig.zz, s[3][e] = sig.xy, s[4][e] = sig.xz, s[5][e] = sig.yz;
           }
+      const ElasticCpml<T> cp{setup_.cpml_layout, cpml_memory_.data(), cpml_table_.data()};
+      const long long cpml_nodes = cp.layout.nodes(g);
+      if (cp.layout.any()) {  // the CPML's stress pass
+#pragma omp parallel for schedule(static)
+        for (long long n = 0; n < cpml_nodes; ++n) {
+          int i, j, k;
+          cp.layout.node(g, n, i, j, k);
+          const std::size_t e = g.index(i, j, k);
+          elastic_cpml_stress<T, R>(ux, uy, uz, cp, VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]},
+                                    free_top && k == 0, g, i, j, k, s);
+        }
+      }
       // 4: the stress source; 3: the stress ghosts (free-surface images).
       const ElasticStressStep<T> stress_src = elastic3d_stress_step<T>(setup_, steps_done_);
       for (int r = 0; r < stress_src.n; ++r) {
@@ -115,6 +128,15 @@ void HostElastic3D<T>::step(int n) {
             const T damp = (tx[i] * ty[j]) * tz[k];
             for (int c = 0; c < 3; ++c) out[c][e] = elastic_update(cu[c][e], pv[c][e], m.q[e], a[c], damp);
           }
+      if (cp.layout.any()) {  // the CPML's update pass
+        T* const outs[3] = {out[0], out[1], out[2]};
+#pragma omp parallel for schedule(static)
+        for (long long n = 0; n < cpml_nodes; ++n) {
+          int i, j, k;
+          cp.layout.node(g, n, i, j, k);
+          elastic_cpml_update<T, R>(sc, cp, m.q[g.index(i, j, k)], g, i, j, k, outs);
+        }
+      }
       // 8: Clayton-Engquist on the outermost nodes of the absorbing faces.
       if (setup_.absorbing_bottom()) {
         const CeFaces faces = ce_faces_of(setup_);
@@ -239,6 +261,7 @@ void HostElastic3D<T>::load(const ElasticState<T>& s, long steps_done) {
   steps_done_ = steps_done;
   trace_first_ = steps_done;
   traces_.clear();
+  std::fill(cpml_memory_.begin(), cpml_memory_.end(), T(0));
   refresh_ghosts();
 }
 
@@ -276,7 +299,8 @@ struct RefField {
 // Ghosts by cases: wrapped (periodic), 0 beyond the sponge, or mirrored above a free top
 // with `sign` (+1 even, -1 odd).
 void reference_ghosts(RefField& u, const Elastic3DSetup& s, double sign) {
-  const bool periodic = s.config.boundary != ElasticBoundary::sponge;  // x and y
+  const bool periodic = s.config.boundary == ElasticBoundary::periodic ||
+                        s.config.boundary == ElasticBoundary::periodic_sides;  // x and y
   const bool periodic_z = s.config.boundary == ElasticBoundary::periodic;
   const bool free_top = s.free_top();
   const int nx = u.nx, ny = u.ny, nz = u.nz;
@@ -350,6 +374,15 @@ double ref_weight(const Elastic3DSetup& s, std::size_t r, int i, int j, int k) {
   return s.source_weights[(static_cast<std::size_t>(c) * W + b) * W + a];
 }
 
+// The CPML layer along axis a that holds node index i: how many nodes it lies in from the
+// outermost, or -1 outside every layer (no layer under a free top, nor without cpml).
+int ref_cpml_depth(const Elastic3DSetup& s, int a, int i) {
+  if (s.config.boundary != ElasticBoundary::cpml) return -1;
+  const int n = a == 0 ? s.grid.nx : a == 1 ? s.grid.ny : s.grid.nz;
+  const int d = a == 2 && s.free_top() ? n - 1 - i : std::min(i, n - 1 - i);
+  return d < s.cpml ? d : -1;
+}
+
 std::array<RefField, 3> ref_fields(const Grid3D& g) {
   return {RefField(g.nx, g.ny, g.nz), RefField(g.nx, g.ny, g.nz), RefField(g.nx, g.ny, g.nz)};
 }
@@ -375,14 +408,39 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
           }
   if (traces) traces->clear();
   const double h = s.config.h, dt = s.dt;
+  // The CPML's memory variables on the whole grid (0 outside their layers): psi[a][c] of
+  // d_a u_c, phi[a][c] of d_a sigma_ca.
+  const bool cpml = s.config.boundary == ElasticBoundary::cpml;
+  std::vector<std::vector<double>> psi(cpml ? 9 : 0, std::vector<double>(g.points(), 0.0)), phi = psi;
+  auto coefficients = [&](int d) {
+    return cpml_coefficients(d, s.cpml, s.vmax, s.config.h, s.dt, s.config.f0, s.config.cpml_reflection);
+  };
   for (int n = 0; n < steps; ++n) {
     for (int c = 0; c < 3; ++c) reference_ghosts(cur[c], s, 1.0);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < g.nz; ++k)
       for (int j = 0; j < g.ny; ++j)
         for (int i = 0; i < g.nx; ++i) {
-          const std::array<double, 6> st =
-              ref_stress(ref_medium(s, i, j, k), ref_strain(cur, i, j, k, R, w), free_top && k == 0);
+          std::array<double, 6> strain = ref_strain(cur, i, j, k, R, w);
+          if (cpml) {  // the stretched derivatives d_a u_c + psi_ac in the layers
+            double grad[3][3];
+            for (int c = 0; c < 3; ++c)
+              for (int a = 0; a < 3; ++a) grad[c][a] = ref_d(cur[c], i, j, k, a, R, w);
+            const int at[3] = {i, j, k};
+            for (int a = 0; a < 3; ++a) {
+              const int d = ref_cpml_depth(s, a, at[a]);
+              if (d < 0) continue;
+              const CpmlCoefficients cc = coefficients(d);
+              for (int c = 0; c < 3; ++c) {
+                double& v = psi[3 * a + c][s.node(i, j, k)];
+                v = cc.b * v + cc.c * grad[c][a];
+                grad[c][a] += v;
+              }
+            }
+            strain = {grad[0][0], grad[1][1], grad[2][2], 0.5 * (grad[0][1] + grad[1][0]),
+                      0.5 * (grad[0][2] + grad[2][0]), 0.5 * (grad[1][2] + grad[2][1])};
+          }
+          const std::array<double, 6> st = ref_stress(ref_medium(s, i, j, k), strain, free_top && k == 0);
           for (int c = 0; c < 6; ++c) sig[c].at(i, j, k) = st[c];
         }
     for (std::size_t r = 0; r < s.sources.size(); ++r) {
@@ -407,7 +465,18 @@ ElasticState<double> elastic3d_reference(const Elastic3DSetup& s, int steps, std
           const double d = s.damping(0, i) * s.damping(1, j) * s.damping(2, k);
           for (int c = 0; c < 3; ++c) {
             double a = 0;
-            for (int ax = 0; ax < 3; ++ax) a += ref_d(sig[comp[c][ax]], i, j, k, ax, R, w);
+            for (int ax = 0; ax < 3; ++ax) {
+              const double dsig = ref_d(sig[comp[c][ax]], i, j, k, ax, R, w);
+              a += dsig;
+              const int at[3] = {i, j, k};
+              const int dd = cpml ? ref_cpml_depth(s, ax, at[ax]) : -1;
+              if (dd >= 0) {  // the stretched derivative: + phi_{ax, c}
+                const CpmlCoefficients cc = coefficients(dd);
+                double& v = phi[3 * ax + c][s.node(i, j, k)];
+                v = cc.b * v + cc.c * dsig;
+                a += v;
+              }
+            }
             for (std::size_t r = 0; r < s.sources.size(); ++r)
               if (s.sources[r].kind == SourceKind::force) a += s.force_increment(n, r, c) * ref_weight(s, r, i, j, k);
             next[c].at(i, j, k) = d * (2 * cur[c].at(i, j, k) - d * prev[c].at(i, j, k) + q * a);

@@ -8,7 +8,9 @@
 //   fused - stresses from u per point (strains in registers) written once, the stress
 //           source and ghosts, then one kernel for the divergence, the force source and
 //           the update; then Clayton-Engquist, u ghosts and receivers
-// One point per thread (x, y from the block, a loop over z planes).
+// One point per thread (x, y from the block, a loop over z planes). Under cpml both run
+// the CPML's two passes (elastic3d.hpp) over the layer nodes only: the stress pass after
+// the stresses, the update pass after the update.
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/ghost3d.hpp"  // ghost_face_cells
 #include "sim/core/slice3d.hpp"  // CellBox
@@ -158,6 +160,37 @@ __global__ void __launch_bounds__(kElasticBX* kElasticBY)
 }
 
 // ---- shared by both -------------------------------------------------------------
+
+/// The CPML's stress pass over the layer nodes (after the stresses, before the source).
+template <typename T, int R>
+__global__ void elastic3d_cpml_stress_kernel(const T* __restrict__ ux, const T* __restrict__ uy,
+                                             const T* __restrict__ uz, ElasticCpml<T> cp, ElasticMediumPtrs<T> m,
+                                             ElasticFields6<T> stress, Grid3D g, bool free_top, long long nodes) {
+  T* const s[6] = {stress.c[0], stress.c[1], stress.c[2], stress.c[3], stress.c[4], stress.c[5]};
+  for (long long n = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; n < nodes;
+       n += static_cast<long long>(gridDim.x) * blockDim.x) {
+    int i, j, k;
+    cp.layout.node(g, n, i, j, k);
+    const std::size_t e = g.index(i, j, k);
+    elastic_cpml_stress<T, R>(ux, uy, uz, cp, VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]},
+                              free_top && k == 0, g, i, j, k, s);
+  }
+}
+
+/// The CPML's update pass over the layer nodes (after the update, before the boundary
+/// and ghost steps; the stress ghosts are written).
+template <typename T, int R>
+__global__ void elastic3d_cpml_update_kernel(ElasticFields6<T> stress, ElasticCpml<T> cp, const T* __restrict__ q,
+                                             ElasticFields3<T> out, Grid3D g, long long nodes) {
+  const T* const s[6] = {stress.c[0], stress.c[1], stress.c[2], stress.c[3], stress.c[4], stress.c[5]};
+  T* const o[3] = {out.c[0], out.c[1], out.c[2]};
+  for (long long n = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; n < nodes;
+       n += static_cast<long long>(gridDim.x) * blockDim.x) {
+    int i, j, k;
+    cp.layout.node(g, n, i, j, k);
+    elastic_cpml_update<T, R>(s, cp, q[g.index(i, j, k)], g, i, j, k, o);
+  }
+}
 
 /// 4: the stress sources (explosion, moment; a list by value) over their boxes, owned as
 /// in elastic3d_force_source (elastic_add_stresses).

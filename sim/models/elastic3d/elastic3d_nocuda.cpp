@@ -35,6 +35,7 @@ template <typename T> const float* DeviceElastic3D<T>::device_view_volume(int) {
 template <typename T> void* DeviceElastic3D<T>::native_stream() const { throw Error(kNoCuda); }
 template <typename T> void DeviceElastic3D<T>::copy_slice_to_host(SliceAxis, int, int, float*) { throw Error(kNoCuda); }
 template <typename T> std::vector<T> DeviceElastic3D<T>::traces() const { throw Error(kNoCuda); }
+template <typename T> std::vector<T> DeviceElastic3D<T>::cpml_memory() const { throw Error(kNoCuda); }
 template <typename T> long DeviceElastic3D<T>::first_trace_step() const { throw Error(kNoCuda); }
 template <typename T> void DeviceElastic3D<T>::set_sources(const std::vector<SourceSpec>&) { throw Error(kNoCuda); }
 template <typename T> void DeviceElastic3D<T>::set_receivers(const ReceiverLayout&) { throw Error(kNoCuda); }

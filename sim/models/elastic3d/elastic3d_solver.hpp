@@ -10,7 +10,9 @@
 //       is imaged too)
 //   5-7 the divergence, the force source at its node, the displacement update with the
 //       sponge's damping
-//   8   Clayton-Engquist on the outermost nodes of the absorbing faces
+//   8   Clayton-Engquist on the outermost nodes of the absorbing faces (sponge only)
+// Under cpml, the CPML's stress pass follows 1-2 and its update pass follows 5-7
+// (elastic3d.hpp).
 //   9   the ghosts of u^{n+1} (even mirror above a free surface), the receivers, the
 //       rotation of the time levels.
 // Sources: the setup's list; stress sources (explosion, moment) at step 4, forces at step 6,
@@ -58,12 +60,14 @@ class HostElastic3D {
   /// Adds a Gaussian bump of u_z at rest inside the sphere (value exp(-r^2 / (2 (radius/2)^2))).
   void paint(const Sphere& sphere);
   ElasticState<T> state() const;
-  /// Replaces u, u_prev and the step count; clears the traces.
+  /// Replaces u, u_prev and the step count; clears the traces and the CPML's memory variables.
   void load(const ElasticState<T>& s, long steps_done);
   /// Replaces the sources from the next step on; throws ss::Error and keeps them.
   void set_sources(const std::vector<SourceSpec>& sources);
   /// Moves the receivers and starts their traces again; throws ss::Error and keeps them.
   void set_receivers(const ReceiverLayout& layout);
+  /// The CPML's memory variables (CpmlLayout::slab_base order; empty without CPML).
+  const std::vector<T>& cpml_memory() const { return cpml_memory_; }
   const std::vector<T>& traces() const { return traces_; }
   int trace_rows() const { return static_cast<int>(traces_.size() / (3 * setup_.receivers.size())); }
   long first_trace_step() const { return trace_first_; }
@@ -77,6 +81,7 @@ class HostElastic3D {
   std::vector<T> stress_[6];
   PaddedMedium<T> medium_;
   std::vector<T> damping_, source_weights_;
+  std::vector<T> cpml_memory_, cpml_table_;  // CPML: psi and phi per slab, the coefficients
   std::vector<float> vp_, derived_;
   std::vector<T> traces_;
   int prev_ = 0, cur_ = 1, next_ = 2;
@@ -142,6 +147,8 @@ class DeviceElastic3D {
   void set_sources(const std::vector<SourceSpec>& sources);
   void set_receivers(const ReceiverLayout& layout);
   std::vector<T> traces() const;
+  /// The CPML's memory variables as HostElastic3D::cpml_memory (synchronous).
+  std::vector<T> cpml_memory() const;
   long first_trace_step() const;
   const Elastic3DSetup& setup() const;
   long steps_done() const;

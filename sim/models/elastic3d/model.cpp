@@ -114,20 +114,28 @@ std::vector<ParamSpec> elastic_params() {
   p.push_back(automatic(number("rec_z", "receiver depth", "nodes", ParamKind::integer, 0, 0, 1e300,
                                "depth node of the receiver line (along x through the source's y), 0 to nz - 1; "
                                "0: the surface")));
-  ParamSpec b = choice("boundary", {"sponge", "periodic", "periodic_sides"},
+  ParamSpec b = choice("boundary", {"sponge", "periodic", "periodic_sides", "cpml"},
                        "sponge (Clayton-Engquist on the outermost nodes and a Cerjan sponge along the faces, u = 0 "
-                       "beyond), periodic (wrapped) or periodic_sides (x and y wrapped, the bottom absorbing, the top "
-                       "by `top`)");
+                       "beyond), periodic (wrapped), periodic_sides (x and y wrapped, the bottom absorbing, the top "
+                       "by `top`) or cpml (a convolutional PML along the faces, the top by `top`, u = 0 beyond)");
   b.selects_code = true;
   p.push_back(b);
   ParamSpec top = choice("top", {"free", "absorbing"},
-                         "the top face (z = 0) under the sponge: free surface (sigma_zj = 0, stress imaging) or "
-                         "absorbing like the other faces (under boundary sponge or periodic_sides)");
+                         "the top face (z = 0) under the sponge or cpml: free surface (sigma_zj = 0, stress "
+                         "imaging) or absorbing like the other faces (under boundary sponge, periodic_sides or cpml)");
   top.selects_code = true;
   p.push_back(top);
   p.push_back(automatic(number("sponge_width", "sponge width", "nodes", ParamKind::integer, 0, 0, 1e300,
                                "nodes of the sponge layer; 0: 20, or a third of the smallest side when that is less; "
                                "wider than a third of the smallest side (periodic_sides: of nz) is refused")));
+  p.push_back(automatic(number("cpml_width", "CPML width", "nodes", ParamKind::integer, 0, 0, 1e300,
+                               "nodes of the CPML layer; 0: 16, or a third of the smallest side when that is less; "
+                               "wider than a third of the smallest side is refused",
+                               "boundary=cpml")));
+  p.push_back(number("cpml_reflection", "CPML R", "", ParamKind::real, kDefaultCpmlReflection, 1e-12, 0.5,
+                     "the theoretical normal-incidence reflection R that sets the CPML's damping "
+                     "d0 = -3 vmax ln(R) / (2 L)",
+                     "boundary=cpml"));
   return p;
 }
 
@@ -214,6 +222,8 @@ Elastic3DConfig to_elastic3d(const ModelConfig& c) {
   a.boundary = parse_elastic_boundary(c.word("boundary"));
   a.top = parse_elastic_top(c.word("top"));
   a.sponge_width = whole(c, "sponge_width");
+  a.cpml_width = whole(c, "cpml_width");
+  a.cpml_reflection = c.number("cpml_reflection");
   return a;
 }
 

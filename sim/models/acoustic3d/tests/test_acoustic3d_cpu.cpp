@@ -176,6 +176,106 @@ TEST(Acoustic3DPhysics, SpongeReflectsLittle) {
   EXPECT_GT(direct, 0.1);  // the direct wave did arrive (about h / r = 0.25 Pa)
 }
 
+// ---- CPML ----------------------------------------------------------------
+
+/// The largest |difference| between the receiver 4 nodes from the source in `small` and
+/// the same receiver in a 72^3 periodic box (where nothing comes back within the window),
+/// over the largest |p| there: what the faces of `small` send back, relative to the direct
+/// wave. Order 4, f0 16 Hz: 5 nodes per wavelength at 2.5 f0. The big run is shared.
+double reflection_against_big_box(const Acoustic3DConfig& small) {
+  static const std::vector<double> big_trace = [] {
+    Acoustic3DConfig big = cube(72, 4);
+    big.f0 = 16;
+    big.boundary = AcousticBoundary::periodic;
+    const Acoustic3DSetup sb = make_acoustic3d_setup(big);
+    const int steps = static_cast<int>((big.nx - 4 - 2) * big.h / big.vp / sb.dt);
+    HostAcoustic3D<float> b(sb);
+    b.step(steps);
+    return trace_at(b.traces(), big.nx, sb.src[0] + 4);
+  }();
+  const Acoustic3DSetup ss = make_acoustic3d_setup(small);
+  const int steps = static_cast<int>(big_trace.size());
+  EXPECT_GT(steps * ss.dt, (small.nx - 4) * small.h / small.vp + 1.5 / small.f0) << "the echo is in the window";
+  HostAcoustic3D<float> a(ss);
+  a.step(steps);
+  const std::vector<double> ta = trace_at(a.traces(), small.nx, ss.src[0] + 4);
+  double direct = 0, echo = 0;
+  for (int n = 0; n < steps; ++n) {
+    direct = std::max(direct, std::abs(big_trace[n]));
+    echo = std::max(echo, std::abs(ta[n] - big_trace[n]));
+  }
+  EXPECT_GT(direct, 0.1);  // the direct wave did arrive (about h / r = 0.25 Pa)
+  return echo / direct;
+}
+
+/// The 48^3 box with the CPML on all six faces, `width` nodes wide.
+Acoustic3DConfig cpml_box(int width) {
+  Acoustic3DConfig c = cube(48, 4);
+  c.f0 = 16;
+  c.boundary = AcousticBoundary::cpml;
+  c.top = TopBoundary::absorbing;
+  c.cpml_width = width;
+  return c;
+}
+
+// The CPML on every face of a 48^3 box, as the sponge test above measures the sponge: at
+// the default width (16) at most 0.1 % of the direct amplitude (the goal).
+TEST(Acoustic3DPhysics, CpmlOfTheDefaultWidthReflectsAtMostATenthOfAPercent) {
+  const double r = reflection_against_big_box(cpml_box(kDefaultCpmlWidth));
+  std::printf("[ MEASURED ] CPML of %d nodes (R %.0e, N %d): reflected %.4f %% of the direct amplitude\n",
+              kDefaultCpmlWidth, kDefaultCpmlReflection, kCpmlPower, 100 * r);
+  EXPECT_LT(r, 1e-3);
+}
+
+// Narrower layers reflect more, and still far less than the sponge of 16.
+TEST(Acoustic3DPhysics, NarrowerCpmlReflectsMore) {
+  double previous = 1;
+  for (int width : {8, 12}) {
+    const double r = reflection_against_big_box(cpml_box(width));
+    std::printf("[ MEASURED ] CPML of %d nodes (R %.0e, N %d): reflected %.4f %% of the direct amplitude\n", width,
+                kDefaultCpmlReflection, kCpmlPower, 100 * r);
+    EXPECT_LT(r, 0.005) << "width " << width;
+    EXPECT_LT(r, previous) << "width " << width;
+    previous = r;
+  }
+}
+
+// A free top over CPML faces: p stays exactly 0 on the surface plane, and a long run
+// (3000 steps, a random medium, a pulse near the surface, no source) decays and stays
+// bounded: no late-time growth in the layers.
+TEST(Acoustic3DPhysics, CpmlUnderAFreeTopStaysBoundedOverALongRun) {
+  Acoustic3DConfig c = cube(16, 4);
+  c.medium = Medium::random;
+  c.boundary = AcousticBoundary::cpml;
+  c.top = TopBoundary::free;
+  c.cpml_width = 5;
+  c.source = false;
+  const Acoustic3DSetup s = make_acoustic3d_setup(c);
+  HostAcoustic3D<float> sim(s);
+  sim.paint({8, 8, 3, 3, 1.0});
+  const Grid3D& g = s.grid;
+  auto largest = [&] {
+    double m = 0;
+    for (float v : sim.interior()) m = std::max(m, static_cast<double>(std::abs(v)));
+    return m;
+  };
+  const double p0 = largest();
+  double late = 0, last = 0;
+  for (int chunk = 0; chunk < 30; ++chunk) {
+    sim.step(100);
+    last = largest();
+    if (chunk >= 10) late = std::max(late, last);
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) ASSERT_EQ(sim.pressure()[g.index(i, j, 0)], 0.0f) << i << " " << j;
+  }
+  std::printf("[ MEASURED ] CPML of 5 nodes under a free top, 3000 steps: largest |p| %.2e of the initial after 1000 "
+              "steps, %.2e at the end\n",
+              late / p0, last / p0);
+  EXPECT_TRUE(std::isfinite(last));
+  EXPECT_LT(late, 1e-2 * p0);
+  EXPECT_LE(last, late);
+}
+
 // p = 0 on the free surface, exactly, at every step; the surface reflection is the wave of
 // an image source of opposite sign above it: the trace minus the direct Green's function is
 // negative where that image's wave peaks.
@@ -284,7 +384,9 @@ TEST(Acoustic3DPhysics, EnergyIsConservedInAPeriodicBoxAndFallsInASponge) {
 // ---- the cpu variant against the reference ---------------------------------
 
 std::string kind_name(int kind) {
-  return kind == 0 ? "sponge_free" : kind == 1 ? "sponge_absorbing_layered" : "periodic_random";
+  constexpr const char* names[] = {"sponge_free", "sponge_absorbing_layered", "periodic_random", "cpml_free_layered",
+                                   "cpml_absorbing_random"};
+  return names[kind];
 }
 
 class CpuVsReference : public ::testing::TestWithParam<std::tuple<int, int>> {};
@@ -298,7 +400,12 @@ TEST_P(CpuVsReference, FloatAndDouble) {
   switch (setup_kind) {
     case 0: c.boundary = AcousticBoundary::sponge, c.top = TopBoundary::free, c.src_z = 2; break;
     case 1: c.boundary = AcousticBoundary::sponge, c.top = TopBoundary::absorbing, c.medium = Medium::layered; break;
-    default: c.boundary = AcousticBoundary::periodic, c.medium = Medium::random, c.src_x = 1; break;
+    case 2: c.boundary = AcousticBoundary::periodic, c.medium = Medium::random, c.src_x = 1; break;
+    case 3: c.boundary = AcousticBoundary::cpml, c.top = TopBoundary::free, c.medium = Medium::layered, c.src_z = 2; break;
+    default:  // near a corner: the wave is well into three layers within the steps
+      c.boundary = AcousticBoundary::cpml, c.top = TopBoundary::absorbing, c.medium = Medium::random;
+      c.src_x = 4, c.src_y = 4, c.src_z = 15;
+      break;
   }
   const Acoustic3DSetup s = make_acoustic3d_setup(c);
   const int steps = 40;
@@ -324,7 +431,7 @@ TEST_P(CpuVsReference, FloatAndDouble) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, CpuVsReference,
-                         ::testing::Combine(::testing::Values(2, 4, 6, 8), ::testing::Values(0, 1, 2)),
+                         ::testing::Combine(::testing::Values(2, 4, 6, 8), ::testing::Values(0, 1, 2, 3, 4)),
                          [](const auto& info) {
                            return "order" + std::to_string(std::get<0>(info.param)) + "_" + kind_name(std::get<1>(info.param));
                          });
@@ -421,6 +528,17 @@ TEST(Acoustic3DSetup, BadInputIsRefusedNamingTheValue) {
   EXPECT_NE(e.find("sponge width 22"), std::string::npos) << e;
 
   c = cube(64);
+  c.boundary = AcousticBoundary::cpml;
+  c.cpml_width = 22;
+  e = error_of(c);
+  EXPECT_NE(e.find("cpml width 22"), std::string::npos) << e;
+  c.cpml_width = 21;
+  EXPECT_EQ(error_of(c), "");
+  c.cpml_reflection = 1.5;
+  e = error_of(c);
+  EXPECT_NE(e.find("cpml reflection"), std::string::npos) << e;
+
+  c = cube(64);
   c.src_x = 64;
   e = error_of(c);
   EXPECT_NE(e.find("src_x = 64"), std::string::npos) << e;
@@ -437,6 +555,8 @@ TEST(Acoustic3DSetup, BadInputIsRefusedNamingTheValue) {
   EXPECT_THROW(make_config(m, {32, 32, 32}, 8, {{"dt", 1.0}}), Error);
   EXPECT_THROW(make_config(m, {32, 32, 32}, 8, {{"sponge_width", 11.0}}), Error);
   EXPECT_NO_THROW(make_config(m, {32, 32, 32}, 8, {{"sponge_width", 10.0}}));
+  EXPECT_THROW(make_config(m, {32, 32, 32}, 8, {{"boundary", std::string("cpml")}, {"cpml_width", 11.0}}), Error);
+  EXPECT_NO_THROW(make_config(m, {32, 32, 32}, 8, {{"boundary", std::string("cpml")}, {"cpml_width", 10.0}}));
   EXPECT_THROW(make_config(m, {32, 32, 32}, 8, {{"src_z", 40.0}}), Error);
 }
 

@@ -30,7 +30,14 @@ Acoustic3DConfig odd_config(int order, int kind) {
   switch (kind) {
     case 0: c.boundary = AcousticBoundary::sponge, c.top = TopBoundary::free, c.src_z = 3; break;
     case 1: c.boundary = AcousticBoundary::sponge, c.top = TopBoundary::absorbing, c.medium = Medium::layered; break;
-    default: c.boundary = AcousticBoundary::periodic, c.medium = Medium::random, c.src_x = 1, c.src_y = 27; break;
+    case 2: c.boundary = AcousticBoundary::periodic, c.medium = Medium::random, c.src_x = 1, c.src_y = 27; break;
+    // CPML (7 nodes wide here: a third of nz) under a free top, and on all six faces; the
+    // source near a corner so the wave reaches the layers within the steps.
+    case 3: c.boundary = AcousticBoundary::cpml, c.top = TopBoundary::free, c.medium = Medium::layered, c.src_z = 3; break;
+    default:
+      c.boundary = AcousticBoundary::cpml, c.top = TopBoundary::absorbing, c.medium = Medium::random;
+      c.src_x = 4, c.src_y = 25, c.src_z = 5;
+      break;
   }
   return c;
 }
@@ -69,11 +76,14 @@ void check_case(const Acoustic3DSetup& s, int steps, double tolerance) {
       EXPECT_EQ(field[g.index(2, g.ny / 2, -m)], host.pressure()[g.index(2, g.ny / 2, -m)]) << what;
     }
     EXPECT_TRUE(same_bits(gpu.traces(), host.traces())) << what << ": traces";
+    EXPECT_TRUE(same_bits(gpu.cpml_memory(), host.cpml_memory())) << what << ": CPML memory variables";
   }
 }
 
 std::string kind_name(int kind) {
-  return kind == 0 ? "sponge_free" : kind == 1 ? "sponge_absorbing_layered" : "periodic_random";
+  constexpr const char* names[] = {"sponge_free", "sponge_absorbing_layered", "periodic_random", "cpml_free_layered",
+                                   "cpml_absorbing_random"};
+  return names[kind];
 }
 
 class Acoustic3DGpu : public ::testing::TestWithParam<std::tuple<int, int>> {};
@@ -91,7 +101,7 @@ TEST_P(Acoustic3DGpu, OddSizeDoubleBitwiseEqualToCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, Acoustic3DGpu,
-                         ::testing::Combine(::testing::Values(2, 4, 6, 8), ::testing::Values(0, 1, 2)),
+                         ::testing::Combine(::testing::Values(2, 4, 6, 8), ::testing::Values(0, 1, 2, 3, 4)),
                          [](const auto& info) {
                            return "order" + std::to_string(std::get<0>(info.param)) + "_" + kind_name(std::get<1>(info.param));
                          });

@@ -43,9 +43,18 @@ Elastic3DConfig odd_config(int order, int kind) {
       c.boundary = ElasticBoundary::sponge, c.top = ElasticTop::absorbing, c.medium = ElasticMedium::layered;
       c.anisotropy = Anisotropy::thomsen, c.force_dir = {1, 0.5, 2}, c.rec_z = 5;
       break;
-    default:  // periodic random, source at the edge
+    case 2:  // periodic random, source at the edge
       c.boundary = ElasticBoundary::periodic, c.medium = ElasticMedium::random, c.src_x = 1, c.src_y = 27;
       c.force_dir = {0, 1, 0};
+      break;
+    case 3:  // CPML (7 nodes: a third of nz) under a free top, explosion near the surface
+      c.boundary = ElasticBoundary::cpml, c.top = ElasticTop::free, c.src_z = 3;
+      c.source_kind = ElasticSource::explosion;
+      break;
+    default:  // CPML on all six faces, layered VTI, oblique force near a corner
+      c.boundary = ElasticBoundary::cpml, c.top = ElasticTop::absorbing, c.medium = ElasticMedium::layered;
+      c.anisotropy = Anisotropy::thomsen, c.force_dir = {1, 0.5, 2}, c.rec_z = 5;
+      c.src_x = 5, c.src_y = 24, c.src_z = 18;
       break;
   }
   return c;
@@ -83,11 +92,14 @@ void check_case(const Elastic3DSetup& s, int steps, double tolerance) {
       }
     }
     EXPECT_TRUE(same_bits(gpu.traces(), host.traces())) << what << ": traces";
+    EXPECT_TRUE(same_bits(gpu.cpml_memory(), host.cpml_memory())) << what << ": CPML memory variables";
   }
 }
 
 std::string kind_name(int kind) {
-  return kind == 0 ? "free_explosion" : kind == 1 ? "absorbing_layered_vti" : "periodic_random";
+  constexpr const char* names[] = {"free_explosion", "absorbing_layered_vti", "periodic_random", "cpml_free_explosion",
+                                   "cpml_absorbing_layered_vti"};
+  return names[kind];
 }
 
 class Elastic3DGpu : public ::testing::TestWithParam<std::tuple<int, int>> {};
@@ -105,7 +117,7 @@ TEST_P(Elastic3DGpu, OddSizeDoubleBitwiseEqualToCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, Elastic3DGpu,
-                         ::testing::Combine(::testing::Values(2, 4, 6, 8), ::testing::Values(0, 1, 2)),
+                         ::testing::Combine(::testing::Values(2, 4, 6, 8), ::testing::Values(0, 1, 2, 3, 4)),
                          [](const auto& info) {
                            return "order" + std::to_string(std::get<0>(info.param)) + "_" + kind_name(std::get<1>(info.param));
                          });

@@ -374,6 +374,8 @@ int run_distributed(const BenchArgs& a) {
 int run_bench(const BenchArgs& a) {
   if (distributed(a, world_ranks())) {
 #ifdef STENCILSCOPE_WITH_MPI
+    if (!dist::launched_by_mpi())
+      throw Error("--decomp and --scaling are for distributed runs: start them with mpirun -np N");
     return run_distributed(a);
 #else
     throw Error("this build has no MPI (STENCILSCOPE_MPI off or MPI not found): --decomp, --scaling and mpirun -np N "

@@ -91,3 +91,11 @@ TEST(CliMpi, ModelsAndVariantsThatDoNotRunDistributed) {
 TEST(CliMpi, OtherCommandsRefuseSeveralRanks) {
   expect_mpi_error(2, "export --model heat3d --size 16 --steps 1 --out /tmp/never.npy", "only bench runs");
 }
+
+TEST(CliMpi, WithoutMpirunOneRankAndTheTransportsSaid) {
+  const auto info = ss::test::run_cli("info");
+  EXPECT_EQ(info.status, 0) << info.out;
+  EXPECT_NE(info.out.find("distributed: MPI on host buffers"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("this run: 1 rank"), std::string::npos) << info.out;
+  ss::test::expect_cli_error("bench heat3d --size 16 --steps 1 --decomp 1x1x2", "start them with mpirun");
+}

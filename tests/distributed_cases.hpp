@@ -26,8 +26,9 @@ struct DistributedCase {
 /// boxes of radius 4 along x and y split in four and z split in three.
 inline constexpr std::array<int, 3> kUnevenGrid{19, 17, 13};
 
-/// Every registered model that runs distributed, in each word of each of its
-/// code-selecting parameters, at its lowest and highest order.
+/// Every registered model that runs distributed, in each word of each of its choice
+/// parameters (boundary rules, initial conditions, ...), one at a time, at its lowest and
+/// highest order.
 inline std::vector<DistributedCase> distributed_cases(std::array<int, 3> size = kUnevenGrid) {
   std::vector<DistributedCase> out;
   for (const Model* m : models()) {
@@ -35,7 +36,7 @@ inline std::vector<DistributedCase> distributed_cases(std::array<int, 3> size = 
     if (info.dims != 3) continue;
     std::vector<ParamValues> settings{{}};
     for (const ParamSpec& p : info.params)
-      if (p.selects_code && p.kind == ParamKind::choice)
+      if (p.kind == ParamKind::choice && !p.bench_sweeps)
         for (const std::string& word : p.choices) {
           if (word == p.default_choice) continue;
           settings.push_back({{p.name, word}});

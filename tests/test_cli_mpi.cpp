@@ -69,6 +69,14 @@ TEST(CliMpi, ForcedDecompositionAndWeakScaling) {
   EXPECT_NE(r.out.find("24x12x12"), std::string::npos) << r.out;  // the grid grows with the ranks
 }
 
+TEST(CliMpi, AnotherModelThroughTheSameTable) {
+  const auto r = run_mpi(3, "bench hydro3d --size 20x18x16 --steps 2 --repeat 1 --init turbulence");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "over 3 MPI ranks"), 1) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+}
+
 TEST(CliMpi, DecompThatIsNotTheRankCount) {
   expect_mpi_error(3, "bench heat3d --size 16 --steps 1 --decomp 2x2x1", "is 4 ranks, but the run has 3");
   expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --decomp 2by1", "malformed --decomp");

@@ -28,7 +28,7 @@ struct DistributedSpec {
   std::array<bool, 3> periodic{};  ///< per axis: the domain wraps, so the end boxes are neighbours
   bool edges = false;              ///< the stencil reads edge and corner ghosts (mixed derivatives):
                                    ///< the exchange then goes axis by axis, carrying earlier axes' ghosts
-  std::size_t fields = 1;          ///< fields exchanged after each (sub)step
+  std::size_t fields = 1;          ///< the most fields one exchange carries
 };
 
 /// Where one rank's box sits.
@@ -41,9 +41,10 @@ struct BoxPlacement {
   std::array<std::array<bool, 2>, 3> domain_face{};
 };
 
-/// The placement of `rank`'s box: an axis that is split and periodic has no domain faces
-/// (the end boxes are each other's neighbours); an axis that is not split keeps both (the
-/// box spans it, and the boundary step wraps or mirrors it as on one rank).
+/// The placement of `rank`'s box: a periodic axis has no domain faces (its end boxes are
+/// each other's neighbours; an axis that is not split wraps onto the box itself, through
+/// the same exchange, so that edges and corners come out as on one rank); the other rules
+/// keep the grid's faces for the model's boundary step.
 BoxPlacement place_box(const Decomposition& d, int rank, const std::array<bool, 3>& periodic);
 
 /// Fills the ghost faces a box shares with other ranks from their interiors (the halo

@@ -112,9 +112,9 @@ BoxPlacement place_box(const Decomposition& d, int rank, const std::array<bool, 
   p.box = d.box_of(rank);
   const auto c = d.coords_of(rank);
   for (int a = 0; a < 3; ++a) {
-    const bool wraps_to_a_neighbour = periodic[a] && d.dims[a] > 1;
-    p.domain_face[a][0] = c[a] == 0 && !wraps_to_a_neighbour;
-    p.domain_face[a][1] = c[a] == d.dims[a] - 1 && !wraps_to_a_neighbour;
+    // A periodic axis has no domain faces: its end boxes are neighbours (one box: itself).
+    p.domain_face[a][0] = c[a] == 0 && !periodic[a];
+    p.domain_face[a][1] = c[a] == d.dims[a] - 1 && !periodic[a];
   }
   return p;
 }

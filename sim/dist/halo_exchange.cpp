@@ -25,8 +25,9 @@ long long HaloExchange::bytes_sent_per_fill() const {
 }
 
 void HaloExchange::fill(std::span<float* const> fields) {
-  if (fields.size() != fields_)
+  if (fields.size() > fields_)
     throw Error(fmt::format("halo exchange set up for {} fields was given {}", fields_, fields.size()));
+  const std::size_t nf = fields.size();  // fewer is fine (a model's extra field between passes); every rank gives as many
   const double t0 = MPI_Wtime();
   std::vector<MPI_Request> requests;
   for (int phase = 0; phase < phases_; ++phase) {
@@ -35,7 +36,8 @@ void HaloExchange::fill(std::span<float* const> fields) {
       const HaloFace& f = faces_[k];
       if (f.phase != phase) continue;
       MPI_Request r;
-      check_mpi(MPI_Irecv(recv_[k].data(), static_cast<int>(recv_[k].size()), MPI_FLOAT, f.peer, f.recv_tag, comm_, &r),
+      check_mpi(MPI_Irecv(recv_[k].data(), static_cast<int>(f.recv.cells() * static_cast<long long>(nf)), MPI_FLOAT, f.peer,
+                          f.recv_tag, comm_, &r),
                 "MPI_Irecv");
       requests.push_back(r);
     }
@@ -43,9 +45,9 @@ void HaloExchange::fill(std::span<float* const> fields) {
       const HaloFace& f = faces_[k];
       if (f.phase != phase) continue;
       const std::size_t cells = static_cast<std::size_t>(f.send.cells());
-      for (std::size_t q = 0; q < fields_; ++q) pack_region_host(fields[q], grid_, f.send, send_[k].data() + q * cells);
+      for (std::size_t q = 0; q < nf; ++q) pack_region_host(fields[q], grid_, f.send, send_[k].data() + q * cells);
       MPI_Request r;
-      check_mpi(MPI_Isend(send_[k].data(), static_cast<int>(send_[k].size()), MPI_FLOAT, f.peer, f.send_tag, comm_, &r),
+      check_mpi(MPI_Isend(send_[k].data(), static_cast<int>(cells * nf), MPI_FLOAT, f.peer, f.send_tag, comm_, &r),
                 "MPI_Isend");
       requests.push_back(r);
     }
@@ -54,7 +56,7 @@ void HaloExchange::fill(std::span<float* const> fields) {
       const HaloFace& f = faces_[k];
       if (f.phase != phase) continue;
       const std::size_t cells = static_cast<std::size_t>(f.recv.cells());
-      for (std::size_t q = 0; q < fields_; ++q)
+      for (std::size_t q = 0; q < nf; ++q)
         unpack_region_host(fields[q], grid_, f.recv, recv_[k].data() + q * cells);
     }
   }

@@ -17,14 +17,15 @@ namespace ss::dist {
 /// (CartComm). Move-only; the communicator must outlive it.
 class HaloExchange final : public HaloFill {
  public:
-  /// `fields`: how many fields each fill() carries.
+  /// `fields`: the most fields one fill() carries.
   HaloExchange(const CartComm& comm, const BoxPlacement& where, const Grid3D& g, int width, bool edges,
                std::size_t fields);
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
   HaloExchange(HaloExchange&&) = default;
   HaloExchange& operator=(HaloExchange&&) = default;
-  /// Host fields of the box's layout. Collective over the communicator.
+  /// Host fields of the box's layout (at most `fields`; every rank gives as many).
+  /// Collective over the communicator.
   void fill(std::span<float* const> fields) override;
 
   /// Wall time spent in fill() since the last reset_timer, in seconds, and the calls.

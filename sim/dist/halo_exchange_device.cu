@@ -150,7 +150,7 @@ struct DeviceHaloExchange::Impl {
 
   void pack(const HaloFace& f, std::size_t k, std::span<float* const> fields_in) {
     const long long cells = f.send.cells();
-    for (std::size_t q = 0; q < fields; ++q) {
+    for (std::size_t q = 0; q < fields_in.size(); ++q) {
       pack_region_kernel<<<blocks_for(cells, 256), 256, 0, stream>>>(fields_in[q], grid, device_region(f.send), cells,
                                                                       send[k].get() + q * cells);
       SS_CUDA_LAUNCH_CHECK("pack_region_kernel");
@@ -158,24 +158,29 @@ struct DeviceHaloExchange::Impl {
   }
   void unpack(const HaloFace& f, std::size_t k, std::span<float* const> fields_in) {
     const long long cells = f.recv.cells();
-    for (std::size_t q = 0; q < fields; ++q) {
+    for (std::size_t q = 0; q < fields_in.size(); ++q) {
       unpack_region_kernel<<<blocks_for(cells, 256), 256, 0, stream>>>(fields_in[q], grid, device_region(f.recv),
                                                                         cells, recv[k].get() + q * cells);
       SS_CUDA_LAUNCH_CHECK("unpack_region_kernel");
     }
   }
 
+  /// Values of face k's message when `nf` fields travel.
+  static std::size_t count(const HaloFace& f, std::size_t nf) { return static_cast<std::size_t>(f.send.cells()) * nf; }
+
   void staged_phase(int phase, std::span<float* const> fields_in) {
+    const std::size_t nf = fields_in.size();
     std::vector<MPI_Request> requests;
     for (std::size_t k = 0; k < faces.size(); ++k) {
       if (faces[k].phase != phase) continue;
       pack(faces[k], k, fields_in);
-      SS_CUDA_CHECK(cudaMemcpyAsync(host_send[k].get(), send[k].get(), send[k].bytes(), cudaMemcpyDeviceToHost, stream));
+      SS_CUDA_CHECK(cudaMemcpyAsync(host_send[k].get(), send[k].get(), count(faces[k], nf) * sizeof(float),
+                                    cudaMemcpyDeviceToHost, stream));
     }
     for (std::size_t k = 0; k < faces.size(); ++k) {
       if (faces[k].phase != phase) continue;
       MPI_Request r;
-      check_mpi(MPI_Irecv(host_recv[k].get(), static_cast<int>(host_recv[k].size()), MPI_FLOAT, faces[k].peer,
+      check_mpi(MPI_Irecv(host_recv[k].get(), static_cast<int>(count(faces[k], nf)), MPI_FLOAT, faces[k].peer,
                           faces[k].recv_tag, comm, &r),
                 "MPI_Irecv");
       requests.push_back(r);
@@ -184,7 +189,7 @@ struct DeviceHaloExchange::Impl {
     for (std::size_t k = 0; k < faces.size(); ++k) {
       if (faces[k].phase != phase) continue;
       MPI_Request r;
-      check_mpi(MPI_Isend(host_send[k].get(), static_cast<int>(host_send[k].size()), MPI_FLOAT, faces[k].peer,
+      check_mpi(MPI_Isend(host_send[k].get(), static_cast<int>(count(faces[k], nf)), MPI_FLOAT, faces[k].peer,
                           faces[k].send_tag, comm, &r),
                 "MPI_Isend");
       requests.push_back(r);
@@ -192,7 +197,8 @@ struct DeviceHaloExchange::Impl {
     check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     for (std::size_t k = 0; k < faces.size(); ++k) {
       if (faces[k].phase != phase) continue;
-      SS_CUDA_CHECK(cudaMemcpyAsync(recv[k].get(), host_recv[k].get(), recv[k].bytes(), cudaMemcpyHostToDevice, stream));
+      SS_CUDA_CHECK(cudaMemcpyAsync(recv[k].get(), host_recv[k].get(), count(faces[k], nf) * sizeof(float),
+                                    cudaMemcpyHostToDevice, stream));
       unpack(faces[k], k, fields_in);
     }
   }
@@ -203,17 +209,18 @@ struct DeviceHaloExchange::Impl {
   // a neighbour's send towards its high face meets this rank's receive on its low face
   // (two faces on one neighbour: an axis split in two with a periodic domain).
   void nccl_phase(int phase, std::span<float* const> fields_in) {
+    const std::size_t nf = fields_in.size();
     for (std::size_t k = 0; k < faces.size(); ++k)
       if (faces[k].phase == phase) pack(faces[k], k, fields_in);
     SS_NCCL_CHECK(ncclGroupStart());
     for (std::size_t k = 0; k < faces.size(); ++k)
       if (faces[k].phase == phase)
-        SS_NCCL_CHECK(ncclSend(send[k].get(), send[k].size(), ncclFloat, faces[k].peer, nccl->get(), stream));
+        SS_NCCL_CHECK(ncclSend(send[k].get(), count(faces[k], nf), ncclFloat, faces[k].peer, nccl->get(), stream));
     for (int axis = 0; axis < 3; ++axis)
       for (int dir : {+1, -1})
         for (std::size_t k = 0; k < faces.size(); ++k)
           if (faces[k].phase == phase && faces[k].axis == axis && faces[k].dir == dir)
-            SS_NCCL_CHECK(ncclRecv(recv[k].get(), recv[k].size(), ncclFloat, faces[k].peer, nccl->get(), stream));
+            SS_NCCL_CHECK(ncclRecv(recv[k].get(), count(faces[k], nf), ncclFloat, faces[k].peer, nccl->get(), stream));
     SS_NCCL_CHECK(ncclGroupEnd());
     for (std::size_t k = 0; k < faces.size(); ++k)
       if (faces[k].phase == phase) unpack(faces[k], k, fields_in);
@@ -256,7 +263,7 @@ DeviceHaloExchange& DeviceHaloExchange::operator=(DeviceHaloExchange&&) noexcept
 
 void DeviceHaloExchange::fill(std::span<float* const> device_fields) {
   Impl& m = *impl_;
-  if (device_fields.size() != m.fields)
+  if (device_fields.size() > m.fields)
     throw Error("halo exchange set up for " + std::to_string(m.fields) + " fields was given " +
                 std::to_string(device_fields.size()));
   const double t0 = MPI_Wtime();

@@ -33,7 +33,7 @@ class DeviceHaloExchange final : public HaloFill {
   DeviceHaloExchange(const DeviceHaloExchange&) = delete;
   DeviceHaloExchange& operator=(const DeviceHaloExchange&) = delete;
 
-  /// Device fields of the box's layout. staged: returns when the ghosts are unpacked
+  /// Device fields of the box's layout (at most `fields`). staged: returns when the ghosts are unpacked
   /// (queued) and the stream has been waited for the MPI step; nccl: only queues.
   void fill(std::span<float* const> device_fields) override;
   /// Host wall time spent in fill() (staged: the whole exchange; nccl: the enqueueing).

@@ -23,7 +23,7 @@ struct HaloRegion {
 struct HaloFace {
   int axis = 0;
   int dir = -1;      ///< -1: the low face, +1: the high face
-  int peer = -1;     ///< the neighbour's rank (itself never: an unsplit axis has domain faces)
+  int peer = -1;     ///< the neighbour's rank (itself along a periodic axis that is not split)
   int send_tag = 0;  ///< 2 axis + (dir > 0): which way the data travels
   int recv_tag = 0;  ///< the tag the neighbour sends with: the other way
   int phase = 0;     ///< faces of one phase travel together; with edges, one phase per axis
@@ -33,8 +33,9 @@ struct HaloFace {
 /// The faces of `where`'s box (layout of its extent) that are not the domain's own, for a
 /// stencil of radius `width`. Without edges: the interior extent along the other axes,
 /// all in phase 0 (a cross stencil reads no edges). With edges: axis by axis (x, y, z),
-/// each phase carrying the ghosts of the axes before it, so edges and corners arrive too;
-/// the model must have written its domain faces of those axes first.
+/// each phase carrying the ghosts of the axes before it, so edges and corners arrive too
+/// (every axis of such a model must be periodic, or the model must have written its domain
+/// faces of the earlier axes first).
 std::vector<HaloFace> plan_halo(const BoxPlacement& where, int width, bool edges);
 
 /// Number of phases in a plan (0 when the box has no neighbour).

@@ -71,8 +71,9 @@ int main(int argc, char** argv) {
   try {
     if (ss::app::world_ranks() > 1) {
       // Several ranks: what the others would print is rank 0's; only bench runs distributed.
-      if (app.got_subcommand("info") || app.got_subcommand("models")) return ss::app::this_rank() == 0 ? (app.got_subcommand("info") ? info() : list_models()) : 0;
-      if (!app.got_subcommand("bench")) {
+      const bool listing = app.got_subcommand("info") || app.got_subcommand("models");
+      if (listing && ss::app::this_rank() != 0) return 0;
+      if (!listing && !app.got_subcommand("bench")) {
         const char* why = "only bench runs on several MPI ranks so far (the window, record and export run on one: "
                           "leave out mpirun)";
 #ifdef STENCILSCOPE_WITH_MPI

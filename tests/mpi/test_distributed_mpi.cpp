@@ -13,6 +13,11 @@
 #include "sim/dist/gather.hpp"
 #include "sim/dist/halo_exchange.hpp"
 #include "sim/dist/mpi_comm.hpp"
+#ifdef STENCILSCOPE_TEST_CUDA
+#include <cuda_runtime.h>
+
+#include "sim/dist/halo_exchange_device.hpp"
+#endif
 
 using namespace ss;
 using namespace ss::dist;
@@ -135,6 +140,54 @@ TEST(Distributed, EveryModelBitwiseEqualToOneRank) {
   }
   EXPECT_GT(runs, 0) << "no registered model runs distributed";
 }
+
+#ifdef STENCILSCOPE_TEST_CUDA
+// The GPU transports against the host exchange, bit for bit: the same field on the device,
+// exchanged staged (and through NCCL where built and each rank has its own GPU). Skipped
+// without a CUDA device (every rank of one machine sees the same), as on the CPU-only CI.
+TEST(DeviceHaloExchange, StagedAndNcclFillAsTheHostExchange) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no CUDA device";
+  ASSERT_EQ(cudaSetDevice(world_rank() % devices), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  std::vector<DeviceTransport> transports{DeviceTransport::staged};
+  if (nccl_built() && ranks() <= devices) transports.push_back(DeviceTransport::nccl);
+  const std::array<int, 3> g = test::kUnevenGrid;
+  for (DeviceTransport transport : transports)
+    for (bool periodic : {false, true})
+      for (bool edges : {false, true})
+        for (const auto& forced : test::decompositions_to_try(ranks())) {
+          const int width = 3;
+          const Decomposition d = make_decomposition(g, ranks(), forced, width);
+          const std::array<bool, 3> wraps{periodic, periodic, periodic};
+          const CartComm cart(MPI_COMM_WORLD, d, wraps);
+          const BoxPlacement p = place_box(d, cart.rank(), wraps);
+          const Grid3D grid = Grid3D::make_box(p.box.n[0], p.box.n[1], p.box.n[2]);
+          std::vector<float> host(grid.elements());
+          for (std::size_t e = 0; e < host.size(); ++e) host[e] = static_cast<float>(e % 9973) + 0.25f * cart.rank();
+          std::vector<float> from_gpu(host.size());
+          float* dev = nullptr;
+          ASSERT_EQ(cudaMalloc(&dev, host.size() * sizeof(float)), cudaSuccess);
+          ASSERT_EQ(cudaMemcpy(dev, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+          {
+            DeviceHaloExchange gpu(cart, p, grid, width, edges, 1, stream, transport);
+            float* const fields[] = {dev};
+            gpu.fill(fields);
+          }
+          ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+          ASSERT_EQ(cudaMemcpy(from_gpu.data(), dev, host.size() * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+          cudaFree(dev);
+          HaloExchange cpu(cart, p, grid, width, edges, 1);
+          float* const fields[] = {host.data()};
+          cpu.fill(fields);
+          EXPECT_EQ(std::memcmp(host.data(), from_gpu.data(), host.size() * sizeof(float)), 0)
+              << (transport == DeviceTransport::nccl ? "nccl " : "staged ") << d.text() << (periodic ? " periodic" : "")
+              << (edges ? " edges" : "") << " rank " << cart.rank();
+        }
+  cudaStreamDestroy(stream);
+}
+#endif
 
 int main(int argc, char** argv) {
   MpiSession mpi(&argc, &argv);

@@ -96,6 +96,11 @@ TEST(CliMpi, ModelsAndVariantsThatDoNotRunDistributed) {
   expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --variant stream25d", "on the CPU backend");
 }
 
+TEST(CliMpi, AFailureOfRankZeroAloneStillEndsEveryRank) {
+  // Only rank 0 opens the --json file: its failure reaches the others through agree().
+  expect_mpi_error(3, "bench heat3d --size 16 --steps 1 --json /nonexistent-dir/x.json", "cannot write --json file");
+}
+
 TEST(CliMpi, OtherCommandsRefuseSeveralRanks) {
   expect_mpi_error(2, "export --model heat3d --size 16 --steps 1 --out /tmp/never.npy", "only bench runs");
 }

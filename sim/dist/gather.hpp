@@ -13,4 +13,13 @@ namespace ss::dist {
 std::vector<std::vector<float>> gather_interiors(const CartComm& comm, const Decomposition& d,
                                                  const std::vector<std::vector<float>>& box_interiors);
 
+/// One slice of the whole grid on rank 0, gathered from the boxes it cuts (only the slice
+/// travels: what the window on rank 0 needs). `normal_axis` is the axis the slice cuts (z
+/// for XY, y for XZ, x for YZ, as SliceAxis orders them 2, 1, 0) at global cell `position`;
+/// `box_interior` is this rank's interior of the field (x fastest). Rank 0 gets nu * nv
+/// values, u fastest, u and v the other two axes in x, y, z order (XY: u = x, v = y; XZ:
+/// u = x, v = z; YZ: u = y, v = z); the others an empty vector. Collective.
+std::vector<float> gather_slice(const CartComm& comm, const Decomposition& d, int normal_axis, int position,
+                                const std::vector<float>& box_interior);
+
 }  // namespace ss::dist

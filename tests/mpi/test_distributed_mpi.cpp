@@ -110,6 +110,35 @@ TEST(Gather, PutsEveryBoxWhereItBelongs) {
   }
 }
 
+TEST(Gather, OneSliceFromTheBoxesItCuts) {
+  const std::array<int, 3> g = test::kUnevenGrid;
+  for (const auto& forced : test::decompositions_to_try(ranks())) {
+    const Decomposition d = make_decomposition(g, ranks(), forced, 1);
+    const CartComm cart(MPI_COMM_WORLD, d, {false, false, false});
+    const Box b = d.box_of(cart.rank());
+    std::vector<float> mine;
+    for (int k = 0; k < b.n[2]; ++k)
+      for (int j = 0; j < b.n[1]; ++j)
+        for (int i = 0; i < b.n[0]; ++i) mine.push_back(cell_value(g, b.lo[0] + i, b.lo[1] + j, b.lo[2] + k));
+    for (int axis = 0; axis < 3; ++axis)
+      for (int position : {0, g[static_cast<std::size_t>(axis)] / 2, g[static_cast<std::size_t>(axis)] - 1}) {
+        const std::vector<float> slice = gather_slice(cart, d, axis, position, mine);
+        if (!root()) continue;
+        const int ua = axis == 0 ? 1 : 0, va = axis == 2 ? 1 : 2;
+        ASSERT_EQ(slice.size(), static_cast<std::size_t>(g[ua]) * g[va]);
+        for (int v = 0; v < g[va]; ++v)
+          for (int u = 0; u < g[ua]; ++u) {
+            std::array<int, 3> c{};
+            c[static_cast<std::size_t>(axis)] = position;
+            c[static_cast<std::size_t>(ua)] = u;
+            c[static_cast<std::size_t>(va)] = v;
+            ASSERT_EQ(slice[static_cast<std::size_t>(v) * g[ua] + u], cell_value(g, c[0], c[1], c[2]))
+                << d.text() << " axis " << axis << " at " << position;
+          }
+      }
+  }
+}
+
 TEST(Distributed, EveryModelBitwiseEqualToOneRank) {
   const int steps = 4;
   int runs = 0;

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/box_simulation.hpp"
 #include "sim/core/decomposition.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/model.hpp"
@@ -19,6 +20,7 @@ namespace ss::test {
 struct DistributedCase {
   const Model* model = nullptr;
   ModelConfig config;
+  std::string variant;  ///< a live CPU variant that steps boxes
   std::string name;  ///< "heat3d boundary=periodic order 8"
 };
 
@@ -28,7 +30,7 @@ inline constexpr std::array<int, 3> kUnevenGrid{19, 17, 13};
 
 /// Every registered model that runs distributed, in each word of each of its choice
 /// parameters (boundary rules, initial conditions, ...), one at a time, at its lowest and
-/// highest order.
+/// highest order, with each live CPU variant that steps boxes.
 inline std::vector<DistributedCase> distributed_cases(std::array<int, 3> size = kUnevenGrid) {
   std::vector<DistributedCase> out;
   for (const Model* m : models()) {
@@ -50,9 +52,17 @@ inline std::vector<DistributedCase> distributed_cases(std::array<int, 3> size = 
           continue;  // a combination the model refuses on its own
         }
         if (!m->distributed(c).supported) continue;
-        std::string name = fmt::format("{} order {}", info.name, order);
-        for (const auto& [k, v] : given) name += " " + k + "=" + to_string(v);
-        out.push_back({m, c, name});
+        for (const VariantSpec& v : info.variants) {
+          if (v.gpu || !v.live) continue;
+          try {
+            m->create_box(c, place_box(make_decomposition(size, 1, std::nullopt, 1), 0, {}), v.name);
+          } catch (const Error&) {
+            continue;  // a CPU variant that does not step boxes
+          }
+          std::string name = fmt::format("{} {} order {}", info.name, v.name, order);
+          for (const auto& [k, w] : given) name += " " + k + "=" + to_string(w);
+          out.push_back({m, c, v.name, name});
+        }
       }
   }
   return out;
@@ -75,9 +85,9 @@ inline std::vector<std::optional<std::array<int, 3>>> decompositions_to_try(int 
   return out;
 }
 
-/// The state after `steps` steps of the model's one-rank CPU run.
+/// The state after `steps` steps of the model's one-rank CPU run of the case's variant.
 inline std::vector<std::vector<float>> one_rank_fields(const DistributedCase& c, int steps) {
-  auto sim = c.model->create(c.config, Backend::cpu, c.model->info().fastest_cpu);
+  auto sim = c.model->create(c.config, Backend::cpu, c.variant);
   sim->start_steps(steps);
   sim->wait();
   return sim->copy_state().fields;

@@ -32,11 +32,11 @@ namespace {
 /// substep).
 class InProcessRun {
  public:
-  InProcessRun(const Model& m, const ModelConfig& c, const Decomposition& d)
+  InProcessRun(const Model& m, const ModelConfig& c, const std::string& variant, const Decomposition& d)
       : spec_(m.distributed(c)), meeting_(d.ranks) {
     for (int r = 0; r < d.ranks; ++r) {
       places_.push_back(place_box(d, r, spec_.periodic));
-      boxes_.push_back(m.create_box(c, places_.back()));
+      boxes_.push_back(m.create_box(c, places_.back(), variant));
       plans_.push_back(plan_halo(places_.back(), spec_.ghost_width, spec_.edges));
     }
     published_.resize(boxes_.size());
@@ -214,7 +214,7 @@ TEST(DistributedInProcess, EveryModelBitwiseEqualToOneRank) {
         } catch (const Error&) {
           continue;  // boxes thinner than the radius: refused, as the bad-input tests check
         }
-        InProcessRun run(*c.model, c.config, d);
+        InProcessRun run(*c.model, c.config, c.variant, d);
         run.step(steps);
         EXPECT_EQ(run.problems(), "") << c.name << ", " << d.text();
         EXPECT_TRUE(bitwise_equal(run.gather(d), expected)) << c.name << ", " << ranks << " ranks as " << d.text();

@@ -132,7 +132,7 @@ DistributedSpec Model::distributed(const ModelConfig&) const {
   return s;
 }
 
-std::unique_ptr<BoxSimulation> Model::create_box(const ModelConfig& config, const BoxPlacement&) const {
+std::unique_ptr<BoxSimulation> Model::create_box(const ModelConfig& config, const BoxPlacement&, std::string_view) const {
   throw Error(distributed(config).why_not);
 }
 

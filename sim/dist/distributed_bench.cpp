@@ -96,7 +96,7 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
   CartComm cart(world, d, plan.spec.periodic);
   const BoxPlacement where = place_box(d, cart.rank(), plan.spec.periodic);
   std::unique_ptr<BoxSimulation> box;
-  agree(cart.get(), [&] { box = model.create_box(plan.global, where); });
+  agree(cart.get(), [&] { box = model.create_box(plan.global, where, info.fastest_cpu); });
   HaloExchange halo(cart, where, box->grid(), plan.spec.ghost_width, plan.spec.edges, plan.spec.fields);
   box->refresh_ghosts(halo);
   std::vector<double> dist_ms, halo_ms_max, halo_ms_mean;

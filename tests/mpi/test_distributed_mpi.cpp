@@ -154,7 +154,7 @@ TEST(Distributed, EveryModelBitwiseEqualToOneRank) {
       }
       const CartComm cart(MPI_COMM_WORLD, d, spec.periodic);
       const BoxPlacement where = place_box(d, cart.rank(), spec.periodic);
-      auto box = c.model->create_box(c.config, where);
+      auto box = c.model->create_box(c.config, where, c.variant);
       HaloExchange halo(cart, where, box->grid(), spec.ghost_width, spec.edges, spec.fields);
       box->refresh_ghosts(halo);
       box->step(steps, halo);

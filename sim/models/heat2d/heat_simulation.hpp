@@ -189,10 +189,14 @@ class HeatModel final : public Model {
       return s;
     }
   }
-  std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where) const override {
+  std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,
+                                            std::string_view variant) const override {
     if constexpr (make_box == nullptr) {
-      return Model::create_box(c, where);
+      return Model::create_box(c, where, variant);
     } else {
+      check_live_variant(info_, variant);
+      if (variant != info_.fastest_cpu)
+        throw Error(fmt::format("a distributed run of {} steps its {} variant", info_.name, info_.fastest_cpu));
       const auto setup = make_setup(to_config(c));
       check_host_memory(2 * static_cast<std::size_t>(where.box.cells()) * sizeof(float),
                         (info_.name + " on this rank's box").c_str());

@@ -26,6 +26,10 @@
 #include "sim/core/error.hpp"
 #include "sim/core/model.hpp"
 #include "sim/core/precision.hpp"
+#ifdef STENCILSCOPE_WITH_MPI
+#include "sim/dist/distributed_bench.hpp"
+#include "sim/dist/mpi_comm.hpp"
+#endif
 
 namespace ss::app {
 
@@ -44,6 +48,8 @@ struct BenchArgs {
   std::string test;  ///< a physics test of the model's (BenchSpec::tests) instead of the table
   std::string csv;   ///< --test: the test's data series as CSV
   int repeats = 5;
+  std::string decomp;   ///< --decomp AxBxC: ranks per axis of a distributed run
+  std::string scaling;  ///< --scaling strong|weak of a distributed run
   ParamArgs params;  ///< --param and the flag per parameter name (param_options.hpp)
   SourceArgs sources;  ///< --point-source, --receivers, --seismogram: a run of the first live variant first
   // Given or not: the defaults are the chosen model's.
@@ -299,7 +305,8 @@ std::string csv_path(const BenchArgs& a) {
   return (has_ext ? a.json.substr(0, dot) : a.json) + ".csv";
 }
 
-int run_bench(const BenchArgs& a) {
+/// The model and the request the arguments ask for; throws ss::Error for bad input.
+std::pair<const Model*, BenchRequest> prepare_request(const BenchArgs& a) {
   std::optional<SceneFile> file;
   if (!a.scene.empty()) file = read_scene(a.scene);
   if (a.model.empty() && !file) throw Error("bench needs a MODEL or --scene FILE (models: " + model_list() + ")");
@@ -329,24 +336,76 @@ int run_bench(const BenchArgs& a) {
   request.repeats = a.repeats;
   request.variants = select_variants(info, a.variant, a.device);
   request.progress = progress_reporter();
+  return {&model, request};
+}
+
+/// A distributed run: asked for by mpirun with several ranks, --decomp or --scaling.
+bool distributed(const BenchArgs& a, int ranks) { return ranks > 1 || !a.decomp.empty() || !a.scaling.empty(); }
+
+#ifdef STENCILSCOPE_WITH_MPI
+/// `mpirun -np N stencilscope bench MODEL`: every rank checks the arguments and the
+/// decomposition together (a bad one is one line from rank 0 and a non-zero exit on every
+/// rank), then runs its box; rank 0 prints the table.
+int run_distributed(const BenchArgs& a) {
+  dist::DistributedBenchRequest request;
+  const Model* model = nullptr;
+  std::ofstream json_file;
+  const bool root = dist::world_rank() == 0;
+  dist::agree(MPI_COMM_WORLD, [&] {
+    if (!a.test.empty()) throw Error("--test runs on one rank (leave out mpirun, --decomp and --scaling)");
+    if (a.sources.any())
+      throw Error("--point-source, --receivers and --seismogram run on one rank (leave out mpirun, --decomp and --scaling)");
+    auto [m, r] = prepare_request(a);
+    model = m;
+    const ModelInfo& info = model->info();
+    if (a.device == "gpu" || (a.variant != "all" && a.variant != info.fastest_cpu))
+      throw Error(fmt::format("a distributed run steps {}'s {} variant on the CPU backend (the GPU halo transports "
+                              "are not wired to a model yet)",
+                              info.name, info.fastest_cpu));
+    request.bench = r;
+    if (!root) request.bench.progress = {};
+    if (!a.decomp.empty()) request.decomp = parse_decomp(a.decomp);
+    if (!a.scaling.empty()) request.scaling = dist::parse_scaling(a.scaling);
+    dist::check_distributed_request(*model, request, dist::world_size());
+    if (root) json_file = open_json(a);
+  });
+  const BenchReport report = dist::run_distributed_bench(*model, request);
+  return root ? finish_report(a, json_file, report) : 0;
+}
+#endif
+
+int run_bench(const BenchArgs& a) {
+  if (distributed(a, world_ranks())) {
+#ifdef STENCILSCOPE_WITH_MPI
+    if (!dist::launched_by_mpi())
+      throw Error("--decomp and --scaling are for distributed runs: start them with mpirun -np N");
+    return run_distributed(a);
+#else
+    throw Error("this build has no MPI (STENCILSCOPE_MPI off or MPI not found): --decomp, --scaling and mpirun -np N "
+                "need it");
+#endif
+  }
+  auto [model, request] = prepare_request(a);
   std::ofstream json_file = open_json(a);
   if (!request.csv.empty() && !std::ofstream(request.csv))  // a bad path fails before the work
     throw Error("cannot write --csv file '" + request.csv + "'");
   if (a.sources.any()) {
     // The sources and receivers through the model interface: one live run of the first
     // live variant asked for, --steps steps, before the timing (bad input fails first).
-    const ModelConfig live = make_config(model, request.config.size, order, given);
+    const ModelInfo& info = model->info();
+    const ModelConfig live = make_config(*model, request.config.size, request.config.order, request.given);
     const auto v = std::find_if(request.variants.begin(), request.variants.end(),
                                 [&](const std::string& n) { return info.variant(n)->live; });
     if (v == request.variants.end()) throw Error("--point-source, --receivers, --seismogram: no live variant among those asked for");
-    auto sim = model.create(live, info.variant(*v)->gpu ? Backend::gpu : Backend::cpu, *v);
+    auto sim = model->create(live, info.variant(*v)->gpu ? Backend::gpu : Backend::cpu, *v);
     apply_source_args(a.sources, *sim);
     sim->start_steps(request.steps);
     sim->wait();
     if (!a.sources.seismogram.empty()) write_seismogram_files(a.sources.seismogram, *sim);
   }
-  return finish_report(a, json_file, model.bench(request));
+  return finish_report(a, json_file, model->bench(request));
 }
+
 
 /// "[A, B, ...]": `entry` of each registered model, in menu order (for the help texts).
 template <typename Entry>
@@ -406,6 +465,12 @@ std::function<int()> add_bench_command(CLI::App& app) {
                     "(default: next to a --json FILE, its name ending .csv)");
   bench->add_option("--repeat", args->repeats, "Timed runs per GPU variant (the median is shown)")
       ->capture_default_str();
+  bench->add_option("--decomp", args->decomp,
+                    "Distributed runs (mpirun -np N): ranks along x, y and z as AxBxC (default: the split with the "
+                    "fewest halo cells)");
+  bench->add_option("--scaling", args->scaling,
+                    "Distributed runs: strong (the --size grid on N ranks, checked bitwise against one rank) or weak "
+                    "(--size per rank); the one-rank run is made in the same command (default strong)");
   add_param_options(bench, args->params);  // --param, and --alpha, --bc, --axis, ... from the registry
   return [args] { return run_bench(*args); };
 }
@@ -418,6 +483,11 @@ std::function<int()> add_info_command(CLI::App& app) {
     fmt::print("build: CUDA backend {}{}, OpenMP {}, GUI {}, checkpoints (HDF5) {}\n", b.cuda ? "on" : "off",
                b.cuda ? fmt::format(" (architectures {})", b.cuda_architectures) : "", b.openmp ? "on" : "off",
                b.gui ? "on" : "off", checkpoints_built() ? "on" : "off");
+    // The halo transports a distributed run (mpirun -np N stencilscope bench MODEL) can use.
+    std::string transports = b.mpi ? "MPI on host buffers (CPU boxes)" : "none (built without MPI: one rank only)";
+    if (b.mpi && b.cuda) transports += ", MPI on pinned host buffers (GPU, staged)";
+    if (b.nccl) transports += ", NCCL (GPU to GPU)";
+    fmt::print("distributed: {}; this run: {} rank{}\n", transports, world_ranks(), world_ranks() == 1 ? "" : "s");
     std::string why;
     const auto devices = cuda_devices(&why);
     if (devices.empty()) {

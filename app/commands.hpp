@@ -16,6 +16,10 @@ std::function<int()> add_models_command(CLI::App& app);
 /// Registers `export`; the returned callback runs a scene and writes a field or view as .npy.
 std::function<int()> add_export_command(CLI::App& app);
 
+/// The ranks of this run (mpirun -np N; 1 without a launcher) and this process's rank.
+int world_ranks();
+int this_rank();
+
 /// Registers `info`; the returned callback prints devices, copy bandwidth and build options.
 std::function<int()> add_info_command(CLI::App& app);
 

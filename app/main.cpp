@@ -7,6 +7,7 @@
 //   stencilscope export ...      a field or a slice after N steps, as .npy
 #include <cstdio>
 #include <exception>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -14,11 +15,40 @@
 #include "commands.hpp"
 #include "param_options.hpp"
 #include "sim/core/error.hpp"
+#ifdef STENCILSCOPE_WITH_MPI
+#include "sim/dist/mpi_comm.hpp"
+#endif
 #ifdef STENCILSCOPE_WITH_GUI
 #include "gui.hpp"
 #endif
 
+namespace {
+
+/// Prints a failure once: in a run of several ranks, an error every rank met the same way
+/// (bad input) is printed by rank 0 and every rank leaves with status 1; a failure of one
+/// rank alone is printed with its rank and ends the whole job (MPI_Abort), so that no rank
+/// waits forever for it.
+int report_error(const char* kind, const std::exception& e) {
+  const int ranks = ss::app::world_ranks(), rank = ss::app::this_rank();
+#ifdef STENCILSCOPE_WITH_MPI
+  if (ranks > 1 && ss::dist::launched_by_mpi() && !dynamic_cast<const ss::dist::CollectiveError*>(&e)) {
+    std::fprintf(stderr, "stencilscope: %s: rank %d: %s\n", kind, rank, e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+#endif
+  if (rank == 0 || ranks == 1) std::fprintf(stderr, "stencilscope: %s: %s\n", kind, e.what());
+  return 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+#ifdef STENCILSCOPE_WITH_MPI
+  // Started by mpirun: one rank of a distributed run. Otherwise MPI is never touched.
+  std::optional<ss::dist::MpiSession> mpi;
+  if (ss::dist::launched_by_mpi()) mpi.emplace(&argc, &argv);
+#endif
   CLI::App app{"Stencilscope: finite-difference stencils on the GPU, measured and checked"};
   app.require_subcommand(0, 1);
   auto bench = ss::app::add_bench_command(app);
@@ -35,10 +65,24 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "stencilscope: error: %s\n", e.what());
+    if (ss::app::this_rank() == 0) std::fprintf(stderr, "stencilscope: error: %s\n", e.what());
     return 2;
   }
   try {
+    if (ss::app::world_ranks() > 1) {
+      // Several ranks: what the others would print is rank 0's; only bench runs distributed.
+      const bool listing = app.got_subcommand("info") || app.got_subcommand("models");
+      if (listing && ss::app::this_rank() != 0) return 0;
+      if (!listing && !app.got_subcommand("bench")) {
+        const char* why = "only bench runs on several MPI ranks so far (the window, record and export run on one: "
+                          "leave out mpirun)";
+#ifdef STENCILSCOPE_WITH_MPI
+        throw ss::dist::CollectiveError(why);
+#else
+        throw ss::Error(why);
+#endif
+      }
+    }
     if (app.got_subcommand("info")) return info();
     if (app.got_subcommand("models")) return list_models();
     if (app.got_subcommand("export")) return export_field();
@@ -56,10 +100,8 @@ int main(int argc, char** argv) {
     return run();
 #endif
   } catch (const ss::Error& e) {
-    std::fprintf(stderr, "stencilscope: error: %s\n", e.what());
-    return 1;
+    return report_error("error", e);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "stencilscope: internal error: %s\n", e.what());
-    return 1;
+    return report_error("internal error", e);
   }
 }

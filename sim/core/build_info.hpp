@@ -11,6 +11,8 @@ struct BuildInfo {
   bool openmp;                   ///< CPU variants run in parallel
   const char* cuda_architectures;///< CMAKE_CUDA_ARCHITECTURES of the build
   const char* build_type;        ///< CMAKE_BUILD_TYPE
+  bool mpi;                      ///< distributed runs over MPI ranks (sim/dist/) were compiled in
+  bool nccl;                     ///< GPU halos through NCCL were compiled in
 };
 
 /// The build's description (static storage, never null).

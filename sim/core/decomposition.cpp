@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/box_simulation.hpp"
 #include "sim/core/error.hpp"
 
 namespace ss {
@@ -102,6 +103,20 @@ Decomposition make_decomposition(const std::array<int, 3>& global, int ranks,
                               d.text(), thinnest, kAxis[a], radius, kAxis[a]));
   }
   return d;
+}
+
+BoxPlacement place_box(const Decomposition& d, int rank, const std::array<bool, 3>& periodic) {
+  BoxPlacement p;
+  p.decomposition = d;
+  p.rank = rank;
+  p.box = d.box_of(rank);
+  const auto c = d.coords_of(rank);
+  for (int a = 0; a < 3; ++a) {
+    // A periodic axis has no domain faces: its end boxes are neighbours (one box: itself).
+    p.domain_face[a][0] = c[a] == 0 && !periodic[a];
+    p.domain_face[a][1] = c[a] == d.dims[a] - 1 && !periodic[a];
+  }
+  return p;
 }
 
 }  // namespace ss

@@ -9,6 +9,7 @@
 //   analytic  - ghosts hold an exact separable solution, from per-axis tables
 // Only the six faces are written: a cross-shaped stencil never reads edges or
 // corners of the ghost frame, and those cells are left as they are.
+#include <array>
 #include <vector>
 
 #include "sim/core/grid3d.hpp"
@@ -106,6 +107,17 @@ SS_HD SS_FORCEINLINE void write_ghost_face_cell(T* f, const Grid3D& g, long long
 /// The boundary step on the host: writes every ghost face cell of f from its interior.
 template <typename T>
 void fill_ghosts3d_host(T* f, const Grid3D& g, const GhostRule3D<T>& r);
+
+/// The boundary step of one rank's box in a distributed run (decomposition.hpp): writes
+/// the `width` ghost layers of the faces marked in `faces` ([axis][0: low, 1: high]), the
+/// domain's own faces, with the values the whole grid's boundary step gives those cells.
+/// f has the box's layout `g`; `lo` is the box's first cell in the global grid, which is
+/// how the analytic rule's tables (the global grid's) are indexed. Periodic wraps within
+/// the box, so it may only mark an axis the box spans whole. Faces between ranks are the
+/// halo exchange's and are left as they are.
+template <typename T>
+void fill_box_ghosts3d_host(T* f, const Grid3D& g, const std::array<int, 3>& lo,
+                            const std::array<std::array<bool, 2>, 3>& faces, int width, const GhostRule3D<T>& r);
 
 /// A rule for the periodic, fixed and insulated boundaries (the analytic one needs tables).
 template <typename T>

@@ -23,6 +23,10 @@ struct Grid3D {
   /// Layout for an nx-by-ny-by-nz interior; throws ss::Error for sides below kMinSide
   /// or a volume whose element count does not fit the index types.
   static Grid3D make(int nx, int ny, int nz);
+  /// The same layout for one rank's box of a distributed grid (decomposition.hpp): sides
+  /// of at least one cell, since a box may be thinner than kMinSide (its ghost images
+  /// come from its neighbours, not from its own interior).
+  static Grid3D make_box(int nx, int ny, int nz);
 
   /// Rows in one z plane: interior plus ghost rows.
   SS_HD std::size_t rows_per_plane() const { return static_cast<std::size_t>(ny) + 2 * kGhost; }

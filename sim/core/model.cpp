@@ -127,6 +127,16 @@ void check_live_variant(const ModelInfo& info, std::string_view variant) {
     throw Error(fmt::format("the {} variant '{}' does not step live: {}", info.name, variant, spec->help));
 }
 
+DistributedSpec Model::distributed(const ModelConfig&) const {
+  DistributedSpec s;
+  s.why_not = info().name + " does not run distributed yet (one rank only)";
+  return s;
+}
+
+std::unique_ptr<BoxSimulation> Model::create_box(const ModelConfig& config, const BoxPlacement&, std::string_view) const {
+  throw Error(distributed(config).why_not);
+}
+
 int Simulation::views() const { return info().dims == 2 ? 1 : 3; }
 
 std::array<int, 2> Simulation::view_size(int view) const {

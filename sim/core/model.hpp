@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sim/bench/report.hpp"
+#include "sim/core/box_simulation.hpp"
 #include "sim/core/precision.hpp"
 #include "sim/core/sources.hpp"  // SourceSpec, ReceiverLayout, Seismogram
 
@@ -355,6 +356,15 @@ class Model {
                                              std::string_view variant) const = 0;
   /// Runs the benchmark; throws ss::Error for bad input.
   virtual BenchReport bench(const BenchRequest& request) const = 0;
+
+  /// How `config` (validated) runs over several ranks (sim/core/box_simulation.hpp); by
+  /// default it does not, and says so.
+  virtual DistributedSpec distributed(const ModelConfig& config) const;
+  /// One rank's box of a distributed run of `config` on the CPU backend, stepped by
+  /// `variant` (a live CPU variant); throws ss::Error when the model does not run
+  /// distributed or the variant does not step boxes.
+  virtual std::unique_ptr<BoxSimulation> create_box(const ModelConfig& config, const BoxPlacement& where,
+                                                    std::string_view variant) const;
 };
 
 /// Throws ss::Error ("the heat3d variant 'reference' does not step live: ...") when

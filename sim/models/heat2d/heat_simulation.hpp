@@ -146,9 +146,10 @@ class HeatDeviceSimulation : public HeatSimulation<Solver> {
 
 /// The Model of a heat model: validation, creation on either backend and the bench,
 /// over its functions (to_config: ModelConfig -> Heat2DConfig/Heat3DConfig; make_setup;
-/// parse: a variant name; run_bench) and its two Simulation types.
+/// parse: a variant name; run_bench; make_box: one rank's box of a distributed run, or
+/// nullptr where the model runs on one rank only) and its two Simulation types.
 template <typename HostSim, typename DeviceSim, typename BenchOptions, auto to_config, auto make_setup, auto parse,
-          auto run_bench>
+          auto run_bench, auto make_box = nullptr>
 class HeatModel final : public Model {
  public:
   explicit HeatModel(ModelInfo info) : info_(std::move(info)) {}
@@ -172,6 +173,35 @@ class HeatModel final : public Model {
     o.precision = r.precision;
     o.progress = r.progress;
     return run_bench(o);
+  }
+  /// A distributed heat run exchanges the one field, radius-wide faces (a cross stencil
+  /// reads no edges); every axis wraps under the periodic rule.
+  DistributedSpec distributed(const ModelConfig& c) const override {
+    if constexpr (make_box == nullptr) {
+      return Model::distributed(c);
+    } else {
+      const auto setup = make_setup(to_config(c));
+      DistributedSpec s;
+      s.supported = true;
+      s.ghost_width = radius_of_order(setup.config.order);
+      const bool wraps = setup.config.boundary == Boundary::periodic;
+      s.periodic = {wraps, wraps, wraps};
+      return s;
+    }
+  }
+  std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,
+                                            std::string_view variant) const override {
+    if constexpr (make_box == nullptr) {
+      return Model::create_box(c, where, variant);
+    } else {
+      check_live_variant(info_, variant);
+      if (variant != info_.fastest_cpu)
+        throw Error(fmt::format("a distributed run of {} steps its {} variant", info_.name, info_.fastest_cpu));
+      const auto setup = make_setup(to_config(c));
+      check_host_memory(2 * static_cast<std::size_t>(where.box.cells()) * sizeof(float),
+                        (info_.name + " on this rank's box").c_str());
+      return make_box(setup, where);
+    }
   }
 
  private:

@@ -135,17 +135,16 @@ GhostRule3D<T> make_ghost_rule3d(const Heat3DSetup& s, double t, const T* tables
 }
 
 template <typename T>
-std::vector<T> heat3d_initial_field(const Heat3DSetup& s) {
-  const Grid3D& g = s.grid;
-  std::vector<T> f(g.elements(), T(0));
+void heat3d_initial_box(const Heat3DSetup& s, const Box& box, const Grid3D& g, T* f) {
   const double lx = s.config.lx, ly = s.ly(), lz = s.lz();
   const double lmin = std::min({lx, ly, lz});
   auto set = [&](auto&& value_of) {
 #pragma omp parallel for schedule(static)
-    for (int k = 0; k < g.nz; ++k)
-      for (int j = 0; j < g.ny; ++j)
-        for (int i = 0; i < g.nx; ++i)
-          f[g.index(i, j, k)] = static_cast<T>(value_of(s.coord(i), s.coord(j), s.coord(k)));
+    for (int k = 0; k < box.n[2]; ++k)
+      for (int j = 0; j < box.n[1]; ++j)
+        for (int i = 0; i < box.n[0]; ++i)
+          f[g.index(i, j, k)] =
+              static_cast<T>(value_of(s.coord(box.lo[0] + i), s.coord(box.lo[1] + j), s.coord(box.lo[2] + k)));
   };
   auto dist = [](double x, double y, double z) { return std::sqrt(x * x + y * y + z * z); };
   switch (s.config.initial) {
@@ -181,6 +180,13 @@ std::vector<T> heat3d_initial_field(const Heat3DSetup& s) {
       break;
     }
   }
+}
+
+template <typename T>
+std::vector<T> heat3d_initial_field(const Heat3DSetup& s) {
+  const Grid3D& g = s.grid;
+  std::vector<T> f(g.elements(), T(0));
+  heat3d_initial_box(s, Box{{0, 0, 0}, {g.nx, g.ny, g.nz}}, g, f.data());
   const std::vector<T> tables = analytic_tables3d<T>(s);
   fill_ghosts3d_host(f.data(), g, make_ghost_rule3d<T>(s, 0.0, tables.data()));
   return f;
@@ -189,7 +195,8 @@ std::vector<T> heat3d_initial_field(const Heat3DSetup& s) {
 #define SS_INSTANTIATE(T)                                                                 \
   template std::vector<T> analytic_tables3d<T>(const Heat3DSetup&);                       \
   template GhostRule3D<T> make_ghost_rule3d<T>(const Heat3DSetup&, double, const T*);     \
-  template std::vector<T> heat3d_initial_field<T>(const Heat3DSetup&);
+  template std::vector<T> heat3d_initial_field<T>(const Heat3DSetup&);                    \
+  template void heat3d_initial_box<T>(const Heat3DSetup&, const Box&, const Grid3D&, T*);
 SS_INSTANTIATE(float)
 SS_INSTANTIATE(double)
 #undef SS_INSTANTIATE

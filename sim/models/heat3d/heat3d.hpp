@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/decomposition.hpp"  // Box
 #include "sim/core/ghost3d.hpp"
 #include "sim/core/grid3d.hpp"
 #include "sim/models/heat2d/heat2d.hpp"  // Boundary, InitialCondition, Precision, kDefaultDtFraction
@@ -122,6 +123,11 @@ std::vector<T> analytic_tables3d(const Heat3DSetup& s);
 /// The rule for writing a field at time t with tables laid out by analytic_tables3d at `tables`.
 template <typename T>
 GhostRule3D<T> make_ghost_rule3d(const Heat3DSetup& s, double t, const T* tables);
+
+/// Writes the initial condition into the interior of `box` (cells of the global grid of
+/// `s`) held in f with the box's layout `g`; ghosts are left as they are.
+template <typename T>
+void heat3d_initial_box(const Heat3DSetup& s, const Box& box, const Grid3D& g, T* f);
 
 /// The initial field (grid.elements() values, ghost faces filled, the rest zero).
 template <typename T>

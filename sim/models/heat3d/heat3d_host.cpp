@@ -43,28 +43,38 @@ bool HostHeat3D<T>::all_finite() const {
   return true;
 }
 
+namespace {
+
+// One step of the interior of a padded field (layout g) by the shared point function,
+// OpenMP over planes: what HostHeat3D and a rank's HostHeat3DBox both run.
+template <typename T, int R>
+void step_interior(const T* in, T* out, const Grid3D& g, T c) {
+  const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const T* p = in + g.index(i, j, k);
+        T row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
+        for (int m = 0; m <= 2 * R; ++m) {
+          row[m] = p[m - R];
+          col[m] = p[(m - R) * pitch];
+          dep[m] = p[(m - R) * plane];
+        }
+        out[g.index(i, j, k)] = heat3d_point<T, R>(row, col, dep, c);
+      }
+}
+
+}  // namespace
+
 template <typename T>
 void HostHeat3D<T>::step(int n) {
   const Grid3D g = setup_.grid;
   const T c = static_cast<T>(setup_.courant());
-  const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
   dispatch_radius(setup_.config.order, [&]<int R>() {
     for (int s = 0; s < n; ++s) {
-      const T* in = field_[current_].data();
       T* out = field_[1 - current_].data();
-#pragma omp parallel for schedule(static)
-      for (int k = 0; k < g.nz; ++k)
-        for (int j = 0; j < g.ny; ++j)
-          for (int i = 0; i < g.nx; ++i) {
-            const T* p = in + g.index(i, j, k);
-            T row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
-            for (int m = 0; m <= 2 * R; ++m) {
-              row[m] = p[m - R];
-              col[m] = p[(m - R) * pitch];
-              dep[m] = p[(m - R) * plane];
-            }
-            out[g.index(i, j, k)] = heat3d_point<T, R>(row, col, dep, c);
-          }
+      step_interior<T, R>(field_[current_].data(), out, g, c);
       fill_ghosts3d_host(out, g, make_ghost_rule3d<T>(setup_, (steps_done_ + 1) * setup_.dt, tables_.data()));
       current_ = 1 - current_;
       ++steps_done_;
@@ -116,6 +126,59 @@ void HostHeat3D<T>::load_interior(const T* interior, long steps_done) {
 
 template class HostHeat3D<float>;
 template class HostHeat3D<double>;
+
+namespace {
+
+// One rank's box: the same interior step as HostHeat3D on the box's layout, the boundary
+// step on the domain's faces only (from global indices), and the halo exchange for the rest.
+class HostHeat3DBox final : public BoxSimulation {
+ public:
+  HostHeat3DBox(const Heat3DSetup& setup, const BoxPlacement& where)
+      : setup_(setup), where_(where), grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
+        tables_(analytic_tables3d<float>(setup)), radius_(radius_of_order(setup.config.order)) {
+    for (auto& f : field_) f.assign(grid_.elements(), 0.0f);
+    heat3d_initial_box(setup_, where_.box, grid_, field_[0].data());
+  }
+  const Grid3D& grid() const override { return grid_; }
+  long steps_done() const override { return steps_done_; }
+  void refresh_ghosts(HaloFill& halo) override { fill_ghosts(field_[current_].data(), steps_done_, halo); }
+  void step(int n, HaloFill& halo) override {
+    const float c = static_cast<float>(setup_.courant());
+    dispatch_radius(setup_.config.order, [&]<int R>() {
+      for (int s = 0; s < n; ++s) {
+        float* out = field_[1 - current_].data();
+        step_interior<float, R>(field_[current_].data(), out, grid_, c);
+        fill_ghosts(out, steps_done_ + 1, halo);
+        current_ = 1 - current_;
+        ++steps_done_;
+      }
+    });
+  }
+  std::vector<std::vector<float>> interiors() const override { return {extract_interior3d(field_[current_], grid_)}; }
+
+ private:
+  void fill_ghosts(float* f, long steps, HaloFill& halo) {
+    fill_box_ghosts3d_host(f, grid_, where_.box.lo, where_.domain_face, radius_,
+                           make_ghost_rule3d<float>(setup_, steps * setup_.dt, tables_.data()));
+    float* const fields[] = {f};
+    halo.fill(fields);
+  }
+
+  Heat3DSetup setup_;
+  BoxPlacement where_;
+  Grid3D grid_;
+  std::vector<float> tables_;
+  int radius_;
+  std::vector<float> field_[2];
+  int current_ = 0;
+  long steps_done_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<BoxSimulation> make_heat3d_box(const Heat3DSetup& setup, const BoxPlacement& where) {
+  return std::make_unique<HostHeat3DBox>(setup, where);
+}
 
 namespace {
 

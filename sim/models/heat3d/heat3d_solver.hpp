@@ -8,6 +8,7 @@
 
 #include "sim/models/heat2d/heat2d_solver.hpp"  // ErrorNorms, compare_to_reference
 #include "sim/models/heat3d/heat3d.hpp"
+#include "sim/core/box_simulation.hpp"
 #include "sim/core/slice3d.hpp"  // Sphere, SliceAxis
 
 namespace ss {
@@ -51,6 +52,12 @@ class HostHeat3D {
   int current_ = 0;
   long steps_done_ = 0;
 };
+
+/// One rank's box of a distributed run on the CPU (sim/core/box_simulation.hpp): the
+/// `cpu` variant's interior step on the box, the boundary step on the domain's faces
+/// (fill_box_ghosts3d_host), the halo exchange on the others; bitwise equal to HostHeat3D
+/// on the whole grid.
+std::unique_ptr<BoxSimulation> make_heat3d_box(const Heat3DSetup& setup, const BoxPlacement& where);
 
 /// The reference solution after `steps` steps in double: interior, x fastest.
 std::vector<double> heat3d_reference(const Heat3DSetup& setup, int steps);

@@ -102,7 +102,8 @@ class DeviceSim final : public HeatDeviceSimulation<DeviceHeat3D<float>, Heat3DV
 }  // namespace
 
 const Model& heat3d_model() {
-  static const HeatModel<HostSim, DeviceSim, Heat3DBenchOptions, to_heat3d, make_heat3d_setup, parse_heat3d_variant, run_heat3d_bench>
+  static const HeatModel<HostSim, DeviceSim, Heat3DBenchOptions, to_heat3d, make_heat3d_setup, parse_heat3d_variant,
+                         run_heat3d_bench, make_heat3d_box>
       model(describe());
   return model;
 }

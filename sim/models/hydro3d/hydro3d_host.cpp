@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/ghost3d.hpp"  // extract_interior3d
 #include "sim/models/hydro3d/hydro3d_solver.hpp"
 
 namespace ss {
@@ -140,35 +141,42 @@ void HostHydro3D<T>::poison_scratch() {
   std::fill(div_.begin(), div_.end(), nan);
 }
 
-template <typename T>
-void HostHydro3D<T>::substep(int s) {
-  const Grid3D& g = setup_.grid;
+namespace {
+
+/// One RK3 substep of the interior of a padded grid g (the whole grid, or one rank's box):
+/// both methods through the shared point functions; `fill_div(div)` writes the
+/// divergence's ghosts between the two passes of the two-pass method. On return f holds
+/// the new interiors (f and out swapped); their ghosts are the caller's to write.
+template <typename T, typename FillDiv>
+void hydro_substep_host(const Grid3D& g, HydroMethod method, const HydroWeights<T>& w, const HydroConstants<T>& c,
+                        int s, std::array<std::vector<T>, kHydroFields>& f, std::array<std::vector<T>, kHydroFields>& rkb,
+                        std::array<std::vector<T>, kHydroFields>& out, std::vector<T>& div, FillDiv&& fill_div) {
   const HydroRk<T> rk = hydro_rk<T>();
   const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
-  const T* fp[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
-  const bool single = method_ == HydroMethod::single_pass;
+  const T* fp[kHydroFields] = {f[0].data(), f[1].data(), f[2].data(), f[3].data()};
+  const bool single = method == HydroMethod::single_pass;
 #pragma omp parallel for if (g.points() >= kParallelCells)
   for (int k = 0; k < g.nz; ++k)
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) {
         const std::size_t n = g.index(i, j, k);
-        auto at = [&](int f, int di, int dj, int dk) { return fp[f][static_cast<std::ptrdiff_t>(n) + di + dj * pitch + dk * plane]; };
+        auto at = [&](int q, int di, int dj, int dk) { return fp[q][static_cast<std::ptrdiff_t>(n) + di + dj * pitch + dk * plane]; };
         T rl, ru[3];
         if (single) {
-          const HydroPoint<T> p = hydro_gather<T, true>(w_, at);
-          hydro_rhs<T, true>(p, c_, rl, ru);
+          const HydroPoint<T> p = hydro_gather<T, true>(w, at);
+          hydro_rhs<T, true>(p, c, rl, ru);
         } else {
-          const HydroPoint<T> p = hydro_gather<T, false>(w_, at);
-          hydro_rhs<T, false>(p, c_, rl, ru);
-          div_[n] = hydro_divergence(w_, at);
+          const HydroPoint<T> p = hydro_gather<T, false>(w, at);
+          hydro_rhs<T, false>(p, c, rl, ru);
+          div[n] = hydro_divergence(w, at);
         }
-        hydro_rk3(s, rk.alpha[s], rk.beta[s], c_.dt, rl, fp[0][n], rk_[0][n], out_[0][n]);
-        for (int a = 0; a < 3; ++a) hydro_rk3(s, rk.alpha[s], rk.beta[s], c_.dt, ru[a], fp[a + 1][n], rk_[a + 1][n], out_[a + 1][n]);
+        hydro_rk3(s, rk.alpha[s], rk.beta[s], c.dt, rl, fp[0][n], rkb[0][n], out[0][n]);
+        for (int a = 0; a < 3; ++a) hydro_rk3(s, rk.alpha[s], rk.beta[s], c.dt, ru[a], fp[a + 1][n], rkb[a + 1][n], out[a + 1][n]);
       }
   if (!single) {
-    fill_ghosts(div_);
-    const T dt_nu3 = c_.dt * c_.nu3;
-    const T* d = div_.data();
+    fill_div(div);
+    const T dt_nu3 = c.dt * c.nu3;
+    const T* d = div.data();
     const std::ptrdiff_t stride[3] = {1, pitch, plane};
 #pragma omp parallel for if (g.points() >= kParallelCells)
     for (int k = 0; k < g.nz; ++k)
@@ -177,15 +185,20 @@ void HostHydro3D<T>::substep(int s) {
           const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(g.index(i, j, k));
           for (int a = 0; a < 3; ++a) {
             const std::ptrdiff_t st = stride[a];
-            const T gd = hydro_d1(w_, d[n - 3 * st], d[n - 2 * st], d[n - st], d[n + st], d[n + 2 * st], d[n + 3 * st]);
-            hydro_second_pass(rk.beta[s], dt_nu3, gd, rk_[a + 1][static_cast<std::size_t>(n)], out_[a + 1][static_cast<std::size_t>(n)]);
+            const T gd = hydro_d1(w, d[n - 3 * st], d[n - 2 * st], d[n - st], d[n + st], d[n + 2 * st], d[n + 3 * st]);
+            hydro_second_pass(rk.beta[s], dt_nu3, gd, rkb[a + 1][static_cast<std::size_t>(n)], out[a + 1][static_cast<std::size_t>(n)]);
           }
         }
   }
-  for (std::size_t f = 0; f < kHydroFields; ++f) {
-    std::swap(f_[f], out_[f]);
-    fill_ghosts(f_[f]);
-  }
+  for (std::size_t q = 0; q < kHydroFields; ++q) std::swap(f[q], out[q]);
+}
+
+}  // namespace
+
+template <typename T>
+void HostHydro3D<T>::substep(int s) {
+  hydro_substep_host(setup_.grid, method_, w_, c_, s, f_, rk_, out_, div_, [&](std::vector<T>& d) { fill_ghosts(d); });
+  for (std::size_t f = 0; f < kHydroFields; ++f) fill_ghosts(f_[f]);
 }
 
 template <typename T>
@@ -288,5 +301,96 @@ template double hydro_quantity<double>(const double* const (&)[kHydroFields], co
 
 template class HostHydro3D<float>;
 template class HostHydro3D<double>;
+
+namespace {
+
+// One rank's box of a distributed run: HostHydro3D's substeps on the box's layout, the
+// forcing at global positions, and the halo exchange (every axis periodic, edges included,
+// width 3) after each substep, between the two-pass method's passes and after the forcing.
+class HostHydro3DBox final : public BoxSimulation {
+ public:
+  HostHydro3DBox(const Hydro3DSetup& setup, const BoxPlacement& where, HydroMethod method)
+      : setup_(setup), where_(where), method_(method),
+        grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])), w_(hydro_weights<float>(setup.h)),
+        c_(hydro_constants<float>(setup)), forcing_tables_(hydro_forcing_tables<float>(setup)) {
+    // The whole grid's initial fields, then this box's cells (a first version: each rank
+    // holds the whole initial state once, while it starts).
+    const auto whole = hydro3d_initial_fields<float>(setup_);
+    const Grid3D& g = setup_.grid;
+    const Box& b = where_.box;
+    for (std::size_t q = 0; q < kHydroFields; ++q) {
+      f_[q].assign(grid_.elements(), 0.0f);
+      rk_[q].assign(grid_.elements(), 0.0f);
+      out_[q].assign(grid_.elements(), 0.0f);
+      for (int k = 0; k < b.n[2]; ++k)
+        for (int j = 0; j < b.n[1]; ++j)
+          for (int i = 0; i < b.n[0]; ++i) f_[q][grid_.index(i, j, k)] = whole[q][g.index(b.lo[0] + i, b.lo[1] + j, b.lo[2] + k)];
+    }
+    div_.assign(grid_.elements(), 0.0f);
+  }
+  const Grid3D& grid() const override { return grid_; }
+  long steps_done() const override { return steps_; }
+  void refresh_ghosts(HaloFill& halo) override { exchange(halo); }
+  void step(int n, HaloFill& halo) override {
+    for (int t = 0; t < n; ++t) {
+      for (int s = 0; s < 3; ++s) {
+        hydro_substep_host(grid_, method_, w_, c_, s, f_, rk_, out_, div_, [&](std::vector<float>& d) {
+          float* const fields[] = {d.data()};
+          halo.fill(fields);
+        });
+        exchange(halo);
+      }
+      force(halo);
+      ++steps_;
+    }
+  }
+  std::vector<std::vector<float>> interiors() const override {
+    std::vector<std::vector<float>> out;
+    for (const auto& f : f_) out.push_back(extract_interior3d(f, grid_));
+    return out;
+  }
+
+ private:
+  void exchange(HaloFill& halo) {
+    float* const fields[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
+    halo.fill(fields);
+  }
+  // HostHydro3D::force on the box: the same point function, the tables at global positions.
+  void force(HaloFill& halo) {
+    if (setup_.forcing_k.empty()) return;
+    const HydroForcingStep fs = hydro_forcing_step(setup_, steps_);
+    const Grid3D& g = setup_.grid;
+    const float* tab = forcing_tables_.data() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
+    const float amp[3] = {static_cast<float>(fs.amp_dt[0]), static_cast<float>(fs.amp_dt[1]),
+                          static_cast<float>(fs.amp_dt[2])};
+    const float cph = static_cast<float>(fs.cos_phase), sph = static_cast<float>(fs.sin_phase);
+    const Box& b = where_.box;
+#pragma omp parallel for if (grid_.points() >= kParallelCells)
+    for (int k = 0; k < b.n[2]; ++k)
+      for (int j = 0; j < b.n[1]; ++j)
+        for (int i = 0; i < b.n[0]; ++i) {
+          const std::size_t n = grid_.index(i, j, k);
+          hydro_force_point(tab, g, b.lo[0] + i, b.lo[1] + j, b.lo[2] + k, amp, cph, sph, f_[1][n], f_[2][n], f_[3][n]);
+        }
+    exchange(halo);
+  }
+
+  Hydro3DSetup setup_;
+  BoxPlacement where_;
+  HydroMethod method_;
+  Grid3D grid_;
+  HydroWeights<float> w_;
+  HydroConstants<float> c_;
+  std::array<std::vector<float>, kHydroFields> f_, rk_, out_;
+  std::vector<float> div_;
+  std::vector<float> forcing_tables_;
+  long steps_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<BoxSimulation> make_hydro3d_box(const Hydro3DSetup& setup, const BoxPlacement& where, HydroMethod method) {
+  return std::make_unique<HostHydro3DBox>(setup, where, method);
+}
 
 }  // namespace ss

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/box_simulation.hpp"
 #include "sim/models/hydro3d/hydro3d.hpp"
 
 namespace ss {
@@ -90,6 +91,12 @@ class HostHydro3D {
   std::vector<T> forcing_tables_;
   long steps_ = 0;
 };
+
+/// One rank's box of a distributed run on the CPU (sim/core/box_simulation.hpp): HostHydro3D's
+/// substeps of `method` on the box, the halo exchange (width 3, edges and corners, every axis
+/// periodic) after each substep, between the two-pass method's passes and after the forcing;
+/// bitwise equal to HostHydro3D on the whole grid.
+std::unique_ptr<BoxSimulation> make_hydro3d_box(const Hydro3DSetup& setup, const BoxPlacement& where, HydroMethod method);
 
 /// GPU backend: the same buffers in device memory, on the object's own stream. T is
 /// float or double. Every method throws ss::Error when there is no usable CUDA device.

@@ -420,6 +420,30 @@ class HydroModel final : public Model {
     require_cuda_device();
     return std::make_unique<DeviceSim>(c, setup, variant);
   }
+  /// Distributed: four fields, every axis periodic, width 3 with edges and corners (the
+  /// 55-point method's mixed derivatives), exchanged after each substep (and the divergence
+  /// between the 19-point method's passes); the boxes step either CPU method.
+  DistributedSpec distributed(const ModelConfig& c) const override {
+    make_hydro3d_setup(to_hydro(c));
+    DistributedSpec s;
+    s.supported = true;
+    s.ghost_width = kHydroRadius;
+    s.periodic = {true, true, true};
+    s.edges = true;
+    s.fields = kHydroFields;
+    return s;
+  }
+  std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,
+                                            std::string_view variant) const override {
+    check_live_variant(info(), variant);
+    const HydroVariant v = parse_hydro_variant(variant);
+    if (is_gpu(v)) throw Error(fmt::format("a distributed run steps a CPU variant ({})", info().variant_list("cpu")));
+    const Hydro3DSetup setup = make_hydro3d_setup(to_hydro(c));
+    check_host_memory((3 * kHydroFields + 1) * static_cast<std::size_t>(where.box.cells()) * sizeof(float) +
+                          kHydroFields * setup.grid.elements() * sizeof(float),
+                      "hydro3d on this rank's box");
+    return make_hydro3d_box(setup, where, method_of(v));
+  }
   BenchReport bench(const BenchRequest& r) const override {
     if (!r.test.empty()) {
       Hydro3DTestOptions t;

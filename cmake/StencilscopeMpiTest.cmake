@@ -1,0 +1,51 @@
+# The tests that run under mpirun (tests/CMakeLists.txt includes this). Each is a CTest
+# case running `mpirun -np N` on the CPU backend, on this host only: the shared-memory
+# and self transports for the data, loopback for the launcher's own messages (nothing
+# leaves the host), oversubscribed (CI has 2 cores),
+# one OpenMP thread per rank, a timeout so that a hang fails instead of waiting, and
+# a resource lock so that two such jobs never share the cores. Without MPI one case
+# says so and is reported as skipped.
+if(NOT STENCILSCOPE_WITH_MPI)
+  add_test(NAME mpi_tests_skipped
+           COMMAND ${CMAKE_COMMAND} -E echo "skipped: MPI is not built (STENCILSCOPE_MPI off or MPI not found)")
+  set_tests_properties(mpi_tests_skipped PROPERTIES LABELS "host;mpi" SKIP_REGULAR_EXPRESSION "skipped: MPI is not built")
+  return()
+endif()
+
+# Open MPI's launcher wants to be told that root may run it (containers and CI run as root)
+# and that more ranks than cores are fine; -q leaves out its banner when a rank fails.
+set(STENCILSCOPE_MPIEXEC_FLAGS "")
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpiexec_version ERROR_QUIET)
+if(_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  set(STENCILSCOPE_MPIEXEC_FLAGS --oversubscribe --allow-run-as-root -q --mca btl self,vader)
+endif()
+set(STENCILSCOPE_MPI_ENV
+    OMP_NUM_THREADS=1
+    OMPI_MCA_btl_vader_single_copy_mechanism=none  # no CMA/ptrace between ranks: not allowed in containers
+    OMPI_MCA_rmaps_base_oversubscribe=1
+    OMPI_MCA_oob_tcp_if_include=lo                 # the launcher talks to its ranks on loopback only
+    OMPI_MCA_plm_rsh_agent=false)                  # never reach for ssh: every rank is local
+
+find_package(GTest REQUIRED)
+add_executable(test_distributed_mpi mpi/test_distributed_mpi.cpp)
+target_link_libraries(test_distributed_mpi PRIVATE sim_dist GTest::gtest fmt::fmt)
+target_compile_options(test_distributed_mpi PRIVATE -Wall -Wextra)
+if(STENCILSCOPE_CUDA)  # the GPU transports against the host exchange (skipped without a device)
+  target_link_libraries(test_distributed_mpi PRIVATE CUDA::cudart)
+  target_compile_definitions(test_distributed_mpi PRIVATE STENCILSCOPE_TEST_CUDA)
+endif()
+foreach(n 2 3 4)
+  add_test(NAME mpi_distributed_np${n}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${STENCILSCOPE_MPIEXEC_FLAGS}
+                   $<TARGET_FILE:test_distributed_mpi>)
+  set_tests_properties(mpi_distributed_np${n} PROPERTIES LABELS "host;mpi" TIMEOUT 300 RESOURCE_LOCK mpi
+                       PROCESSORS ${n} ENVIRONMENT "${STENCILSCOPE_MPI_ENV}")
+endforeach()
+
+# The command line under mpirun: bench's table, and bad input leaving every rank.
+string(REPLACE ";" " " _flags "${STENCILSCOPE_MPIEXEC_FLAGS}")
+stencilscope_test(test_cli_mpi SOURCES test_cli_mpi.cpp LIBS sim LABEL "host;mpi" RESOURCE_LOCK mpi)
+target_compile_definitions(test_cli_mpi PRIVATE STENCILSCOPE_EXE="$<TARGET_FILE:stencilscope>"
+                           STENCILSCOPE_MPIEXEC="${MPIEXEC_EXECUTABLE} ${_flags}"
+                           STENCILSCOPE_MPI_ENV="OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false")
+add_dependencies(test_cli_mpi stencilscope)

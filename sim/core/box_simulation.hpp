@@ -1,0 +1,76 @@
+#pragma once
+// What a model offers to a distributed run (sim/dist/): one rank steps one box of the
+// global grid (decomposition.hpp) with the model's own point function; the ghost faces
+// the box shares with other ranks are filled by someone else (the halo exchange, through
+// HaloFill), the domain's own faces by the model's boundary step. No MPI here: a model
+// describes what it needs, and sim/dist/ (built only with MPI) moves the data.
+//
+// Bitwise equality with one rank follows from three things a model keeps: the same
+// point function on the same neighbour values, boundary values computed from global
+// indices (fill_box_ghosts3d_host), and an exchange after every (sub)step whose result
+// the next one reads.
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/core/decomposition.hpp"
+#include "sim/core/grid3d.hpp"
+
+namespace ss {
+
+/// How a model runs over several ranks, for one configuration.
+struct DistributedSpec {
+  bool supported = false;          ///< false: the model runs on one rank only (why_not says why)
+  std::string why_not;             ///< when not supported
+  int ghost_width = 0;             ///< cells a (sub)step reads across a face: the stencil radius
+  std::array<bool, 3> periodic{};  ///< per axis: the domain wraps, so the end boxes are neighbours
+  bool edges = false;              ///< the stencil reads edge and corner ghosts (mixed derivatives):
+                                   ///< the exchange then goes axis by axis, carrying earlier axes' ghosts
+  std::size_t fields = 1;          ///< the most fields one exchange carries
+};
+
+/// Where one rank's box sits.
+struct BoxPlacement {
+  Decomposition decomposition;
+  int rank = 0;
+  Box box;
+  /// [axis][0: low, 1: high]: true where the box's face is the domain's own face (the model's
+  /// boundary step writes its ghosts); false where a neighbour's halo fills them.
+  std::array<std::array<bool, 2>, 3> domain_face{};
+};
+
+/// The placement of `rank`'s box: a periodic axis has no domain faces (its end boxes are
+/// each other's neighbours; an axis that is not split wraps onto the box itself, through
+/// the same exchange, so that edges and corners come out as on one rank); the other rules
+/// keep the grid's faces for the model's boundary step.
+BoxPlacement place_box(const Decomposition& d, int rank, const std::array<bool, 3>& periodic);
+
+/// Fills the ghost faces a box shares with other ranks from their interiors (the halo
+/// exchange). Collective: every rank calls it the same number of times, in the same order.
+class HaloFill {
+ public:
+  virtual ~HaloFill() = default;
+  /// Fields of the box's layout (BoxSimulation::grid()), in the memory the box steps in.
+  virtual void fill(std::span<float* const> fields) = 0;
+};
+
+/// One rank's box of a distributed run (float, CPU backend).
+class BoxSimulation {
+ public:
+  virtual ~BoxSimulation() = default;
+  /// The box's padded layout (Grid3D::make_box of its extent).
+  virtual const Grid3D& grid() const = 0;
+  virtual long steps_done() const = 0;
+  /// Writes every ghost face of the current fields: the domain's own by the boundary rule,
+  /// the others through `halo`. Collective; needed once before the first step.
+  virtual void refresh_ghosts(HaloFill& halo) = 0;
+  /// n steps; after each (sub)step the ghosts between ranks come from `halo`. Collective.
+  virtual void step(int n, HaloFill& halo) = 0;
+  /// The box's interior of every stepped field (x fastest), as SimState::fields holds the
+  /// whole grid's.
+  virtual std::vector<std::vector<float>> interiors() const = 0;
+};
+
+}  // namespace ss

@@ -1,0 +1,114 @@
+// `mpirun -np N stencilscope bench MODEL` as a person runs it: one table from rank 0 with
+// the decomposition, the halo time and the bitwise check against one rank (strong and
+// weak scaling); bad input (a --decomp that is not N, more ranks than cells along an
+// axis, boxes thinner than the stencil radius, a model that does not distribute, a GPU
+// variant) gives one line from rank 0 and a non-zero exit of the whole job, within a
+// timeout (no rank left waiting).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "cli_run.hpp"
+
+namespace {
+
+/// Runs `mpirun -np ranks stencilscope args` (stderr merged) under a 120 s timeout.
+ss::test::CliResult run_mpi(int ranks, const std::string& args) {
+  const std::string cmd = std::string("env ") + STENCILSCOPE_MPI_ENV + " timeout 120 " + STENCILSCOPE_MPIEXEC + " -np " +
+                          std::to_string(ranks) + " " + STENCILSCOPE_EXE + " " + args + " 2>&1";
+  ss::test::CliResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), buf.size(), p)) r.out += buf.data();
+  const int w = pclose(p);
+  r.status = WIFEXITED(w) ? WEXITSTATUS(w) : -1;
+  return r;
+}
+
+int occurrences(const std::string& text, const std::string& word) {
+  int n = 0;
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+  return n;
+}
+
+/// Bad input: a non-zero exit (not the timeout's 124) and one line mentioning `fragment`.
+void expect_mpi_error(int ranks, const std::string& args, const std::string& fragment) {
+  const ss::test::CliResult r = run_mpi(ranks, args);
+  EXPECT_NE(r.status, 0) << args << "\n" << r.out;
+  EXPECT_NE(r.status, 124) << args << ": timed out (a rank kept waiting)\n" << r.out;
+  EXPECT_NE(r.out.find(fragment), std::string::npos) << args << " should mention '" << fragment << "':\n" << r.out;
+  EXPECT_EQ(ss::test::count_lines(r.out), 1) << args << " should print one line:\n" << r.out;
+}
+
+}  // namespace
+
+TEST(CliMpi, StrongScalingPrintsOneTableBitwiseEqualToOneRank) {
+  const auto r = run_mpi(3, "bench heat3d --size 19x17x13 --steps 3 --repeat 2 --boundary periodic");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "over 3 MPI ranks"), 1) << r.out;
+  EXPECT_NE(r.out.find("strong scaling"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3x1x1"), std::string::npos) << r.out;  // the split with the fewest cut cells
+  EXPECT_NE(r.out.find("19x17x13"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("halo ms/step"), std::string::npos) << r.out;
+}
+
+TEST(CliMpi, ForcedDecompositionAndWeakScaling) {
+  auto r = run_mpi(4, "bench heat3d --size 17x18x19 --steps 2 --repeat 1 --decomp 2x2x1 --boundary insulated");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("2x2x1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  r = run_mpi(2, "bench heat3d --size 12 --steps 2 --repeat 1 --scaling weak --decomp 2x1x1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("weak scaling"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("24x12x12"), std::string::npos) << r.out;  // the grid grows with the ranks
+}
+
+TEST(CliMpi, AnotherModelThroughTheSameTable) {
+  const auto r = run_mpi(3, "bench hydro3d --size 20x18x16 --steps 2 --repeat 1 --init turbulence");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "over 3 MPI ranks"), 1) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+}
+
+TEST(CliMpi, DecompThatIsNotTheRankCount) {
+  expect_mpi_error(3, "bench heat3d --size 16 --steps 1 --decomp 2x2x1", "is 4 ranks, but the run has 3");
+  expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --decomp 2by1", "malformed --decomp");
+}
+
+TEST(CliMpi, MoreRanksThanCellsAlongAnAxis) {
+  expect_mpi_error(9, "bench heat3d --size 8 --order 2 --steps 1 --decomp 9x1x1", "more ranks than cells");
+}
+
+TEST(CliMpi, BoxThinnerThanTheStencilRadius) {
+  expect_mpi_error(4, "bench heat3d --size 12x8x8 --order 8 --steps 1 --decomp 4x1x1",
+                   "thinner than the stencil radius 4");
+}
+
+TEST(CliMpi, ModelsAndVariantsThatDoNotRunDistributed) {
+  expect_mpi_error(2, "bench deriv3d --size 16 --steps 1", "does not run distributed");
+  expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --variant stream25d", "on the CPU backend");
+}
+
+TEST(CliMpi, AFailureOfRankZeroAloneStillEndsEveryRank) {
+  // Only rank 0 opens the --json file: its failure reaches the others through agree().
+  expect_mpi_error(3, "bench heat3d --size 16 --steps 1 --json /nonexistent-dir/x.json", "cannot write --json file");
+}
+
+TEST(CliMpi, OtherCommandsRefuseSeveralRanks) {
+  expect_mpi_error(2, "export --model heat3d --size 16 --steps 1 --out /tmp/never.npy", "only bench runs");
+}
+
+TEST(CliMpi, WithoutMpirunOneRankAndTheTransportsSaid) {
+  const auto info = ss::test::run_cli("info");
+  EXPECT_EQ(info.status, 0) << info.out;
+  EXPECT_NE(info.out.find("distributed: MPI on host buffers"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("this run: 1 rank"), std::string::npos) << info.out;
+  ss::test::expect_cli_error("bench heat3d --size 16 --steps 1 --decomp 1x1x2", "start them with mpirun");
+}

@@ -97,13 +97,16 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   bool screenshot_ui = false;
   using Clock = std::chrono::steady_clock;
   std::vector<double> frame_ms;
-  const int warmup = 30;
-  auto t_prev = Clock::now();
+  // Warm-up: 30 frames and half a second, so that the adaptive batches have grown to the budget.
+  int warmup = -1;
+  const auto t_start = Clock::now();
+  auto t_prev = t_start;
   auto t_first = t_prev;
   long steps_first = 0;
   double t_s_first = 0;  // on the simulation's clock (PerfSample::t_s)
-  for (int k = 0; k < warmup + o.frames; ++k) {
-    if (k == warmup) {
+  for (int k = 0; warmup < 0 || k < warmup + o.frames; ++k) {
+    if (warmup < 0 && k >= 30 && std::chrono::duration<double>(Clock::now() - t_start).count() >= 0.5) {
+      warmup = k;
       t_first = Clock::now();
       steps_first = sim.status().steps_done;
       t_s_first = sim.status().history.empty() ? 0 : sim.status().history.back().t_s;
@@ -128,7 +131,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     context.present(pass);
     render::finish_gl();
     const auto t = Clock::now();
-    if (k >= warmup) frame_ms.push_back(std::chrono::duration<double, std::milli>(t - t_prev).count());
+    if (warmup >= 0) frame_ms.push_back(std::chrono::duration<double, std::milli>(t - t_prev).count());
     t_prev = t;
   }
   const SimStatus& st = sim.status();
@@ -161,6 +164,23 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   if (st.upload_path && st.uploads > 0)
     std::printf("measure: upload path %s, %.3f ms per upload\n", std::string(to_string(*st.upload_path)).c_str(),
                 st.upload_ms_total / st.uploads);
+  if (o.against_bench) {  // the same configuration and variant, the kernel alone (`bench`'s timing)
+    const Model& model = model_of(settings);
+    BenchRequest request;
+    request.config = sim.config();
+    request.steps = 5 * std::max(1, model.info().bench.default_steps);
+    request.repeats = 5;
+    request.variants = {sim.simulation().variant()};
+    const BenchReport report = model.bench(request);
+    const auto row = std::find_if(report.rows.begin(), report.rows.end(), [&](const BenchRow& r) {
+      return r.variant == request.variants.front() && r.skipped.empty() && r.time_ms > 0;
+    });
+    if (row == report.rows.end()) throw Error("record --against-bench: bench gave no timing for " + request.variants.front());
+    const double bench_sps = row->steps * 1000.0 / row->time_ms;
+    std::printf("measure: bench %s %s: %.1f steps/s (%d steps, median of %d); window / bench = %.3f\n",
+                settings.model.c_str(), request.variants.front().c_str(), bench_sps, row->steps, request.repeats,
+                seconds > 0 ? steps / seconds / bench_sps : 0.0);
+  }
   return 0;
 }
 
@@ -168,6 +188,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
 
 int run_record(const RecordOptions& o) {
   if (o.out.empty() && !o.measure) throw Error("record needs --out FILE.mp4 or --out DIR (or --measure)");
+  if (o.against_bench && !o.measure) throw Error("record --against-bench goes with --measure");
   const bool headless = o.headless || !display_available() || !glfw_built();
   if (!o.headless && headless)
     std::fprintf(stderr, "stencilscope: record: %s: rendering headless\n",

@@ -401,8 +401,7 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
     return (validation_wanted_ && seconds_since(last_validation_) > 0.5) ||
            (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) ||
            (status_.error.empty() && seconds_since(last_health_) > 0.5) ||
-           ((!applied_.probes.empty() || !status_.probes.cells.empty()) && seconds_since(last_probes_) >= 0.05 &&
-            sim_->steps_done() != probes_step_);
+           (!s.probes.empty() && seconds_since(last_probes_) >= 0.05 && sim_->steps_done() != probes_step_);
   };
   if (queue_.empty()) {
     if (dirty_) upload();  // a paint, a reset, a new slice: the state now

@@ -177,7 +177,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     });
     if (row == report.rows.end()) throw Error("record --against-bench: bench gave no timing for " + request.variants.front());
     const double bench_sps = row->steps * 1000.0 / row->time_ms;
-    std::printf("measure: bench %s %s: %.1f steps/s (%d steps, median of %d); window / bench = %.3f\n",
+    std::printf("measure: bench %s %s: %.1f steps/s (%d steps, median of %d); window / bench = %.4g\n",
                 settings.model.c_str(), request.variants.front().c_str(), bench_sps, row->steps, request.repeats,
                 seconds > 0 ? steps / seconds / bench_sps : 0.0);
   }

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -94,7 +95,8 @@ void expect_snapshot_is_the_state_after_its_batch(const std::string& model, std:
         << model << " view " << v << " (" << to_string(path) << ")";
   sim->wait();
   EXPECT_EQ(sim->steps_done(), 22);
-  const auto stats = uploader.stats(*sim);
+  std::optional<render::FieldStats> stats;  // interop: known once the uploader's stream has passed the copy
+  for (int k = 0; k < 2000 && !(stats = uploader.stats(*sim)); ++k) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_TRUE(stats.has_value());
   EXPECT_TRUE(stats->finite);
 }

@@ -187,7 +187,7 @@ TEST(RecordHeadless, MeasureAgainstBenchPrintsTheRatio) {
   ASSERT_NE(q, std::string::npos) << r.output;
   ASSERT_EQ(std::sscanf(r.output.c_str() + q, "window / bench = %lf", &ratio), 1) << r.output;
   EXPECT_GT(bench, 0.0);
-  EXPECT_GT(ratio, 0.0);
+  EXPECT_GT(ratio, 0.0);  // a tiny grid: far below 1 (frames of a few steps against the kernel alone)
   const RunResult alone = run_app("record --headless --against-bench --out /tmp/x", "env -u DISPLAY");
   EXPECT_NE(alone.exit_code, 0);
   EXPECT_NE(alone.output.find("goes with --measure"), std::string::npos) << alone.output;

@@ -71,7 +71,10 @@ class LiveSimulationTest : public ::testing::Test {
 
 TEST_F(LiveSimulationTest, FramesAdvanceByTheFixedStepsAndOrderChangesKeepTheField) {
   LiveSimulation sim(settings_);
-  for (int k = 0; k < 3; ++k) sim.advance(settings_, false);
+  for (int k = 0; k < 3; ++k) {
+    sim.advance(settings_, false);
+    EXPECT_EQ(sim.queued_batches(), 0) << "the CPU runs each batch before the frame: nothing is queued ahead";
+  }
   EXPECT_EQ(sim.status().steps_done, 12);
   EXPECT_EQ(sim.status().upload_path, UploadPath::cpu_backend);
   ASSERT_TRUE(sim.field_stats().has_value());

@@ -290,18 +290,8 @@ class ElasticSim : public Simulation {
   SimState copy_state() override { return elastic_sim_state(sim_.state(), steps_done()); }
   void load_state(const SimState& st) override { sim_.load(elastic_state_of(st, points()), st.steps_done); }
   std::vector<SourceSpec> sources() const override { return sim_.setup().sources; }
-  void add_source(const SourceSpec& source) override {
-    std::vector<SourceSpec> list = sim_.setup().sources;
-    list.push_back(source);
-    sim_.set_sources(list);
-  }
-  void remove_source(int index) override {
-    std::vector<SourceSpec> list = sim_.setup().sources;
-    if (index < 0 || index >= static_cast<int>(list.size()))
-      throw Error(fmt::format("there is no source {} to remove ({} sources)", index + 1, list.size()));
-    list.erase(list.begin() + index);
-    sim_.set_sources(list);
-  }
+  void add_source(const SourceSpec& source) override { sim_.set_sources(with_source(sim_.setup().sources, source)); }
+  void remove_source(int index) override { sim_.set_sources(without_source(sim_.setup().sources, index)); }
   std::optional<ReceiverLayout> receivers() const override { return sim_.setup().receiver_layout; }
   void set_receivers(const ReceiverLayout& layout) override { sim_.set_receivers(layout); }
   Seismogram seismogram() override {

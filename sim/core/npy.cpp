@@ -1,5 +1,6 @@
 #include "sim/core/npy.hpp"
 
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -43,7 +44,7 @@ void write_npy(const std::string& path, const float* values, const std::vector<s
 
 NpyArray read_npy(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot read '" + path + "'");
+  if (!f) throw Error("cannot read '" + path + "': " + std::strerror(errno));
   char magic[6];
   unsigned char version[2], le[2];
   f.read(magic, 6);
@@ -58,7 +59,8 @@ NpyArray read_npy(const std::string& path) {
   std::smatch m;
   if (!std::regex_search(header, descr) || !std::regex_search(header, fortran) ||
       !std::regex_search(header, m, shape_re))
-    throw Error("'" + path + "' is not a little-endian float32 C-order array: " + header);
+    throw Error("'" + path + "' is not a little-endian float32 C-order array: " +
+                header.substr(0, header.find_last_not_of(" \n") + 1));
   NpyArray a;
   std::size_t count = 1;
   const std::string dims = m[1];
@@ -71,6 +73,20 @@ NpyArray read_npy(const std::string& path) {
   f.read(reinterpret_cast<char*>(a.values.data()), static_cast<std::streamsize>(count * sizeof(float)));
   if (!f) throw Error("'" + path + "' ends before its " + std::to_string(count) + " values");
   return a;
+}
+
+std::vector<float> read_npy_volume(const std::string& path, int nx, int ny, int nz) {
+  NpyArray a = read_npy(path);
+  const std::vector<std::size_t> want = {static_cast<std::size_t>(nz), static_cast<std::size_t>(ny),
+                                         static_cast<std::size_t>(nx)};
+  if (a.shape != want) {
+    std::string got;
+    for (std::size_t n : a.shape) got += (got.empty() ? "" : ", ") + std::to_string(n);
+    if (a.shape.size() == 1) got += ",";
+    throw Error(fmt::format("'{}' holds an array of shape ({}); the grid needs (nz, ny, nx) = ({}, {}, {})", path, got,
+                            nz, ny, nx));
+  }
+  return std::move(a.values);
 }
 
 }  // namespace ss

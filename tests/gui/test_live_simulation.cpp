@@ -18,6 +18,7 @@
 #include "view_pass.hpp"
 #include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/npy.hpp"
 #include "sim/models/deriv3d/deriv3d.hpp"
 #include "sim/models/heat3d/heat3d_solver.hpp"
 #include "sim/models/heat2d/heat_params.hpp"
@@ -634,6 +635,37 @@ TEST_F(LiveSimulationTest, Hydro3DRunsLiveOnEachPresetWithItsPlots) {
     EXPECT_EQ(d.curves[0].x.size(), 12u);
     EXPECT_TRUE(sim.field_stats()->finite);
   }
+}
+
+TEST_F(LiveSimulationTest, ABadMediumFileIsRefusedWithANoteAndTheRunGoesOn) {
+  const Model& m = find_model("acoustic3d");
+  SimSettings s = settings_;
+  switch_model(s, m, false);
+  s.nx = s.ny = s.nz = 16;
+  s.variant = "cpu";
+  s.adaptive_steps = false;
+  s.steps_per_frame = 2;
+  LiveSimulation sim(s);
+  sim.advance(s, false);
+  ASSERT_EQ(sim.status().steps_done, 2);
+  const std::string missing = ::testing::TempDir() + "stencilscope-live-no-such-vp.npy";
+  SimSettings bad = s;
+  bad.params["vp_file"] = missing;
+  sim.apply(bad);
+  EXPECT_NE(sim.status().note.find(missing), std::string::npos) << sim.status().note;
+  EXPECT_EQ(bad.params, s.params) << "the refused file is put back";
+  EXPECT_TRUE(sim.status().error.empty()) << sim.status().error;
+  sim.advance(bad, false);
+  EXPECT_EQ(sim.status().steps_done, 4) << "the running field is kept";
+  // A good file restarts the field with its medium.
+  const std::string good = ::testing::TempDir() + "stencilscope-live-vp.npy";
+  const std::vector<float> vp(16 * 16 * 16, 3000.f);
+  write_npy(good, vp.data(), {16, 16, 16});
+  SimSettings loaded = s;
+  loaded.params["vp_file"] = good;
+  sim.apply(loaded);
+  EXPECT_EQ(sim.status().steps_done, 0);
+  EXPECT_EQ(std::get<std::string>(sim.config().params.at("vp_file")), good);
 }
 
 }  // namespace

@@ -132,6 +132,9 @@ TEST_P(EveryModel, DescriptionIsCompleteAndItsDefaultsAreAccepted) {
   ASSERT_FALSE(i.orders.empty());
   EXPECT_NE(std::find(i.orders.begin(), i.orders.end(), i.default_order), i.orders.end());
   ASSERT_FALSE(i.views.quantities.empty());
+  if (!i.views.overlay_quantity.empty())  // the medium overlay reads a quantity the views show
+    EXPECT_NE(std::find(i.views.quantities.begin(), i.views.quantities.end(), i.views.overlay_quantity),
+              i.views.quantities.end());
   for (const ParamSpec& p : i.params) {
     EXPECT_FALSE(p.label.empty()) << p.name;
     EXPECT_FALSE(p.help.empty()) << p.name;

@@ -272,6 +272,21 @@ void scene_file_section(SceneFileStatus& f, PanelActions& a) {
   }
 }
 
+/// The medium overlay's toggle and opacity, for models that name their medium's quantity.
+void medium_overlay_controls(const ModelInfo& info, ViewSettings& v) {
+  if (info.views.overlay_quantity.empty() || info.dims != 3) return;
+  ImGui::Checkbox("medium overlay", &v.style.medium_overlay);
+  tip(fmt::format("The medium ({}) as a translucent grey layer over each slice: dark slow, light fast.",
+                  info.views.overlay_quantity)
+          .c_str());
+  if (v.style.medium_overlay) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    ImGui::SliderFloat("opacity", &v.style.medium_opacity, 0.05f, 1.0f, "%.2f");
+    tip("How much of the grey medium covers the field's colours.");
+  }
+}
+
 void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui, const RecordingStatus& rec,
                 const render::ValueRange& drawn, SceneFileStatus* scene_file, PanelActions& a) {
   enum_combo("colormap", v.style.colormap, render::kAllColormaps);
@@ -724,8 +739,10 @@ PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& br
     ImGui::TextDisabled("H hides this side bar");
     if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
       simulation_panel(sim, status, gpu_available, a);
-    if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen))
+    if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) {
       view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
+      medium_overlay_controls(model_of(sim).info(), view);
+    }
     if (sim.ab.enabled) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // --ab opens it
     if (ImGui::CollapsingHeader("A/B")) ab_panel(sim, status, gpu_available);
     if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_panel(sim, status, frame);

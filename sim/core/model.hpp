@@ -85,6 +85,9 @@ struct Preset {
 struct ViewsSpec {
   std::vector<std::string> quantities;  ///< what a view can show; the first is the default
   std::string value_unit;               ///< of the shown values ("" when dimensionless)
+  /// The quantity that shows the medium (one of `quantities`), which the app can draw as a
+  /// translucent overlay over the slices; empty: the model offers no overlay.
+  std::string overlay_quantity;
 };
 
 /// What `bench MODEL` prints for this model and how it counts.

@@ -138,6 +138,7 @@ ModelInfo describe() {
   m.source_kinds = {SourceKind::pressure};
   m.views.quantities = {"pressure", "velocity"};
   m.views.value_unit = "Pa";
+  m.views.overlay_quantity = "velocity";
   m.presets = {
       {"homogeneous", "a Ricker source in a uniform medium, free surface on top", {{"medium", std::string("homogeneous")}}},
       {"layered", "four layers, faster with depth: reflections and head waves", {{"medium", std::string("layered")}}},

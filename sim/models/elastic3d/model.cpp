@@ -185,6 +185,7 @@ ModelInfo describe() {
   m.source_kinds = {SourceKind::force, SourceKind::explosion, SourceKind::moment};
   m.views.quantities = kQuantities;
   m.views.value_unit = "m";
+  m.views.overlay_quantity = "vp";
   m.presets = {
       {"homogeneous", "a vertical Ricker force in a uniform isotropic medium, free surface on top",
        {{"medium", std::string("homogeneous")}, {"anisotropy", std::string("isotropic")}}},

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "scene_paths.hpp"
 #include "sim/core/error.hpp"
 
 namespace ss::app {
@@ -54,13 +54,6 @@ std::optional<double> number_of(const toml::node& n) {
 class SceneReader {
  public:
   SceneReader(SceneFile& scene) : s_(scene) {}
-
-  /// A file parameter's path as written: relative paths are relative to the scene file.
-  std::string resolved_path(const std::string& text) const {
-    const std::filesystem::path p(text);
-    if (text.empty() || p.is_absolute() || s_.path.empty()) return text;
-    return (std::filesystem::path(s_.path).parent_path() / p).lexically_normal().string();
-  }
 
   [[noreturn]] void fail(std::string_view key, const std::string& message) const {
     throw Error(s_.where(key) + ": " + message);
@@ -180,7 +173,7 @@ class SceneReader {
       } else if (p->kind == ParamKind::file) {
         const auto* s = v.as_string();
         if (!s) fail(key, fmt::format("{} must be a file path in quotes (\"\" for none), not {} {}", key, kind_of(v), shown(v)));
-        value = resolved_path(s->get());
+        value = resolve_scene_path(s->get(), s_.path);  // relative to the scene file
       } else if (p->kind == ParamKind::integer) {
         const auto* i = v.as_integer();
         if (!i) fail(key, fmt::format("{} must be an integer, not {} {}", key, kind_of(v), shown(v)));
@@ -284,7 +277,7 @@ class SceneReader {
 };
 
 /// A TOML basic string: quoted, with quotes, backslashes and control characters escaped.
-std::string toml_quoted(std::string_view text) {
+std::string quoted(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += {'\\', c};
@@ -302,7 +295,7 @@ std::string real_text(double x) {
 }
 
 std::string value_text(const ParamSpec& p, const ParamValue& v) {
-  if (const auto* w = std::get_if<std::string>(&v)) return toml_quoted(*w);
+  if (const auto* w = std::get_if<std::string>(&v)) return quoted(*w);
   const double x = std::get<double>(v);
   if (p.kind == ParamKind::integer && std::floor(x) == x && std::abs(x) < 9e18) return fmt::format("{}", static_cast<long long>(x));
   return real_text(x);
@@ -353,11 +346,11 @@ std::string scene_text(const SceneFile& s) {
   const ModelInfo& info = find_model(s.model).info();
   const std::array<int, 3> n = s.size.value_or(info.default_size);
   std::string out = "# stencilscope scene\n";
-  out += fmt::format("model = {}  # {}\n", toml_quoted(info.name), info.description);
+  out += fmt::format("model = {}  # {}\n", quoted(info.name), info.description);
   out += info.dims == 2 ? fmt::format("size = [{}, {}]  # nx, ny\n", n[0], n[1])
                         : fmt::format("size = [{}, {}, {}]  # nx, ny, nz\n", n[0], n[1], n[2]);
   out += fmt::format("order = {}\n", s.order.value_or(info.default_order));
-  out += fmt::format("variant = {}  # auto: the fastest on the device; {}\n", toml_quoted(s.variant.empty() ? "auto" : s.variant),
+  out += fmt::format("variant = {}  # auto: the fastest on the device; {}\n", quoted(s.variant.empty() ? "auto" : s.variant),
                      info.variant_list());
   out += "\n[params]\n";
   for (const ParamSpec& p : info.params) {
@@ -366,13 +359,13 @@ std::string scene_text(const SceneFile& s) {
     out += fmt::format("{} = {}{}\n", p.name, value_text(p, v), param_comment(p));
   }
   out += "\n[view]\n";
-  out += fmt::format("colormap = {}\n", toml_quoted(s.colormap));
+  out += fmt::format("colormap = {}\n", quoted(s.colormap));
   out += s.range.mode == "fixed" ? fmt::format("range = [{}, {}]  # fixed; or \"auto\", \"expanding\"\n",
                                                real_text(s.range.lo), real_text(s.range.hi))
-                                 : fmt::format("range = {}  # \"auto\", \"expanding\", or [lo, hi]\n", toml_quoted(s.range.mode));
-  out += fmt::format("sampling = {}  # nearest or linear\n", toml_quoted(s.sampling));
+                                 : fmt::format("range = {}  # \"auto\", \"expanding\", or [lo, hi]\n", quoted(s.range.mode));
+  out += fmt::format("sampling = {}  # nearest or linear\n", quoted(s.sampling));
   out += fmt::format("colorbar = {}\n", s.colorbar ? "true" : "false");
-  if (!s.quantity.empty()) out += fmt::format("quantity = {}  # {}\n", toml_quoted(s.quantity), join(info.views.quantities));
+  if (!s.quantity.empty()) out += fmt::format("quantity = {}  # {}\n", quoted(s.quantity), join(info.views.quantities));
   if (info.dims == 3)
     out += fmt::format("slices = [{}, {}, {}]  # z of XY, y of XZ, x of YZ; -1: the middle\n", s.slices[0], s.slices[1],
                        s.slices[2]);
@@ -388,16 +381,11 @@ std::string scene_text(const SceneFile& s) {
 void write_scene(const std::string& path, const SceneFile& scene) {
   // File parameters are written relative to the scene's folder, as read_scene resolves them.
   SceneFile relative = scene;
-  if (const Model* m = [&]() -> const Model* { try { return &find_model(scene.model); } catch (const Error&) { return nullptr; } }())
-    for (const ParamSpec& p : m->info().params) {
-      const auto it = relative.params.find(p.name);
-      if (p.kind != ParamKind::file || it == relative.params.end()) continue;
-      const auto* text = std::get_if<std::string>(&it->second);
-      if (!text || text->empty()) continue;
-      const std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
-      const std::filesystem::path rel = std::filesystem::absolute(*text).lexically_normal().lexically_relative(dir);
-      if (!rel.empty()) it->second = rel.string();
-    }
+  for (const ParamSpec& p : find_model(scene.model).info().params) {
+    const auto it = relative.params.find(p.name);
+    if (p.kind != ParamKind::file || it == relative.params.end()) continue;
+    if (const auto* text = std::get_if<std::string>(&it->second)) it->second = scene_relative_path(*text, path);
+  }
   const std::string text = scene_text(relative);
   std::ofstream out(path, std::ios::binary);
   if (!out) throw Error("cannot write scene file '" + path + "'");

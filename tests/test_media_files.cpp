@@ -189,6 +189,26 @@ TEST(MediaFiles, BadFilesAreRefusedInOneLineNamingTheFileAndTheNode) {
   expect_refused("elastic3d", {{"vs_file", vs_path}, {"anisotropy", std::string("thomsen")}}, {"isotropic", "thomsen"});
 }
 
+TEST(MediaFiles, AFloat64FileIsRoundedToFloat32) {
+  // numpy.save's default dtype: the same layered medium written as float64 by hand.
+  const std::vector<float> v = layered(2000, {1.0, 1.25, 1.5, 1.75});
+  const std::string path = temp_path("a-layered-f64.npy");
+  std::string header = fmt::format("{{'descr': '<f8', 'fortran_order': False, 'shape': ({}, {}, {}), }}", kNz, kNy, kNx);
+  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+  const unsigned char length[2] = {static_cast<unsigned char>(header.size() & 0xff),
+                                   static_cast<unsigned char>(header.size() >> 8)};
+  std::fwrite(magic, 1, 8, f);
+  std::fwrite(length, 1, 2, f);
+  std::fwrite(header.data(), 1, header.size(), f);
+  const std::vector<double> wide(v.begin(), v.end());
+  std::fwrite(wide.data(), sizeof(double), wide.size(), f);
+  std::fclose(f);
+  expect_bitwise_equal(run("acoustic3d", {{"vp_file", path}}), run("acoustic3d", {{"medium", std::string("layered")}}));
+}
+
 TEST(MediaFiles, AnEmptyPathMeansNoFile) {
   expect_bitwise_equal(run("acoustic3d", {{"vp_file", std::string()}}), run("acoustic3d", {}));
 }

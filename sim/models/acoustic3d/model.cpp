@@ -55,8 +55,8 @@ std::vector<ParamSpec> acoustic_params() {
   file.label = "vp file";
   file.kind = ParamKind::file;
   file.help =
-      "a .npy file of the velocity at every node (m/s): float32, shape (nz, ny, nx), C order (numpy.save of "
-      "vp.astype(np.float32) indexed vp[z, y, x], z downwards); when given it replaces the medium (vp then only sets the "
+      "a .npy file of the velocity at every node (m/s): float32 (or float64, rounded), shape (nz, ny, nx), C "
+      "order (numpy.save of vp indexed vp[z, y, x], z downwards); when given it replaces the medium (vp then only sets the "
       "source's amplitude scale 4 pi vp^2 h); every value must be positive and finite; dt follows its fastest velocity";
   p.push_back(file);
   ParamSpec pert = number("perturbation", "perturbation", "", ParamKind::real, 0.1, 0, 0.5,

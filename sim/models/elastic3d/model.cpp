@@ -78,7 +78,7 @@ std::vector<ParamSpec> elastic_params() {
     f.label = fmt::format("{} file", std::string_view(name).substr(0, std::string_view(name).find('_')));
     f.kind = ParamKind::file;
     f.help = fmt::format(
-        "a .npy file of {} at every node ({}): float32, shape (nz, ny, nx), C order (numpy.save of a.astype(np.float32) "
+        "a .npy file of {} at every node ({}): float32 (or float64, rounded), shape (nz, ny, nx), C order (numpy.save of a "
         "indexed a[z, y, x], z downwards); any of vp_file, vs_file, rho_file makes the medium isotropic per node, "
         "each quantity from its file or, without one, its parameter everywhere (medium and anisotropy are then "
         "unused); values must be positive and finite, vs at most vp; dt follows the fastest vp",

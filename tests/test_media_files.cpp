@@ -129,6 +129,16 @@ TEST(MediaFiles, ElasticHomogeneousFilesGiveBitwiseTheHomogeneousField) {
   expect_bitwise_equal(run("elastic3d", {{"vp_file", vp}, {"vs", 1750.0}, {"rho", 2200.0}}, 8), base);
 }
 
+TEST(MediaFiles, ElasticDtFollowsTheFastestNodeOfTheFile) {
+  std::vector<float> vp = constant(3000);
+  vp[(static_cast<std::size_t>(9) * kNy + 2) * kNx + 11] = 5200;  // one fast node
+  const std::string path = write_volume("e-fast-node.npy", vp);
+  auto file = make("elastic3d", {{"vp_file", path}, {"vs", 1500.0}});
+  auto fast = make("elastic3d", {{"vp", 5200.0}, {"vs", 1500.0}});
+  EXPECT_EQ(file->dt_limit(), fast->dt_limit());
+  EXPECT_EQ(file->dt(), fast->dt());
+}
+
 TEST(MediaFiles, ElasticLayeredFilesGiveTheLayeredMedium) {
   // The layered preset scales the stiffness of the top layer; from files the stiffness
   // comes from each layer's vp, vs and rho: the same medium to float rounding.

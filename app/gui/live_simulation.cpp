@@ -341,6 +341,7 @@ void LiveSimulation::upload(bool wait_for_gpu) {
   if (applied_.upload == UploadChoice::interop && sim_->on_gpu() && *status_.upload_path != UploadPath::interop)
     throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
   status_.interop_failure = sim_->on_gpu() ? uploader_.interop_failure() : std::string();
+  if (!overlay_quantity_.empty()) upload_overlay();
   compare_ab();
   dirty_ = false;
 }
@@ -760,6 +761,45 @@ void LiveSimulation::update_status() {
   for (const SourceSpec& src : sim_->sources()) status_.sources.push_back(describe(src));
   status_.receiver_layout = sim_->receivers();
   status_.receivers = status_.receiver_layout ? describe(*status_.receiver_layout) : std::string();
+}
+
+void LiveSimulation::set_overlay_quantity(const std::string& quantity) {
+  if (quantity == overlay_quantity_) return;
+  overlay_quantity_ = quantity;
+  overlay_of_.reset();
+  overlay_textures_.clear();
+  if (!quantity.empty()) upload_overlay();
+}
+
+const render::FieldTexture* LiveSimulation::overlay_texture(int view) const {
+  if (view < 0 || view >= static_cast<int>(overlay_textures_.size())) return nullptr;
+  return overlay_textures_[static_cast<std::size_t>(view)].get();
+}
+
+void LiveSimulation::upload_overlay() {
+  if (!sim_ || overlay_quantity_ != sim_->info().views.overlay_quantity) {  // another model: none
+    overlay_textures_.clear();
+    overlay_of_.reset();
+    return;
+  }
+  // The medium does not change while the run steps: read it again only for another run,
+  // configuration or slice (a copy_view on the GPU waits for the batch).
+  auto now = std::make_tuple(static_cast<const Simulation*>(sim_.get()), sim_->config().size, sim_->config().params,
+                             applied_.slice);
+  if (overlay_of_ && *overlay_of_ == now && overlay_textures_.size() == static_cast<std::size_t>(sim_->views())) return;
+  overlay_textures_.resize(static_cast<std::size_t>(sim_->views()));
+  std::vector<render::FieldTexture*> targets;
+  for (int v = 0; v < sim_->views(); ++v) {
+    auto& t = overlay_textures_[static_cast<std::size_t>(v)];
+    const auto [nu, nv] = sim_->view_size(v);
+    if (!t || t->nx() != nu || t->ny() != nv) t = std::make_unique<render::FieldTexture>(nu, nv);
+    targets.push_back(t.get());
+  }
+  ViewPlacement where = placement();
+  where.quantity = overlay_quantity_;
+  overlay_uploader_.upload(*sim_, targets, where, false);
+  if (const auto stats = overlay_uploader_.stats(*sim_)) overlay_range_ = stats->range;
+  overlay_of_ = std::move(now);
 }
 
 }  // namespace ss::app

@@ -12,6 +12,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -199,6 +200,15 @@ class LiveSimulation {
   const std::vector<std::array<int, 3>>& probes() const { return applied_.probes; }
   /// The slice positions in use (3D models), clamped into the grid.
   const std::array<int, 3>& slices() const { return applied_.slice; }
+  /// The medium overlay: the views' quantity `quantity` (the model's
+  /// ViewsSpec::overlay_quantity; empty: off), read like the views into textures of its own
+  /// (host copy of the slices) when turned on and again when the slices or the
+  /// configuration change.
+  void set_overlay_quantity(const std::string& quantity);
+  /// The overlay's texture of view `view`, or nullptr while off.
+  const render::FieldTexture* overlay_texture(int view) const;
+  /// The range of the overlay's values over the slices.
+  render::ValueRange overlay_range() const { return overlay_range_; }
   /// Stats of the field in the texture (empty until known).
   std::optional<render::FieldStats> field_stats() { return uploader_.stats(*sim_); }
   const SimStatus& status() const { return status_; }
@@ -255,6 +265,13 @@ class LiveSimulation {
   render::ImageTexture seismogram_texture_;
   std::unique_ptr<render::FieldTexture> seismogram_field_;
   double seismogram_gain_ = 1;
+  // The medium overlay (set_overlay_quantity): its textures, reader and what they hold.
+  void upload_overlay();
+  std::string overlay_quantity_;
+  std::vector<std::unique_ptr<render::FieldTexture>> overlay_textures_;
+  ViewUploader overlay_uploader_;
+  render::ValueRange overlay_range_{0, 1};
+  std::optional<std::tuple<const Simulation*, std::array<int, 3>, ParamValues, std::array<int, 3>>> overlay_of_;
 };
 
 }  // namespace ss::app

@@ -50,6 +50,15 @@ std::vector<ParamSpec> acoustic_params() {
                      "of vp, from the seed)"));
   p.push_back(number("vp", "vp (velocity)", "m/s", ParamKind::real, 2000, 1, 1e5,
                      "the velocity of the homogeneous medium, the top layer, or the mean of the random one"));
+  ParamSpec file;
+  file.name = "vp_file";
+  file.label = "vp file";
+  file.kind = ParamKind::file;
+  file.help =
+      "a .npy file of the velocity at every node (m/s): float32 (or float64, rounded), shape (nz, ny, nx), C "
+      "order (numpy.save of vp indexed vp[z, y, x], z downwards); when given it replaces the medium (vp then only sets the "
+      "source's amplitude scale 4 pi vp^2 h); every value must be positive and finite; dt follows its fastest velocity";
+  p.push_back(file);
   ParamSpec pert = number("perturbation", "perturbation", "", ParamKind::real, 0.1, 0, 0.5,
                           "random medium: the largest relative change of the velocity");
   pert.shown_when = "medium=random";
@@ -129,6 +138,7 @@ ModelInfo describe() {
   m.source_kinds = {SourceKind::pressure};
   m.views.quantities = {"pressure", "velocity"};
   m.views.value_unit = "Pa";
+  m.views.overlay_quantity = "velocity";
   m.presets = {
       {"homogeneous", "a Ricker source in a uniform medium, free surface on top", {{"medium", std::string("homogeneous")}}},
       {"layered", "four layers, faster with depth: reflections and head waves", {{"medium", std::string("layered")}}},
@@ -167,6 +177,13 @@ Acoustic3DConfig to_acoustic3d(const ModelConfig& c) {
   a.sponge_width = whole(c, "sponge_width");
   a.cpml_width = whole(c, "cpml_width");
   a.cpml_reflection = c.number("cpml_reflection");
+  if (const std::string& path = c.word("vp_file"); !path.empty()) {
+    try {
+      a.velocity = load_velocity_npy(path, a.nx, a.ny, a.nz);
+    } catch (const Error& e) {
+      throw Error(fmt::format("vp_file: {}", e.what()));
+    }
+  }
   return a;
 }
 

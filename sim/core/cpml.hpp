@@ -126,6 +126,12 @@ struct CpmlLayout {
   }
 };
 
+/// The layers of a CPML `width` nodes wide (0: kDefaultCpmlWidth, or a third of the
+/// smallest side when that is less) on every face of an nx x ny x nz grid, none along the
+/// top (k = 0) under a free surface; throws ss::Error when the width is negative or wider
+/// than a third of the smallest side, or the reflection lies outside (0, 1).
+CpmlLayout make_cpml_layout(int width, double reflection, int nx, int ny, int nz, bool free_top);
+
 /// The coefficient table of a layout, in double: per axis a (in order), b of its slots,
 /// then c of its slots (CpmlLayout::table_base). n: nodes per axis.
 inline std::vector<double> cpml_table(const CpmlLayout& l, const int (&n)[3], double vmax, double h, double dt,

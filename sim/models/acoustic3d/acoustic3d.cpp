@@ -218,16 +218,8 @@ Acoustic3DSetup make_acoustic3d_setup(const Acoustic3DConfig& c) {
                               s.sponge, smallest / 3, c.nx, c.ny, c.nz));
   }
   if (c.boundary == AcousticBoundary::cpml) {
-    const int smallest = std::min({c.nx, c.ny, c.nz});
-    if (c.cpml_width < 0) throw Error(fmt::format("cpml width {} must not be negative", c.cpml_width));
-    s.cpml = c.cpml_width == 0 ? std::min(kDefaultCpmlWidth, smallest / 3) : c.cpml_width;
-    if (s.cpml < 1 || 3 * s.cpml > smallest)
-      throw Error(fmt::format("cpml width {} nodes is wider than a third of the smallest side ({} of {}x{}x{})", s.cpml,
-                              smallest / 3, c.nx, c.ny, c.nz));
-    if (!(c.cpml_reflection > 0 && c.cpml_reflection < 1))
-      throw Error(fmt::format("cpml reflection {} must lie in (0, 1)", c.cpml_reflection));
-    for (int a = 0; a < 3; ++a) s.cpml_layout.lo[a] = s.cpml_layout.hi[a] = s.cpml;
-    if (c.top == TopBoundary::free) s.cpml_layout.lo[2] = 0;
+    s.cpml_layout = make_cpml_layout(c.cpml_width, c.cpml_reflection, c.nx, c.ny, c.nz, c.top == TopBoundary::free);
+    s.cpml = s.cpml_layout.hi[0];
   }
   const int n[3] = {c.nx, c.ny, c.nz};
   const int given[3] = {c.src_x, c.src_y, c.src_z};

@@ -498,16 +498,8 @@ Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& c) {
     s.dt = c.dt;
   }
   if (c.boundary == ElasticBoundary::cpml) {
-    const int smallest = std::min({c.nx, c.ny, c.nz});
-    if (c.cpml_width < 0) throw Error(fmt::format("cpml width {} must not be negative", c.cpml_width));
-    s.cpml = c.cpml_width == 0 ? std::min(kDefaultCpmlWidth, smallest / 3) : c.cpml_width;
-    if (s.cpml < 1 || 3 * s.cpml > smallest)
-      throw Error(fmt::format("cpml width {} nodes is wider than a third of the smallest side ({} of {}x{}x{})", s.cpml,
-                              smallest / 3, c.nx, c.ny, c.nz));
-    if (!(c.cpml_reflection > 0 && c.cpml_reflection < 1))
-      throw Error(fmt::format("cpml reflection {} must lie in (0, 1)", c.cpml_reflection));
-    for (int a = 0; a < 3; ++a) s.cpml_layout.lo[a] = s.cpml_layout.hi[a] = s.cpml;
-    if (c.top == ElasticTop::free) s.cpml_layout.lo[2] = 0;
+    s.cpml_layout = make_cpml_layout(c.cpml_width, c.cpml_reflection, c.nx, c.ny, c.nz, c.top == ElasticTop::free);
+    s.cpml = s.cpml_layout.hi[0];
   } else if (c.boundary != ElasticBoundary::periodic) {
     const int smallest = c.boundary == ElasticBoundary::sponge ? std::min({c.nx, c.ny, c.nz}) : c.nz;
     if (c.sponge_width < 0) throw Error(fmt::format("sponge width {} must not be negative", c.sponge_width));

@@ -91,6 +91,15 @@ TEST(CliMpi, Acoustic3DTableOnThreeRanks) {
   EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
 }
 
+TEST(CliMpi, Elastic3DTableAndItsCpmlRefused) {
+  const auto r = run_mpi(2, "bench elastic3d --size 21x19x17 --steps 3 --repeat 1 --order 4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "over 2 MPI ranks"), 1) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+  expect_mpi_error(2, "bench elastic3d --size 21x19x17 --steps 1 --boundary cpml", "does not run distributed yet");
+}
+
 TEST(CliMpi, DecompThatIsNotTheRankCount) {
   expect_mpi_error(3, "bench heat3d --size 16 --steps 1 --decomp 2x2x1", "is 4 ranks, but the run has 3");
   expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --decomp 2by1", "malformed --decomp");

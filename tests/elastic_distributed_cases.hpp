@@ -1,7 +1,7 @@
 #pragma once
 // elastic3d's distributed cases beyond what the model interface can say (distributed_cases.hpp
-// runs every model through ModelConfig, which has one source): every rule that distributes
-// on a grid no rank count divides, with a force, an explosion and a moment tensor whose
+// runs every model through ModelConfig, which has one source): every boundary rule on a
+// grid no rank count divides, with a force, an explosion and a moment tensor whose
 // band-limited boxes (17^3 nodes) straddle the boxes of the decomposition (centred on a
 // box's first node: a face, an edge or a corner between ranks; on the last node of box 0,
 // twice; one at depth 1, whose box the surface clips), against HostElastic3D<float> on the
@@ -27,7 +27,7 @@ struct ElasticDistCase {
   Elastic3DConfig config;  ///< without sources: elastic_dist_setup adds them per decomposition
 };
 
-/// sponge (free and absorbing top), periodic, periodic_sides (free and absorbing top), at
+/// sponge, periodic_sides and cpml (each under a free and an absorbing top), periodic, at
 /// orders 4 and 8, in a random medium.
 inline std::vector<ElasticDistCase> elastic_dist_cases() {
   struct Rule {
@@ -38,7 +38,9 @@ inline std::vector<ElasticDistCase> elastic_dist_cases() {
                         {ElasticBoundary::sponge, ElasticTop::absorbing},
                         {ElasticBoundary::periodic, ElasticTop::free},
                         {ElasticBoundary::periodic_sides, ElasticTop::free},
-                        {ElasticBoundary::periodic_sides, ElasticTop::absorbing}};
+                        {ElasticBoundary::periodic_sides, ElasticTop::absorbing},
+                        {ElasticBoundary::cpml, ElasticTop::free},
+                        {ElasticBoundary::cpml, ElasticTop::absorbing}};
   std::vector<ElasticDistCase> out;
   for (int order : {4, 8})
     for (const Rule& r : rules) {

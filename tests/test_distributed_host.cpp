@@ -265,9 +265,9 @@ TEST(DistributedInProcess, Acoustic3DSourcesAcrossBoxesAndEveryRule) {
 }
 
 // elastic3d beyond ModelConfig: a force, an explosion and a moment tensor whose 17^3 source
-// boxes straddle the boxes (two on one node, one clipped by the surface), sponge under a
-// free and an absorbing top, periodic, periodic_sides under both tops (Clayton-Engquist on
-// the domain faces, the free surface), orders 4 and 8, a random medium, 2 to 4 ranks in
+// boxes straddle the boxes (two on one node, one clipped by the surface), sponge,
+// periodic_sides and cpml under a free and an absorbing top, periodic (Clayton-Engquist on
+// the domain faces, the free surface, the CPML's memory variables per box), orders 4 and 8, a random medium, 2 to 4 ranks in
 // every decomposition that fits; u and u^{n-1} bitwise equal to the whole grid's `cpu` run.
 TEST(DistributedInProcess, Elastic3DSourceBoxesAcrossBoxesAndEveryRule) {
   int runs = 0;
@@ -293,18 +293,4 @@ TEST(DistributedInProcess, Elastic3DSourceBoxesAcrossBoxesAndEveryRule) {
     }
   }
   EXPECT_GT(runs, 30);
-}
-
-// What cannot be made bitwise equal yet is refused in one line, not run.
-TEST(DistributedInProcess, Elastic3DCpmlIsRefused) {
-  Elastic3DConfig c;
-  c.nx = 29, c.ny = 23, c.nz = 19;
-  c.boundary = ElasticBoundary::cpml;
-  const Elastic3DSetup setup = make_elastic3d_setup(c);
-  const DistributedSpec spec = elastic3d_distributed_spec(setup);
-  EXPECT_FALSE(spec.supported);
-  EXPECT_NE(spec.why_not.find("cpml"), std::string::npos) << spec.why_not;
-  EXPECT_EQ(spec.why_not.find('\n'), std::string::npos);
-  const Decomposition d = make_decomposition({29, 23, 19}, 2, std::nullopt, 4);
-  EXPECT_THROW(make_elastic3d_box(setup, place_box(d, 0, {})), Error);
 }

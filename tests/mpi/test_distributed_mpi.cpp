@@ -208,7 +208,7 @@ TEST(Distributed, Acoustic3DSourcesAcrossRanksAndEveryRule) {
 }
 
 // elastic3d with a force, an explosion and a moment tensor whose source boxes straddle the
-// ranks (tests/elastic_distributed_cases.hpp), every rule that distributes, orders 4 and 8:
+// ranks (tests/elastic_distributed_cases.hpp), every boundary rule, orders 4 and 8:
 // u and u^{n-1} gathered to rank 0 bitwise equal to the whole grid's `cpu` run.
 TEST(Distributed, Elastic3DSourceBoxesAcrossRanksAndEveryRule) {
   int runs = 0;

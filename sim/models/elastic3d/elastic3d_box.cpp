@@ -6,7 +6,8 @@
 // that straddles boxes is added by each box on its part, node by node with the global
 // indices, so each node sums the same sources in the same (list) order; Clayton-Engquist
 // rewrites the global list's nodes that lie in the box, each with the face the one-rank
-// list gives it.
+// list gives it; the CPML's passes use the coefficients of the node's global slot and read
+// only the node's own memory variables (no exchange of them is needed).
 #include "sim/models/elastic3d/elastic3d_box.hpp"
 
 #include <algorithm>
@@ -26,7 +27,6 @@ class HostElastic3DBox final : public BoxSimulation {
       : setup_(setup), where_(where), grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
         radius_(radius_of_order(setup.config.order)), rule_(ghost_rule_of(setup)),
         weights_(source_weights_as<float>(setup)) {
-    if (setup_.cpml_layout.any()) throw Error(elastic3d_distributed_spec(setup_).why_not);
     const Grid3D& g = grid_;
     const std::array<int, 3>& lo = where_.box.lo;
     const std::vector<float> whole = elastic_damping_tables<float>(setup_);
@@ -51,6 +51,15 @@ class HostElastic3DBox final : public BoxSimulation {
     for (auto& level : u_)
       for (auto& f : level) f.assign(g.elements(), 0.0f);
     for (auto& f : stress_) f.assign(g.elements(), 0.0f);
+    if (setup_.cpml_layout.any()) {
+      cpml_table_ = elastic_cpml_table<float>(setup_);
+      for (int a = 0; a < 3; ++a)  // box fields of the slabs the box meets: psi_a{x,y,z}, phi_a{x,y,z}
+        for (int i = 0; i < where_.box.n[a]; ++i)
+          if (slot(a, i) >= 0) {
+            for (auto& f : memory_[a]) f.assign(g.elements(), 0.0f);
+            break;
+          }
+    }
   }
 
   const Grid3D& grid() const override { return grid_; }
@@ -80,7 +89,7 @@ class HostElastic3DBox final : public BoxSimulation {
            gk < b.lo[2] + b.n[2];
   }
 
-  // HostElastic3D::step's nine steps on the box (cpml excluded).
+  // HostElastic3D::step's nine steps on the box.
   template <int R>
   void step_once(HaloFill& halo) {
     const Grid3D& g = grid_;
@@ -106,6 +115,7 @@ class HostElastic3DBox final : public BoxSimulation {
                                                     free_top && b.lo[2] + k == 0);
           s[0][e] = sig.xx, s[1][e] = sig.yy, s[2][e] = sig.zz, s[3][e] = sig.xy, s[4][e] = sig.xz, s[5][e] = sig.yz;
         }
+    if (setup_.cpml_layout.any()) cpml_stress<R>(ux, uy, uz, s);
     // 4: the stress sources on the part of their boxes inside this box (global indices).
     const ElasticStressStep<float> stress_src = elastic3d_stress_step<float>(setup_, steps_done_);
     for (int r = 0; r < stress_src.n; ++r) {
@@ -143,6 +153,7 @@ class HostElastic3DBox final : public BoxSimulation {
           const float damp = (tx[i] * ty[j]) * tz[k];
           for (int c = 0; c < 3; ++c) out[c][e] = elastic_update(cu[c][e], pv[c][e], m.q[e], a[c], damp);
         }
+    if (setup_.cpml_layout.any()) cpml_update<R>(sc, out);
     // 8: Clayton-Engquist on the global list's nodes in this box (each keeps its face).
     if (setup_.absorbing_bottom()) {
       const CeFaces faces = ce_faces_of(setup_);
@@ -164,6 +175,80 @@ class HostElastic3DBox final : public BoxSimulation {
     const int old_prev = prev_;
     prev_ = cur_, cur_ = next_, next_ = old_prev;
     ++steps_done_;
+  }
+
+  /// The global CPML slot of the box's node index i along axis a, or -1 outside slab a.
+  int slot(int a, int i) const {
+    const int n[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
+    return setup_.cpml_layout.slot(a, where_.box.lo[a] + i, n[a]);
+  }
+
+  // elastic_cpml_stress on the box: psi_ac = b psi_ac + c D_a u_c at each layer node (u^n,
+  // ghosts filled), then sigma += C : sym(psi); only the node's own values are read.
+  template <int R>
+  void cpml_stress(const float* ux, const float* uy, const float* uz, float* const (&s)[6]) {
+    const Grid3D& g = grid_;
+    const CpmlLayout& L = setup_.cpml_layout;
+    const PaddedMedium<float>& m = medium_;
+    const float* u[3] = {ux, uy, uz};
+    const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+    const bool free_top = rule_.free_top;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          const int at[3] = {i, j, k};
+          if (slot(0, i) < 0 && slot(1, j) < 0 && slot(2, k) < 0) continue;
+          const std::size_t e = g.index(i, j, k);
+          float psi[3][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};  // [c][a]
+          for (int a = 0; a < 3; ++a) {
+            const int sl = slot(a, at[a]);
+            if (sl < 0) continue;
+            const float* tab = cpml_table_.data() + L.table_base(a);
+            const float b = tab[sl], c = tab[L.slots(a) + sl];
+            for (int comp = 0; comp < 3; ++comp) {
+              float& v = memory_[a][comp][e];
+              v = fma_t(b, v, c * elastic_derivative<float, R>(u[comp], e, stride[a]));
+              psi[comp][a] = v;
+            }
+          }
+          const Stress6<float> d =
+              elastic_stress(elastic_strain(psi), VtiNode<float>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]},
+                             free_top && where_.box.lo[2] + k == 0);
+          s[0][e] = s[0][e] + d.xx, s[1][e] = s[1][e] + d.yy, s[2][e] = s[2][e] + d.zz;
+          s[3][e] = s[3][e] + d.xy, s[4][e] = s[4][e] + d.xz, s[5][e] = s[5][e] + d.yz;
+        }
+  }
+
+  // elastic_cpml_update on the box: phi_ac = b phi_ac + c D_a sigma_ca (stress ghosts
+  // filled), u_c^{n+1} += q sum_a phi_ac.
+  template <int R>
+  void cpml_update(const float* const (&s)[6], float* const (&out)[3]) {
+    constexpr int comp_of[3][3] = {{0, 3, 4}, {3, 1, 5}, {4, 5, 2}};  // sigma_ca: [c][a]
+    const Grid3D& g = grid_;
+    const CpmlLayout& L = setup_.cpml_layout;
+    const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          const int at[3] = {i, j, k};
+          if (slot(0, i) < 0 && slot(1, j) < 0 && slot(2, k) < 0) continue;
+          const std::size_t e = g.index(i, j, k);
+          float sum[3] = {0.0f, 0.0f, 0.0f};
+          for (int a = 0; a < 3; ++a) {
+            const int sl = slot(a, at[a]);
+            if (sl < 0) continue;
+            const float* tab = cpml_table_.data() + L.table_base(a);
+            const float b = tab[sl], c = tab[L.slots(a) + sl];
+            for (int comp = 0; comp < 3; ++comp) {
+              float& v = memory_[a][3 + comp][e];
+              v = fma_t(b, v, c * elastic_derivative<float, R>(s[comp_of[comp][a]], e, stride[a]));
+              sum[comp] = sum[comp] + v;
+            }
+          }
+          for (int comp = 0; comp < 3; ++comp) out[comp][e] = fma_t(medium_.q[e], sum[comp], out[comp][e]);
+        }
   }
 
   // The faces between boxes through the exchange, then the domain's own faces: 0 beyond
@@ -207,6 +292,8 @@ class HostElastic3DBox final : public BoxSimulation {
   PaddedMedium<float> medium_;
   std::vector<float> u_[3][3];
   std::vector<float> stress_[6];
+  std::vector<float> cpml_table_;
+  std::vector<float> memory_[3][6];  ///< per slab a: psi_a{x,y,z}, phi_a{x,y,z} (box fields; only slabs the box meets)
   int prev_ = 0, cur_ = 1, next_ = 2;
   long steps_done_ = 0;
 };
@@ -215,11 +302,6 @@ class HostElastic3DBox final : public BoxSimulation {
 
 DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup) {
   DistributedSpec s;
-  if (setup.cpml_layout.any()) {
-    s.why_not = "elastic3d with boundary = cpml does not run distributed yet (its memory variables are not exchanged); "
-                "sponge, periodic and periodic_sides do";
-    return s;
-  }
   s.supported = true;
   s.ghost_width = radius_of_order(setup.config.order);
   const ElasticGhostRule r = ghost_rule_of(setup);

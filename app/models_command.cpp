@@ -23,6 +23,9 @@ nlohmann::json param_json(const ParamSpec& p) {
     j["default"] = p.default_choice;
     j["bench_sweeps"] = p.bench_sweeps;
     j["selects_code"] = p.selects_code;
+  } else if (p.kind == ParamKind::file) {
+    j["kind"] = "file";
+    j["default"] = "";
   } else {
     j["kind"] = p.kind == ParamKind::integer ? "integer" : "real";
     j["default"] = p.default_number;
@@ -73,6 +76,8 @@ void print_model(const ModelInfo& m) {
     if (p.kind == ParamKind::choice) {
       for (const std::string& c : p.choices) what += (what.empty() ? "" : "|") + c;
       what += ", default " + p.default_choice;
+    } else if (p.kind == ParamKind::file) {
+      what = "a file path, default none";
     } else {
       what = fmt::format("{}{}default {:.10g}", p.min > -1e299 ? fmt::format("{:.10g}..", p.min) : "..",
                          p.max < 1e299 ? fmt::format("{:.10g}, ", p.max) : ", ", p.default_number);

@@ -74,6 +74,8 @@ void add_param_options(CLI::App* cmd, ParamArgs& args) {
         std::string words;
         for (const std::string& c : p.choices) words += (words.empty() ? "" : ", ") + c;
         help += " {" + words + (p.bench_sweeps ? ", all in bench" : "") + "}";
+      } else if (p.kind == ParamKind::file) {
+        help += " {PATH, \"\" for none}";
       }
       help += " [" + models_with(p.name) + "]";
       args.options[p.name] = cmd->add_option(names, args.flags[p.name], help);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "scene_paths.hpp"
 #include "sim/core/error.hpp"
 
 namespace ss::app {
@@ -169,6 +170,10 @@ class SceneReader {
         const auto* s = v.as_string();
         if (!s) fail(key, fmt::format("{} must be a string (one of {}), not {} {}", key, join(p->choices), kind_of(v), shown(v)));
         value = s->get();
+      } else if (p->kind == ParamKind::file) {
+        const auto* s = v.as_string();
+        if (!s) fail(key, fmt::format("{} must be a file path in quotes (\"\" for none), not {} {}", key, kind_of(v), shown(v)));
+        value = resolve_scene_path(s->get(), s_.path);  // relative to the scene file
       } else if (p->kind == ParamKind::integer) {
         const auto* i = v.as_integer();
         if (!i) fail(key, fmt::format("{} must be an integer, not {} {}", key, kind_of(v), shown(v)));
@@ -350,9 +355,7 @@ std::string scene_text(const SceneFile& s) {
   out += "\n[params]\n";
   for (const ParamSpec& p : info.params) {
     const auto it = s.params.find(p.name);
-    const ParamValue v = it != s.params.end() ? it->second
-                         : p.kind == ParamKind::choice ? ParamValue(p.default_choice)
-                                                       : ParamValue(p.default_number);
+    const ParamValue v = it != s.params.end() ? it->second : p.default_value();
     out += fmt::format("{} = {}{}\n", p.name, value_text(p, v), param_comment(p));
   }
   out += "\n[view]\n";
@@ -376,7 +379,14 @@ std::string scene_text(const SceneFile& s) {
 }
 
 void write_scene(const std::string& path, const SceneFile& scene) {
-  const std::string text = scene_text(scene);
+  // File parameters are written relative to the scene's folder, as read_scene resolves them.
+  SceneFile relative = scene;
+  for (const ParamSpec& p : find_model(scene.model).info().params) {
+    const auto it = relative.params.find(p.name);
+    if (p.kind != ParamKind::file || it == relative.params.end()) continue;
+    if (const auto* text = std::get_if<std::string>(&it->second)) it->second = scene_relative_path(*text, path);
+  }
+  const std::string text = scene_text(relative);
   std::ofstream out(path, std::ios::binary);
   if (!out) throw Error("cannot write scene file '" + path + "'");
   out << text;

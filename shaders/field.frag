@@ -10,6 +10,9 @@ uniform sampler2D u_field;     // R32F, nx by ny, row 0 = cell row j = 0
 uniform sampler2D u_colormap;  // RGBA32F, N by 1
 uniform int u_ramp;            // 1: draw the colorbar (t = v_uv.y) instead of the field
 uniform vec2 u_range;          // value drawn as t = 0, value drawn as t = 1
+uniform sampler2D u_medium;    // R32F, the same size as u_field: the medium overlay
+uniform float u_medium_opacity;  // 0: no overlay (the field's colour exactly as without one)
+uniform vec2 u_medium_range;   // medium value drawn black, white
 
 const vec3 kNotFinite = vec3(1.0, 0.0, 1.0);  // magenta: NaN or Inf
 
@@ -34,5 +37,11 @@ void main() {
     }
     t = (v - u_range.x) / (u_range.y - u_range.x);
   }
-  frag_color = vec4(colormap(t), 1.0);
+  vec3 rgb = colormap(t);
+  if (u_ramp == 0 && u_medium_opacity > 0.0) {  // a translucent grey map of the medium on top
+    float m = texture(u_medium, v_uv).r;
+    float g = clamp((m - u_medium_range.x) / max(u_medium_range.y - u_medium_range.x, 1e-30), 0.0, 1.0);
+    rgb = mix(rgb, vec3(g), u_medium_opacity);
+  }
+  frag_color = vec4(rgb, 1.0);
 }

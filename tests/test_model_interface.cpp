@@ -132,11 +132,14 @@ TEST_P(EveryModel, DescriptionIsCompleteAndItsDefaultsAreAccepted) {
   ASSERT_FALSE(i.orders.empty());
   EXPECT_NE(std::find(i.orders.begin(), i.orders.end(), i.default_order), i.orders.end());
   ASSERT_FALSE(i.views.quantities.empty());
+  if (!i.views.overlay_quantity.empty())  // the medium overlay reads a quantity the views show
+    EXPECT_NE(std::find(i.views.quantities.begin(), i.views.quantities.end(), i.views.overlay_quantity),
+              i.views.quantities.end());
   for (const ParamSpec& p : i.params) {
     EXPECT_FALSE(p.label.empty()) << p.name;
     EXPECT_FALSE(p.help.empty()) << p.name;
-    if (p.kind == ParamKind::choice) {
-      EXPECT_NO_THROW(check_param(p, p.default_choice)) << p.name;
+    if (p.takes_text()) {
+      EXPECT_NO_THROW(check_param(p, p.default_value())) << p.name;
     } else {
       EXPECT_LE(p.min, p.max) << p.name;
       EXPECT_NO_THROW(check_param(p, p.default_number)) << p.name;
@@ -176,6 +179,9 @@ TEST_P(EveryModel, BadParameterValuesAreRefusedNamingTheParameterAndItsRange) {
     if (p.kind == ParamKind::choice) {
       bad[p.name] = std::string("no-such-word");
       expect = p.choices.front();
+    } else if (p.kind == ParamKind::file) {
+      bad[p.name] = std::string("/no/such/file.npy");
+      expect = "/no/such/file.npy";
     } else if (p.min > -1e299) {
       bad[p.name] = p.min - (p.min == 0 ? 1.0 : std::abs(p.min) * 2 + 1);
       expect = fmt::format("{:g}", p.min);

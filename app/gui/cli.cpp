@@ -287,7 +287,10 @@ GuiCommands add_gui_commands(CLI::App& app) {
   rec->add_option("--checkpoint-every", record->checkpoint_every, "Steps between checkpoints (0: only at the end)")
       ->check(CLI::NonNegativeNumber);
   rec->add_flag("--measure", record->measure,
-                "Write nothing: run the window's frame loop (adaptive steps) and report frames per second");
+                "Write nothing: run the window's frame loop (adaptive steps) and report frames and steps per second");
+  rec->add_flag("--against-bench", record->against_bench,
+                "With --measure: then time the same configuration and variant with `bench` (the kernel alone) and "
+                "print the window's steps per second over bench's");
   rec->add_option("--width", record->width, "Frame width in pixels")->capture_default_str()->check(CLI::PositiveNumber);
   rec->add_option("--height", record->height, "Frame height in pixels")->capture_default_str()->check(CLI::PositiveNumber);
   rec->add_flag("--ui", record->ui, "Draw the panels into the frames");

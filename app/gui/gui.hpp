@@ -66,6 +66,7 @@ struct RecordOptions {
   bool headless = false;           ///< own EGL context (automatic without a display)
   int fps = 30;
   bool measure = false;            ///< no files: run the window's loop (adaptive steps, no waiting) and report fps
+  bool against_bench = false;      ///< with measure: also time the kernel alone (`bench`) and print the ratio
   std::string checkpoint;          ///< write a checkpoint (HDF5) here at the end, and every checkpoint_every steps
   long checkpoint_every = 0;       ///< 0: only at the end
   std::string probes_csv;          ///< --probes-csv: the probes' values at every frame, written at the end

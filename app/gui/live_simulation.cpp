@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <new>
 
 #include <fmt/format.h>
@@ -98,7 +99,13 @@ LiveSimulation::LiveSimulation(SimSettings& settings) : start_(std::chrono::stea
   last_probes_ = last_validation_;
 }
 
-LiveSimulation::~LiveSimulation() = default;
+LiveSimulation::~LiveSimulation() {
+  try {
+    drain_queue();  // the staging buffers outlive the work that writes them
+  } catch (const Error& e) {
+    std::fprintf(stderr, "stencilscope: warning: %s\n", e.what());
+  }
+}
 
 ViewPlacement LiveSimulation::placement() const {
   ViewPlacement p;
@@ -110,6 +117,7 @@ ViewPlacement LiveSimulation::placement() const {
 void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   const ModelConfig config = to_model_config(s);  // throws for invalid settings
   const Model& model = model_of(s);
+  if (sim_) drain_queue();
   if (sim_) sim_->wait();
   if (sim_b_) sim_b_->wait();
   sim_b_.reset();  // B follows A: apply() builds it again from the new state
@@ -141,11 +149,13 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
 }
 
 void LiveSimulation::wait_all() {
+  drain_queue();
   sim_->wait();
   if (sim_b_) sim_b_->wait();
 }
 
 void LiveSimulation::rebuild_b(const SimSettings& s) {
+  drain_queue();  // B starts from A's state after the queued batches
   if (in_flight_) {  // the running batch finishes first: B starts from A's state after it
     wait_all();
     in_flight_ = false;
@@ -238,7 +248,7 @@ void LiveSimulation::apply(SimSettings& s) {
       rebuild(s, runs_on_gpu(s));
     } else if (device_change) {
       // Same field, other backend: the state and its time carry over.
-      sim_->wait();
+      wait_all();
       in_flight_ = false;
       const SimState state = sim_->copy_state();
       const std::vector<SourceSpec> sources = sim_->sources();
@@ -252,6 +262,7 @@ void LiveSimulation::apply(SimSettings& s) {
       sim_->load_state(state);
       status_.note = fmt::format("moved to the {} backend at step {}", runs_on_gpu(s) ? "GPU" : "CPU", state.steps_done);
     } else {
+      if (s.order != now.order || s.variant != sim_->variant()) drain_queue();  // the queued batches keep the old ones
       if (s.order != now.order) {
         sim_->set_order(s.order);
         dirty_ = true;
@@ -330,6 +341,7 @@ void LiveSimulation::upload(bool wait_for_gpu) {
   if (applied_.upload == UploadChoice::interop && sim_->on_gpu() && *status_.upload_path != UploadPath::interop)
     throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
   status_.interop_failure = sim_->on_gpu() ? uploader_.interop_failure() : std::string();
+  if (!overlay_quantity_.empty()) upload_overlay();
   compare_ab();
   dirty_ = false;
 }
@@ -353,7 +365,87 @@ void LiveSimulation::start_batch(const SimSettings& s, int steps, bool wait) {
   }
 }
 
+void LiveSimulation::adapt_batch(const SimSettings& s, double ms, int steps) {
+  if (!s.adaptive_steps || ms <= 0) return;
+  const double ratio = std::clamp(s.frame_budget_ms / ms, 0.5, 2.0);
+  adaptive_steps_ = std::clamp(static_cast<int>(std::lround(steps * ratio)), 1, 1 << 20);
+}
+
+void LiveSimulation::drain_queue() {
+  if (queue_.empty()) return;
+  for (const BatchQueue::Finished& f : queue_.drain(*sim_)) record_batch(f.ms, f.steps);
+  dirty_ = true;  // the field is ahead of the texture: the caller uploads it
+}
+
+void LiveSimulation::advance_queued(const SimSettings& s) {
+  if (in_flight_) {  // a batch of the simple path (the mode just changed): once
+    wait_all();
+    in_flight_ = false;
+    if (const auto ms = sim_->finished_batch_ms()) record_batch(*ms, in_flight_steps_);
+    dirty_ = true;
+  }
+  // The finished batches: their timing, the batch size, and the newest snapshot due.
+  std::optional<int> show;
+  while (const auto f = queue_.poll(uploader_)) {
+    record_batch(f->ms, f->steps);
+    adapt_batch(s, f->ms, f->steps);
+    if (++batches_undrawn_ >= std::max(1, s.draw_every)) {  // max speed: every k-th batch
+      batches_undrawn_ = 0;
+      show = f->slot;
+    }
+    queue_.pop();
+  }
+  if (show) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<render::FieldTexture*> targets;
+    for (auto& t : textures_) targets.push_back(t.get());
+    status_.upload_path = uploader_.show(*show, targets, applied_.upload != UploadChoice::host_copy);
+    status_.upload_ms = seconds_since(t0) * 1e3;
+    status_.upload_ms_total += status_.upload_ms;
+    ++status_.uploads;
+    if (applied_.upload == UploadChoice::interop && *status_.upload_path != UploadPath::interop)
+      throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
+    status_.interop_failure = uploader_.interop_failure();
+  }
+  // Readings of the state (validation, diagnostics, probes, the model's health) wait for
+  // queued work: while one is due no batch is queued, the queue empties within a batch
+  // or two, they run, and queueing resumes. Costs the GPU a frame's poll about twice a second.
+  const auto reading_due = [&] {
+    return (validation_wanted_ && seconds_since(last_validation_) > 0.5) ||
+           (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) ||
+           (status_.error.empty() && seconds_since(last_health_) > 0.5) ||
+           (!s.probes.empty() && seconds_since(last_probes_) >= 0.05 && sim_->steps_done() != probes_step_) ||
+           (seismogram_wanted_ && seconds_since(last_seismogram_) > 0.25);
+  };
+  if (!model().source_kinds.empty()) seismogram_wanted_ = true;  // the views' fourth pane shows it
+  if (queue_.empty()) {
+    if (dirty_) upload();  // a paint, a reset, a new slice: the state now
+    if (!s.probes.empty()) sample_probes(true);
+    if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
+    if (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) sample_diagnostics();
+    if (seismogram_wanted_ && seconds_since(last_seismogram_) > 0.25) sample_seismogram();
+    if (status_.error.empty() && seconds_since(last_health_) > 0.5) {
+      last_health_ = std::chrono::steady_clock::now();
+      status_.error = sim_->health();
+    }
+  }
+  if (const auto stats = uploader_.stats(*sim_); stats && !stats->finite && status_.error.empty())
+    status_.error = fmt::format(
+        "the field holds NaN or Inf after step {} (dt {:.4g}, stability limit {:.4g}): paused; reset to go on",
+        sim_->steps_done() - queue_.queued_steps(), sim_->dt(), sim_->dt_limit());
+  if (!s.paused && status_.error.empty() && !reading_due()) {
+    const int steps = s.adaptive_steps ? adaptive_steps_ : std::max(1, s.steps_per_frame);
+    while (!queue_.full()) queue_.push(*sim_, uploader_, placement(), steps);
+  }
+  update_status();
+}
+
 void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
+  if (sim_->on_gpu() && !sim_b_ && !wait_for_batch) {  // the window's loop: batches queued ahead
+    advance_queued(s);
+    return;
+  }
+  drain_queue();  // the simple path from here: one batch, then its upload
   if (in_flight_) {
     std::optional<double> ms = sim_->finished_batch_ms();
     std::optional<double> ms_b = sim_b_ ? sim_b_->finished_batch_ms() : std::optional<double>(0.0);
@@ -404,6 +496,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
 }
 
 void LiveSimulation::step_once(const SimSettings& s) {
+  drain_queue();
   if (in_flight_) {  // finish the running batch first: one step means one step after it
     wait_all();
     in_flight_ = false;
@@ -430,6 +523,7 @@ void LiveSimulation::reset() {
 }
 
 SimState LiveSimulation::copy_state() {
+  drain_queue();
   sim_->wait();
   return sim_->copy_state();
 }
@@ -451,6 +545,7 @@ void LiveSimulation::paint_view(int view, double u, double v, double radius_cell
     status_.note = model().paint_note;
     return;
   }
+  drain_queue();  // the brush lands on the state the queued batches lead to, shown at once
   sim_->paint(view, u, v, radius_cells, value, placement());  // queued after running work on the GPU
   if (sim_b_) sim_b_->paint(view, u, v, radius_cells, value, placement());  // B sees the same brush
   dirty_ = true;
@@ -458,14 +553,14 @@ void LiveSimulation::paint_view(int view, double u, double v, double radius_cell
 }
 
 void LiveSimulation::validate() {
-  if (in_flight_) return;  // never wait for a batch: try again next frame
+  if (busy()) return;  // never wait for a batch: try again next frame
   last_validation_ = std::chrono::steady_clock::now();
   validation_wanted_ = false;
   status_.validation = sim_->validate();
 }
 
 void LiveSimulation::sample_diagnostics() {
-  if (in_flight_) return;  // never wait for a batch: try again next frame
+  if (busy()) return;  // never wait for a batch: try again next frame
   last_diagnostics_ = std::chrono::steady_clock::now();
   diagnostics_wanted_ = false;
   const std::vector<Diagnostic> d = sim_->diagnostics();
@@ -493,7 +588,7 @@ void LiveSimulation::sample_probes(bool throttled) {
   const bool same = p.cells == applied_.probes && p.quantity == applied_.quantity;
   if (applied_.probes.empty() && p.cells.empty()) return;
   if (same && (sim_->steps_done() == probes_step_ || (throttled && seconds_since(last_probes_) < 0.05))) return;
-  if (in_flight_) {  // the values after the running batch
+  if (busy()) {  // the values after the running batch
     wait_all();
     in_flight_ = false;
     if (const auto ms = sim_->finished_batch_ms()) record_batch(*ms, in_flight_steps_);
@@ -657,8 +752,8 @@ void LiveSimulation::update_status() {
   status_.backend = sim_->backend_name();
   status_.headline = sim_->status_line();
   status_.copy_gbps = copy_gbps(sim_->on_gpu());
-  status_.steps_done = sim_->steps_done();
-  status_.time = sim_->time();
+  status_.steps_done = sim_->steps_done() - queue_.queued_steps();  // finished: what the views can show
+  status_.time = static_cast<double>(status_.steps_done) * sim_->dt();
   status_.dt = sim_->dt();
   status_.dt_limit = sim_->dt_limit();
   status_.batch_steps = adaptive_steps_;
@@ -666,6 +761,45 @@ void LiveSimulation::update_status() {
   for (const SourceSpec& src : sim_->sources()) status_.sources.push_back(describe(src));
   status_.receiver_layout = sim_->receivers();
   status_.receivers = status_.receiver_layout ? describe(*status_.receiver_layout) : std::string();
+}
+
+void LiveSimulation::set_overlay_quantity(const std::string& quantity) {
+  if (quantity == overlay_quantity_) return;
+  overlay_quantity_ = quantity;
+  overlay_of_.reset();
+  overlay_textures_.clear();
+  if (!quantity.empty()) upload_overlay();
+}
+
+const render::FieldTexture* LiveSimulation::overlay_texture(int view) const {
+  if (view < 0 || view >= static_cast<int>(overlay_textures_.size())) return nullptr;
+  return overlay_textures_[static_cast<std::size_t>(view)].get();
+}
+
+void LiveSimulation::upload_overlay() {
+  if (!sim_ || overlay_quantity_ != sim_->info().views.overlay_quantity) {  // another model: none
+    overlay_textures_.clear();
+    overlay_of_.reset();
+    return;
+  }
+  // The medium does not change while the run steps: read it again only for another run,
+  // configuration or slice (a copy_view on the GPU waits for the batch).
+  auto now = std::make_tuple(static_cast<const Simulation*>(sim_.get()), sim_->config().size, sim_->config().params,
+                             applied_.slice);
+  if (overlay_of_ && *overlay_of_ == now && overlay_textures_.size() == static_cast<std::size_t>(sim_->views())) return;
+  overlay_textures_.resize(static_cast<std::size_t>(sim_->views()));
+  std::vector<render::FieldTexture*> targets;
+  for (int v = 0; v < sim_->views(); ++v) {
+    auto& t = overlay_textures_[static_cast<std::size_t>(v)];
+    const auto [nu, nv] = sim_->view_size(v);
+    if (!t || t->nx() != nu || t->ny() != nv) t = std::make_unique<render::FieldTexture>(nu, nv);
+    targets.push_back(t.get());
+  }
+  ViewPlacement where = placement();
+  where.quantity = overlay_quantity_;
+  overlay_uploader_.upload(*sim_, targets, where, false);
+  if (const auto stats = overlay_uploader_.stats(*sim_)) overlay_range_ = stats->range;
+  overlay_of_ = std::move(now);
 }
 
 }  // namespace ss::app

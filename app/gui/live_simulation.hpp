@@ -2,7 +2,8 @@
 // The running simulation as the app sees it: applies edited settings (rebuild, live order
 // or variant change), advances in batches whose size follows a frame budget without ever
 // waiting for a batch (unless asked to, for reproducible recordings), keeps the texture
-// up to date, measures, validates against the analytic solution, and turns failures
+// up to date (on the GPU with the next batch queued before the previous one is shown:
+// BatchQueue), measures, validates against the analytic solution, and turns failures
 // (NaN, CUDA errors) into a paused state with a message. It drives any registered
 // model through the model interface (sim/core/model.hpp): a 2D model has one texture
 // (the field), a 3D model three (the XY, XZ and YZ slices at the settings' positions).
@@ -11,9 +12,11 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <vector>
 
+#include "batch_queue.hpp"
 #include "settings.hpp"
 #include "stencilscope/render/image_texture.hpp"
 #include "view_upload.hpp"
@@ -108,6 +111,9 @@ class LiveSimulation {
   /// batch unless paused. wait_for_batch: run exactly settings.steps_per_frame steps and
   /// wait for them (recording), so frame k shows k batches.
   void advance(const SimSettings& settings, bool wait_for_batch);
+  /// GPU batches queued and not yet shown (at most BatchQueue::kMaxBatches; 0 on the CPU,
+  /// with A/B and while recording, which take the simple path: one batch, then its upload).
+  int queued_batches() const { return queue_.size(); }
   /// Runs one step now (even when paused) and refreshes the texture.
   void step_once(const SimSettings& settings);
   /// Back to the initial condition; clears the error.
@@ -194,6 +200,15 @@ class LiveSimulation {
   const std::vector<std::array<int, 3>>& probes() const { return applied_.probes; }
   /// The slice positions in use (3D models), clamped into the grid.
   const std::array<int, 3>& slices() const { return applied_.slice; }
+  /// The medium overlay: the views' quantity `quantity` (the model's
+  /// ViewsSpec::overlay_quantity; empty: off), read like the views into textures of its own
+  /// (host copy of the slices) when turned on and again when the slices or the
+  /// configuration change.
+  void set_overlay_quantity(const std::string& quantity);
+  /// The overlay's texture of view `view`, or nullptr while off.
+  const render::FieldTexture* overlay_texture(int view) const;
+  /// The range of the overlay's values over the slices.
+  render::ValueRange overlay_range() const { return overlay_range_; }
   /// Stats of the field in the texture (empty until known).
   std::optional<render::FieldStats> field_stats() { return uploader_.stats(*sim_); }
   const SimStatus& status() const { return status_; }
@@ -211,6 +226,14 @@ class LiveSimulation {
   void record_batch(double ms, int steps);
   void record_batch_b(double ms, int steps);
   void start_batch(const SimSettings& settings, int steps, bool wait);
+  /// advance() on the GPU without A/B or recording: batches queued ahead (BatchQueue).
+  void advance_queued(const SimSettings& settings);
+  /// Waits for the queued batches and records their timing; the texture is then stale.
+  void drain_queue();
+  /// A batch is running or queued (readings of the state would wait for it).
+  bool busy() const { return in_flight_ || !queue_.empty(); }
+  /// The next batch's size from a finished one's time (adaptive steps).
+  void adapt_batch(const SimSettings& settings, double ms, int steps);
   void validate();
   void sample_diagnostics();
   void sample_seismogram();
@@ -220,6 +243,7 @@ class LiveSimulation {
 
   std::vector<std::unique_ptr<render::FieldTexture>> textures_;  // declared before sim_: destroyed after it
   ViewUploader uploader_;
+  BatchQueue queue_;  // GPU batches queued ahead of the frame
   std::unique_ptr<Simulation> sim_;
   std::unique_ptr<render::FieldTexture> texture_b_, texture_diff_;  // before sim_b_: destroyed after it
   std::unique_ptr<Simulation> sim_b_;  // A/B: run B
@@ -241,6 +265,13 @@ class LiveSimulation {
   render::ImageTexture seismogram_texture_;
   std::unique_ptr<render::FieldTexture> seismogram_field_;
   double seismogram_gain_ = 1;
+  // The medium overlay (set_overlay_quantity): its textures, reader and what they hold.
+  void upload_overlay();
+  std::string overlay_quantity_;
+  std::vector<std::unique_ptr<render::FieldTexture>> overlay_textures_;
+  ViewUploader overlay_uploader_;
+  render::ValueRange overlay_range_{0, 1};
+  std::optional<std::tuple<const Simulation*, std::array<int, 3>, ParamValues, std::array<int, 3>>> overlay_of_;
 };
 
 }  // namespace ss::app

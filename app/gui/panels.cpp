@@ -3,7 +3,10 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <cfloat>
 #include <cstdint>
 #include <string>
@@ -50,7 +53,7 @@ void help_marker(const char* text) {
 std::string param_tooltip(const ParamSpec& p) {
   std::string t = p.help;
   if (!p.unit.empty()) t += fmt::format(" [{}]", p.unit);
-  if (p.kind != ParamKind::choice) {
+  if (!p.takes_text()) {
     const bool lo = p.min > -1e299, hi = p.max < 1e299;
     if (lo && hi) t += fmt::format(" (range {:g} to {:g})", p.min, p.max);
     else if (lo) t += fmt::format(" (at least {:g})", p.min);
@@ -72,7 +75,29 @@ void param_widget(const ParamSpec& p, ParamValues& values) {
   ImGui::PushID(p.name.c_str());
   const std::string label = p.unit.empty() ? p.label : p.label;
   auto it = values.find(p.name);
-  if (p.kind == ParamKind::choice) {
+  if (p.kind == ParamKind::file) {
+    // The text as typed stays here until "load" (or Enter) puts it into the settings; the
+    // simulation then reads the file, and a bad one is refused with a note, the run kept.
+    struct Typed {
+      std::array<char, 1024> text{};
+      std::string seen;  // the value the text was last taken from
+    };
+    static std::map<std::string, Typed> typed;
+    const std::string current = it != values.end() ? ss::to_string(it->second) : std::string();
+    auto [entry, fresh] = typed.try_emplace(fmt::format("{}@{}", p.name, static_cast<const void*>(&values)));
+    Typed& t = entry->second;
+    if (fresh || current != t.seen) {  // first drawn, or changed elsewhere (a scene file, a preset, a load)
+      std::snprintf(t.text.data(), t.text.size(), "%s", current.c_str());
+      t.seen = current;
+    }
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+    const bool enter = ImGui::InputTextWithHint(label.c_str(), "none (a .npy path)", t.text.data(), t.text.size(),
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::SameLine();
+    const bool load = ImGui::SmallButton("load");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Read the file now (an empty path: none)");
+    if (enter || load) values[p.name] = std::string(t.text.data());
+  } else if (p.kind == ParamKind::choice) {
     const std::string current = it != values.end() ? ss::to_string(it->second) : p.default_choice;
     if (ImGui::BeginCombo(label.c_str(), current.c_str())) {
       for (const std::string& c : p.choices)
@@ -244,6 +269,21 @@ void scene_file_section(SceneFileStatus& f, PanelActions& a) {
     if (f.last_failed) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.35f, 0.35f, 1));
     ImGui::TextWrapped("%s", f.last_message.c_str());
     if (f.last_failed) ImGui::PopStyleColor();
+  }
+}
+
+/// The medium overlay's toggle and opacity, for models that name their medium's quantity.
+void medium_overlay_controls(const ModelInfo& info, ViewSettings& v) {
+  if (info.views.overlay_quantity.empty() || info.dims != 3) return;
+  ImGui::Checkbox("medium overlay", &v.style.medium_overlay);
+  tip(fmt::format("The medium ({}) as a translucent grey layer over each slice: dark slow, light fast.",
+                  info.views.overlay_quantity)
+          .c_str());
+  if (v.style.medium_overlay) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+    ImGui::SliderFloat("opacity", &v.style.medium_opacity, 0.05f, 1.0f, "%.2f");
+    tip("How much of the grey medium covers the field's colours.");
   }
 }
 
@@ -494,8 +534,7 @@ void ab_panel(SimSettings& s, const SimStatus& st, bool gpu_available) {
         if (!ab.params.count(p.name) && ImGui::Selectable(p.label.c_str())) {
           const auto it = s.params.find(p.name);
           ab.params[p.name] = it != s.params.end() ? it->second
-                              : p.kind == ParamKind::choice ? ParamValue(p.default_choice)
-                                                            : ParamValue(p.default_number);
+                                                            : p.default_value();
         }
       ImGui::EndCombo();
     }
@@ -700,8 +739,10 @@ PanelActions draw_panels(SimSettings& sim, ViewSettings& view, BrushSettings& br
     ImGui::TextDisabled("H hides this side bar");
     if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen))
       simulation_panel(sim, status, gpu_available, a);
-    if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen))
+    if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) {
       view_panel(view, brush, screenshot_with_ui, recording, drawn_range, scene_file, a);
+      medium_overlay_controls(model_of(sim).info(), view);
+    }
     if (sim.ab.enabled) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // --ab opens it
     if (ImGui::CollapsingHeader("A/B")) ab_panel(sim, status, gpu_available);
     if (ImGui::CollapsingHeader("Performance", ImGuiTreeNodeFlags_DefaultOpen)) performance_panel(sim, status, frame);

@@ -71,10 +71,6 @@ class RecordContext {
   std::string description_;
 };
 
-/// `record --measure`: the window's frame loop without a window or files. Steps per
-/// frame adapt to the frame budget and batches are never waited for, as in the
-/// window; each frame ends with glFinish, so the figure is what a person would get
-/// with vsync off (a little pessimistic: a driver may queue frames).
 /// Writes the scene and the state of `sim` to `path` (a checkpoint; replaced each time).
 void save_checkpoint(const std::string& path, LiveSimulation& sim, const SimSettings& settings, const ViewSettings& view) {
   write_checkpoint(path, sim.model().name, sim.config().size, sim.model().dims, scene_text(to_scene_file(settings, view)),
@@ -82,6 +78,12 @@ void save_checkpoint(const std::string& path, LiveSimulation& sim, const SimSett
   std::fprintf(stderr, "stencilscope: record: checkpoint %s at step %ld\n", path.c_str(), sim.status().steps_done);
 }
 
+/// `record --measure`: the window's frame loop without a window or files. Steps per
+/// frame adapt to the frame budget and batches are never waited for, as in the
+/// window (on the GPU the next batch is queued before the previous one is shown); each
+/// frame ends with glFinish, so the figure is what a person would get with vsync off (a
+/// little pessimistic: a driver may queue frames). Prints the frame rate and the steps
+/// per second over the measured frames, to compare with `bench`.
 int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions scene,
                    std::optional<render::UiRenderer>& ui) {
   SimSettings& settings = scene.sim;
@@ -96,9 +98,20 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   bool screenshot_ui = false;
   using Clock = std::chrono::steady_clock;
   std::vector<double> frame_ms;
-  const int warmup = 30;
-  auto t_prev = Clock::now();
-  for (int k = 0; k < warmup + o.frames; ++k) {
+  // Warm-up: 30 frames and half a second, so that the adaptive batches have grown to the budget.
+  int warmup = -1;
+  const auto t_start = Clock::now();
+  auto t_prev = t_start;
+  auto t_first = t_prev;
+  long steps_first = 0;
+  double t_s_first = 0;  // on the simulation's clock (PerfSample::t_s)
+  for (int k = 0; warmup < 0 || k < warmup + o.frames; ++k) {
+    if (warmup < 0 && k >= 30 && std::chrono::duration<double>(Clock::now() - t_start).count() >= 0.5) {
+      warmup = k;
+      t_first = Clock::now();
+      steps_first = sim.status().steps_done;
+      t_s_first = sim.status().history.empty() ? 0 : sim.status().history.back().t_s;
+    }
     sim.advance(settings, false);
     if (!sim.status().error.empty()) throw Error("stopped at frame " + std::to_string(k) + ": " + sim.status().error);
     scene.view.style.range = range.update(scene.view, sim.field_stats());
@@ -119,7 +132,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     context.present(pass);
     render::finish_gl();
     const auto t = Clock::now();
-    if (k >= warmup) frame_ms.push_back(std::chrono::duration<double, std::milli>(t - t_prev).count());
+    if (warmup >= 0) frame_ms.push_back(std::chrono::duration<double, std::milli>(t - t_prev).count());
     t_prev = t;
   }
   const SimStatus& st = sim.status();
@@ -135,9 +148,40 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
               grid.c_str(), o.width, o.height, o.ui ? ", panels on" : "");
   std::printf("measure: %zu frames: %.1f fps (mean %.2f ms, 95th percentile %.2f ms per frame), %ld steps done\n",
               frame_ms.size(), 1000.0 * frame_ms.size() / total, total / frame_ms.size(), p95, st.steps_done);
+  // Steps per second over the measured frames (finished steps: what the views can show),
+  // and the share of that time the GPU (or CPU) spent stepping, from the batches' timings.
+  const double seconds = std::chrono::duration<double>(Clock::now() - t_first).count();
+  const long steps = st.steps_done - steps_first;
+  double stepping_ms = 0;
+  int batch_steps = 0;
+  for (const PerfSample& p : st.history)
+    if (p.t_s > t_s_first) {
+      stepping_ms += p.ms_per_step * p.steps;
+      batch_steps = p.steps;
+    }
+  std::printf("measure: %.1f steps/s (%ld steps in %.3f s; stepping %.1f%% of the time; last batch %d steps)\n",
+              seconds > 0 ? steps / seconds : 0.0, steps, seconds, seconds > 0 ? stepping_ms / (10.0 * seconds) : 0.0,
+              batch_steps);
   if (st.upload_path && st.uploads > 0)
     std::printf("measure: upload path %s, %.3f ms per upload\n", std::string(to_string(*st.upload_path)).c_str(),
                 st.upload_ms_total / st.uploads);
+  if (o.against_bench) {  // the same configuration and variant, the kernel alone (`bench`'s timing)
+    const Model& model = model_of(settings);
+    BenchRequest request;
+    request.config = sim.config();
+    request.steps = 5 * std::max(1, model.info().bench.default_steps);
+    request.repeats = 5;
+    request.variants = {sim.simulation().variant()};
+    const BenchReport report = model.bench(request);
+    const auto row = std::find_if(report.rows.begin(), report.rows.end(), [&](const BenchRow& r) {
+      return r.variant == request.variants.front() && r.skipped.empty() && r.time_ms > 0;
+    });
+    if (row == report.rows.end()) throw Error("record --against-bench: bench gave no timing for " + request.variants.front());
+    const double bench_sps = row->steps * 1000.0 / row->time_ms;
+    std::printf("measure: bench %s %s: %.1f steps/s (%d steps, median of %d); window / bench = %.4g\n",
+                settings.model.c_str(), request.variants.front().c_str(), bench_sps, row->steps, request.repeats,
+                seconds > 0 ? steps / seconds / bench_sps : 0.0);
+  }
   return 0;
 }
 
@@ -145,6 +189,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
 
 int run_record(const RecordOptions& o) {
   if (o.out.empty() && !o.measure) throw Error("record needs --out FILE.mp4 or --out DIR (or --measure)");
+  if (o.against_bench && !o.measure) throw Error("record --against-bench goes with --measure");
   const bool headless = o.headless || !display_available() || !glfw_built();
   if (!o.headless && headless)
     std::fprintf(stderr, "stencilscope: record: %s: rendering headless\n",

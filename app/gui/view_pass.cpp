@@ -134,6 +134,8 @@ void ViewPass::draw(const LiveSimulation& sim, int width, int height, const rend
       const auto& t = sim.texture(v);
       fields.push_back(pane(&t, panes.slice[static_cast<std::size_t>(v)], slice_label(v, sim.slices()[static_cast<std::size_t>(v)]),
                             kSliceRgba[static_cast<std::size_t>(v)]));
+      fields.back().medium = sim.overlay_texture(v);  // null unless the medium overlay is on
+      fields.back().medium_range = sim.overlay_range();
       for (const auto& c : sim.probes())
         if (const auto uv = probe_on_view(dims, v, c, sim.slices()))
           add_probe_marker(lines, panes.slice[static_cast<std::size_t>(v)], t.nx(), t.ny(), {}, (*uv)[0], (*uv)[1]);
@@ -248,6 +250,7 @@ render::ValueRange RangeFollower::update(const ViewSettings& view, const std::op
 
 void apply_actions(const PanelActions& a, LiveSimulation& sim, SimSettings& settings, ViewSettings& view,
                    RangeFollower& range) {
+  sim.set_overlay_quantity(view.style.medium_overlay ? sim.model().views.overlay_quantity : std::string());
   if (a.clear_error) {
     sim.clear_error();
     sim.clear_note();

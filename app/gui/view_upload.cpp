@@ -67,7 +67,8 @@ bool ViewUploader::interop_ready(std::span<render::FieldTexture* const> textures
 }
 
 void ViewUploader::refresh(const Simulation& sim) {
-  if (!pending_ || !sim.idle()) return;
+  if (!pending_) return;
+  if (pending_slot_ >= 0 ? !slots_[static_cast<std::size_t>(pending_slot_)]->released.done() : !sim.idle()) return;
   std::optional<render::FieldStats> all;
   for (const auto& i : interop_) {
     if (!i) return;
@@ -103,7 +104,9 @@ UploadPath ViewUploader::upload(Simulation& sim, std::span<render::FieldTexture*
   // The previous writes have finished when the stream is idle (uploads happen between
   // batches): take their stats before the next writes reuse their buffers. In the window
   // this makes the auto range and the NaN check lag one batch; recordings wait, no lag.
+  if (stream_) stream_->synchronize();  // a show() still writing would race the writes below
   refresh(sim);
+  pending_slot_ = -1;
   if (interop_ready(textures) && allow_interop) {
     for (int v = 0; v < views; ++v) {
       const FieldView f = sim.view(v, where);
@@ -124,6 +127,65 @@ UploadPath ViewUploader::upload(Simulation& sim, std::span<render::FieldTexture*
   }
   stats_ = all;
   return UploadPath::host_copy;
+}
+
+void ViewUploader::snapshot(Simulation& sim, const ViewPlacement& where, int slot_index) {
+  auto& slot = slots_.at(static_cast<std::size_t>(slot_index));
+  if (!slot) slot.emplace();
+  const int views = sim.views();
+  slot->views.resize(static_cast<std::size_t>(views));
+  slot->sizes.resize(static_cast<std::size_t>(views));
+  for (int v = 0; v < views; ++v) {
+    const FieldView f = sim.view(v, where);
+    if (v == 0 && slot->shown) slot->released.order_before(f.stream);  // show() has finished reading it
+    const std::size_t k = static_cast<std::size_t>(v);
+    // Growing frees the buffer: only when nothing queued reads it (the stream waits for
+    // the last show() above, but a cudaFree does not queue behind it).
+    if (slot->views[k].size() < static_cast<std::size_t>(f.nu) * f.nv) {
+      slot->taken.synchronize();
+      slot->released.synchronize();
+      slot->views[k].reserve(static_cast<std::size_t>(f.nu) * f.nv);
+    }
+    gather_view_async(f, slot->views[k].data(), f.stream);
+    slot->sizes[k] = {f.nu, f.nv};
+    if (v == views - 1) slot->taken.record(f.stream);
+  }
+}
+
+bool ViewUploader::snapshot_done(int slot) const {
+  const auto& s = slots_.at(static_cast<std::size_t>(slot));
+  return !s || s->taken.done();
+}
+
+UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* const> textures, bool allow_interop) {
+  Slot& slot = *slots_.at(static_cast<std::size_t>(slot_index));
+  if (!stream_) stream_.emplace();
+  const std::size_t views = std::min(textures.size(), slot.views.size());
+  UploadPath path = UploadPath::interop;
+  if (interop_ready(textures) && allow_interop) {
+    for (std::size_t v = 0; v < views; ++v)  // device to device; mapped for this copy only
+      interop_[v]->write(slot.views[v].data(), static_cast<std::size_t>(slot.sizes[v][0]), stream_->get());
+    pending_ = true;
+    pending_slot_ = slot_index;
+  } else {
+    path = UploadPath::host_copy;
+    std::optional<render::FieldStats> all;
+    for (std::size_t v = 0; v < views; ++v) {
+      const auto [nu, nv] = slot.sizes[v];
+      const std::size_t n = static_cast<std::size_t>(nu) * nv;
+      pinned_.reserve(n);
+      copy_to_host_async(pinned_.data(), slot.views[v].data(), n, stream_->get());
+      stream_->synchronize();  // this copy only: the simulation's stream runs on
+      textures[v]->upload_host(pinned_.data(), static_cast<std::size_t>(nu));
+      const render::FieldStats st = field_stats(pinned_.data(), nu, nv, static_cast<std::size_t>(nu));
+      all = all ? merge(*all, st) : st;
+    }
+    stats_ = all;
+    pending_ = false;
+  }
+  slot.released.record(stream_->get());
+  slot.shown = true;
+  return path;
 }
 
 std::optional<render::FieldStats> ViewUploader::stats(const Simulation& sim) {

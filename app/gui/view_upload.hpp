@@ -4,6 +4,12 @@
 // on the GPU the CUDA-GL interop kernel reads each view as a strided window of the
 // device field (only the view is read), or, when interop cannot be registered (Mesa,
 // WSL) or is switched off, the simulation copies only the view to the host.
+//
+// Queued ahead (GPU, issue 20): snapshot() copies each view, on the simulation's stream
+// right behind a batch, into a dense device staging buffer (one of two slots), so the
+// next batch can be queued at once; show() writes a finished snapshot into the textures
+// on the uploader's own stream, never behind the batch that runs.
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
@@ -11,6 +17,7 @@
 #include <vector>
 
 #include "sim/core/model.hpp"
+#include "sim/core/staging.hpp"
 #include "stencilscope/render/field_texture.hpp"
 #include "stencilscope/render/interop.hpp"
 
@@ -40,12 +47,40 @@ class ViewUploader {
   std::optional<render::FieldStats> stats(const Simulation& sim);
   /// Forgets the stats of uploads not yet finished (the simulation they came from is gone).
   void forget_pending() { pending_ = false; }
+
+  /// Staging slots: a batch queued while another runs snapshots into the other slot.
+  static constexpr int kSlots = 2;
+  /// GPU: queues on `sim`'s stream, after its queued work, the copy of each view at
+  /// `where` into staging slot `slot`, and the event snapshot_done() polls. It first
+  /// orders the stream after the slot's last show(), so a snapshot never overwrites
+  /// what a texture copy still reads. Never waits. Throws ss::Error.
+  void snapshot(Simulation& sim, const ViewPlacement& where, int slot);
+  /// True once slot `slot`'s snapshot has finished (never blocks).
+  bool snapshot_done(int slot) const;
+  /// Writes slot `slot`'s finished snapshot into `textures` on the uploader's own stream:
+  /// through interop (each texture mapped for its copy only) or, without it, a copy to
+  /// pinned host memory (waiting for that copy only) and glTexSubImage2D. Never waits for
+  /// the simulation's stream. Returns the path taken. Throws ss::Error / render::GLError.
+  UploadPath show(int slot, std::span<render::FieldTexture* const> textures, bool allow_interop);
   /// Why interop is not in use (empty when it is, or before a GPU upload).
   const std::string& interop_failure() const { return failure_; }
 
  private:
   bool interop_ready(std::span<render::FieldTexture* const> textures);
   void refresh(const Simulation& sim);
+
+  /// A snapshot of every view in device memory, and the events around its use.
+  struct Slot {
+    std::vector<DeviceFloats> views;
+    std::vector<std::array<int, 2>> sizes;  // (nu, nv) of each view
+    GpuEvent taken;      // on the simulation's stream, after the copies
+    GpuEvent released;   // on stream_, after show()'s copies from it
+    bool shown = false;  // released has been recorded
+  };
+  std::array<std::optional<Slot>, kSlots> slots_;  // made on first use (GPU only)
+  std::optional<GpuStream> stream_;                // show()'s copies
+  PinnedFloats pinned_;
+  int pending_slot_ = -1;  // pending_ stats come from show() of this slot (else: the simulation's stream)
 
   std::vector<std::optional<render::FieldInterop>> interop_;
   std::vector<unsigned> registered_;

@@ -2,6 +2,7 @@
 
 #include <glad/gl.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -96,6 +97,7 @@ struct FieldRenderer::Impl {
   GLBuffer overlay_vbo;
   std::array<GLTexture, kAllColormaps.size()> colormaps;
   GLint u_rect = -1, u_field = -1, u_colormap = -1, u_ramp = -1, u_range = -1, u_target_size = -1;
+  GLint u_medium = -1, u_medium_opacity = -1, u_medium_range = -1;
   std::vector<OverlayVertex> overlay;
   GLint filter = GL_NEAREST;
 
@@ -107,6 +109,9 @@ struct FieldRenderer::Impl {
     u_colormap = glGetUniformLocation(field_program.get(), "u_colormap");
     u_ramp = glGetUniformLocation(field_program.get(), "u_ramp");
     u_range = glGetUniformLocation(field_program.get(), "u_range");
+    u_medium = glGetUniformLocation(field_program.get(), "u_medium");
+    u_medium_opacity = glGetUniformLocation(field_program.get(), "u_medium_opacity");
+    u_medium_range = glGetUniformLocation(field_program.get(), "u_medium_range");
     u_target_size = glGetUniformLocation(overlay_program.get(), "u_target_size");
 
     GLuint names[2] = {0, 0};
@@ -167,6 +172,8 @@ struct FieldRenderer::Impl {
     glActiveTexture(GL_TEXTURE0);
     glUniform1i(u_field, 0);
     glUniform1i(u_colormap, 1);
+    glUniform1i(u_medium, 2);
+    glUniform1f(u_medium_opacity, 0.0f);
     glUniform2f(u_range, static_cast<float>(style.range.lo), static_cast<float>(style.range.hi));
     glBindVertexArray(empty_vao.get());
     filter = style.sampling == Sampling::linear ? GL_LINEAR : GL_NEAREST;
@@ -197,6 +204,19 @@ struct FieldRenderer::Impl {
     glDisable(GL_SCISSOR_TEST);
   }
 
+  /// The medium the next fields are overlaid with (null: none); the field program is bound.
+  void set_medium(const FieldTexture* medium, const ValueRange& range, float opacity) {
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, medium ? medium->gl_name() : 0);
+    if (medium) {
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+      glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    }
+    glActiveTexture(GL_TEXTURE0);
+    glUniform1f(u_medium_opacity, medium ? std::clamp(opacity, 0.0f, 1.0f) : 0.0f);
+    glUniform2f(u_medium_range, static_cast<float>(range.lo), static_cast<float>(range.hi));
+  }
+
   /// Draws `overlay` (pixels, blended) with the overlay program.
   void draw_overlay(const FrameLayout& l) {
     if (overlay.empty()) return;
@@ -217,6 +237,8 @@ struct FieldRenderer::Impl {
   void end() {
     glBindVertexArray(0);
     glUseProgram(0);
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_2D, 0);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, 0);
     glActiveTexture(GL_TEXTURE0);
@@ -278,7 +300,11 @@ void FieldRenderer::draw_panes(std::span<const FieldPane> panes, const FrameLayo
     if (!p.field) continue;
     const bool own = p.range || p.colormap;
     if (own) d.set_look(p.range.value_or(style.range), p.colormap.value_or(style.colormap));
+    const bool medium = style.medium_overlay && p.medium && p.medium->nx() == p.field->nx() &&
+                        p.medium->ny() == p.field->ny() && style.medium_opacity > 0;
+    if (medium) d.set_medium(p.medium, p.medium_range, style.medium_opacity);
     d.draw_field(*p.field, l, p.area, {});
+    if (medium) d.set_medium(nullptr, {}, 0);
     if (own) d.set_look(style.range, style.colormap);
   }
   if (style.colorbar && l.colorbar.width > 0) d.draw_colorbar(l, style);

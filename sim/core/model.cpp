@@ -44,6 +44,12 @@ std::vector<std::string> accepted_words(const ParamSpec& p, bool bench) {
 
 }  // namespace
 
+ParamValue ParamSpec::default_value() const {
+  if (kind == ParamKind::file) return std::string();
+  if (kind == ParamKind::choice) return default_choice;
+  return default_number;
+}
+
 const ParamSpec* ModelInfo::param(std::string_view n) const {
   for (const ParamSpec& p : params)
     if (p.name == n) return &p;
@@ -83,6 +89,11 @@ std::string to_string(const ParamValue& v) {
 }
 
 void check_param(const ParamSpec& p, const ParamValue& v, bool bench) {
+  if (p.kind == ParamKind::file) {  // the model reads the file and says what is wrong with it
+    if (!std::holds_alternative<std::string>(v))
+      throw Error(fmt::format("{} must be the path of a file (\"\" for none), not {}", p.name, to_string(v)));
+    return;
+  }
   if (p.kind == ParamKind::choice) {
     const auto* word = std::get_if<std::string>(&v);
     const auto words = accepted_words(p, bench);
@@ -101,7 +112,7 @@ void check_param(const ParamSpec& p, const ParamValue& v, bool bench) {
 
 ParamValue parse_param(const ParamSpec& p, std::string_view text, bool bench) {
   ParamValue v;
-  if (p.kind == ParamKind::choice) {
+  if (p.takes_text()) {
     v = std::string(text);
   } else {
     const std::string s(text);
@@ -257,8 +268,8 @@ ModelConfig make_config(const Model& model, std::array<int, 3> size, int order, 
   }
   for (const ParamSpec& p : info.params) {
     if (c.params.count(p.name)) continue;
-    if (p.kind == ParamKind::choice) c.params[p.name] = bench && p.bench_sweeps ? std::string("all") : p.default_choice;
-    else c.params[p.name] = p.default_number;
+    if (p.kind == ParamKind::choice && bench && p.bench_sweeps) c.params[p.name] = std::string("all");
+    else c.params[p.name] = p.default_value();
   }
   model.validate(c);
   return c;

@@ -32,10 +32,12 @@ namespace ss {
 
 // ---- description -----------------------------------------------------------
 
-/// How a parameter is entered: a whole number, a real number, or one of named words.
-enum class ParamKind { integer, real, choice };
+/// How a parameter is entered: a whole number, a real number, one of named words, or the
+/// path of a file (an empty path means none; the help says what the file must hold).
+enum class ParamKind { integer, real, choice, file };
 
-/// A parameter value: a number for integer and real parameters, a word for choices.
+/// A parameter value: a number for integer and real parameters, a word for choices, a
+/// path for files.
 using ParamValue = std::variant<double, std::string>;
 /// Values by parameter name.
 using ParamValues = std::map<std::string, ParamValue, std::less<>>;
@@ -57,6 +59,11 @@ struct ParamSpec {
   std::string shown_when;             ///< "param=word": only meaningful then (the panel hides it otherwise)
   std::string other_words;            ///< choice: said when a word outside the choices is refused ("others are not supported yet")
   bool rebuilds = true;               ///< false: changes on the live field; true: the field restarts
+
+  /// True for the kinds whose value is text (choice, file).
+  bool takes_text() const { return kind == ParamKind::choice || kind == ParamKind::file; }
+  /// The default value: the default word, an empty path or the default number.
+  ParamValue default_value() const;
 };
 
 /// One kernel variant of a model (the model's "method").
@@ -79,6 +86,9 @@ struct Preset {
 struct ViewsSpec {
   std::vector<std::string> quantities;  ///< what a view can show; the first is the default
   std::string value_unit;               ///< of the shown values ("" when dimensionless)
+  /// The quantity that shows the medium (one of `quantities`), which the app can draw as a
+  /// translucent overlay over the slices; empty: the model offers no overlay.
+  std::string overlay_quantity;
 };
 
 /// What `bench MODEL` prints for this model and how it counts.
@@ -131,7 +141,8 @@ struct ModelConfig {
 
   /// A number parameter's value; throws ss::Error if it is missing or a word.
   double number(std::string_view name) const;
-  /// A choice parameter's word; throws ss::Error if it is missing or a number.
+  /// A choice parameter's word or a file parameter's path; throws ss::Error if it is
+  /// missing or a number.
   const std::string& word(std::string_view name) const;
 };
 

@@ -1,5 +1,7 @@
 #include "sim/core/npy.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -41,9 +43,12 @@ void write_npy(const std::string& path, const float* values, const std::vector<s
   if (!f.flush()) throw Error("failed writing '" + path + "'");
 }
 
-NpyArray read_npy(const std::string& path) {
+namespace {
+
+/// read_npy; float64: also little-endian float64 arrays, rounded to float32.
+NpyArray read_npy_as_float(const std::string& path, bool float64) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot read '" + path + "'");
+  if (!f) throw Error("cannot read '" + path + "': " + std::strerror(errno));
   char magic[6];
   unsigned char version[2], le[2];
   f.read(magic, 6);
@@ -53,12 +58,15 @@ NpyArray read_npy(const std::string& path) {
     throw Error("'" + path + "' is not a version 1 .npy file");
   std::string header(static_cast<std::size_t>(le[0] | le[1] << 8), ' ');
   f.read(header.data(), static_cast<std::streamsize>(header.size()));
-  static const std::regex descr(R"('descr':\s*'<f4')"), fortran(R"('fortran_order':\s*False)"),
+  static const std::regex descr(R"('descr':\s*'<f4')"), descr64(R"('descr':\s*'<f8')"), fortran(R"('fortran_order':\s*False)"),
       shape_re(R"('shape':\s*\(([0-9,\s]*)\))");
   std::smatch m;
-  if (!std::regex_search(header, descr) || !std::regex_search(header, fortran) ||
+  const bool is64 = float64 && std::regex_search(header, descr64);
+  if (!(is64 || std::regex_search(header, descr)) || !std::regex_search(header, fortran) ||
       !std::regex_search(header, m, shape_re))
-    throw Error("'" + path + "' is not a little-endian float32 C-order array: " + header);
+    throw Error("'" + path + "' is not a little-endian float" + (float64 ? "32 or float64" : std::string("32")) +
+                " C-order array: " +
+                header.substr(0, header.find_last_not_of(" \n") + 1));
   NpyArray a;
   std::size_t count = 1;
   const std::string dims = m[1];
@@ -68,9 +76,33 @@ NpyArray read_npy(const std::string& path) {
     count *= a.shape.back();
   }
   a.values.resize(count);
-  f.read(reinterpret_cast<char*>(a.values.data()), static_cast<std::streamsize>(count * sizeof(float)));
+  if (is64) {
+    std::vector<double> wide(count);
+    f.read(reinterpret_cast<char*>(wide.data()), static_cast<std::streamsize>(count * sizeof(double)));
+    std::copy(wide.begin(), wide.end(), a.values.begin());
+  } else {
+    f.read(reinterpret_cast<char*>(a.values.data()), static_cast<std::streamsize>(count * sizeof(float)));
+  }
   if (!f) throw Error("'" + path + "' ends before its " + std::to_string(count) + " values");
   return a;
+}
+
+}  // namespace
+
+NpyArray read_npy(const std::string& path) { return read_npy_as_float(path, false); }
+
+std::vector<float> read_npy_volume(const std::string& path, int nx, int ny, int nz) {
+  NpyArray a = read_npy_as_float(path, true);
+  const std::vector<std::size_t> want = {static_cast<std::size_t>(nz), static_cast<std::size_t>(ny),
+                                         static_cast<std::size_t>(nx)};
+  if (a.shape != want) {
+    std::string got;
+    for (std::size_t n : a.shape) got += (got.empty() ? "" : ", ") + std::to_string(n);
+    if (a.shape.size() == 1) got += ",";
+    throw Error(fmt::format("'{}' holds an array of shape ({}); the grid needs (nz, ny, nx) = ({}, {}, {})", path, got,
+                            nz, ny, nx));
+  }
+  return std::move(a.values);
 }
 
 }  // namespace ss

@@ -22,4 +22,9 @@ struct NpyArray {
 /// the path and what is wrong for anything else.
 NpyArray read_npy(const std::string& path);
 
+/// Reads a float32 (or float64, rounded to float32: numpy's default) .npy file holding one
+/// value per node of an nx-by-ny-by-nz grid, shape (nz, ny, nx) (x fastest); throws
+/// ss::Error naming the path, the shape found and the shape needed.
+std::vector<float> read_npy_volume(const std::string& path, int nx, int ny, int nz);
+
 }  // namespace ss

@@ -304,4 +304,16 @@ Seismogram read_seismogram_csv(const std::string& path) {
   return s;
 }
 
+std::vector<SourceSpec> with_source(std::vector<SourceSpec> list, const SourceSpec& source) {
+  list.push_back(source);
+  return list;
+}
+
+std::vector<SourceSpec> without_source(std::vector<SourceSpec> list, int index) {
+  if (index < 0 || index >= static_cast<int>(list.size()))
+    throw Error(fmt::format("there is no source {} to remove ({} sources)", index + 1, list.size()));
+  list.erase(list.begin() + index);
+  return list;
+}
+
 }  // namespace ss

@@ -51,6 +51,11 @@ void check_source(const SourceSpec& s, const std::array<int, 3>& size, const std
 /// line's --point-source); f0 defaults to `f0_hz`. Throws ss::Error naming what is wrong. The
 /// node is checked against a grid only by the model (check_source).
 SourceSpec parse_source_spec(std::string_view text, double f0_hz = 10);
+/// `list` with `source` appended (a model's add_source checks the result).
+std::vector<SourceSpec> with_source(std::vector<SourceSpec> list, const SourceSpec& source);
+/// `list` without source `index`; throws ss::Error naming the index and the count when
+/// there is no such source.
+std::vector<SourceSpec> without_source(std::vector<SourceSpec> list, int index);
 
 /// Receivers on a plane of the grid: the plane normal to `axis` (0 x: the YZ plane,
 /// 1 y: XZ, 2 z: XY, as the slice views) at index `position`; on it either a line along

@@ -15,9 +15,11 @@
 #include "mouse_input.hpp"
 #include "stencilscope/render/view_layout.hpp"
 #include "sim/models/heat2d/heat2d_solver.hpp"
+#include "side_bar.hpp"
 #include "view_pass.hpp"
 #include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/npy.hpp"
 #include "sim/models/deriv3d/deriv3d.hpp"
 #include "sim/models/heat3d/heat3d_solver.hpp"
 #include "sim/models/heat2d/heat_params.hpp"
@@ -71,7 +73,10 @@ class LiveSimulationTest : public ::testing::Test {
 
 TEST_F(LiveSimulationTest, FramesAdvanceByTheFixedStepsAndOrderChangesKeepTheField) {
   LiveSimulation sim(settings_);
-  for (int k = 0; k < 3; ++k) sim.advance(settings_, false);
+  for (int k = 0; k < 3; ++k) {
+    sim.advance(settings_, false);
+    EXPECT_EQ(sim.queued_batches(), 0) << "the CPU runs each batch before the frame: nothing is queued ahead";
+  }
   EXPECT_EQ(sim.status().steps_done, 12);
   EXPECT_EQ(sim.status().upload_path, UploadPath::cpu_backend);
   ASSERT_TRUE(sim.field_stats().has_value());
@@ -634,6 +639,99 @@ TEST_F(LiveSimulationTest, Hydro3DRunsLiveOnEachPresetWithItsPlots) {
     EXPECT_EQ(d.curves[0].x.size(), 12u);
     EXPECT_TRUE(sim.field_stats()->finite);
   }
+}
+
+TEST_F(LiveSimulationTest, ABadMediumFileIsRefusedWithANoteAndTheRunGoesOn) {
+  const Model& m = find_model("acoustic3d");
+  SimSettings s = settings_;
+  switch_model(s, m, false);
+  s.nx = s.ny = s.nz = 16;
+  s.variant = "cpu";
+  s.adaptive_steps = false;
+  s.steps_per_frame = 2;
+  LiveSimulation sim(s);
+  sim.advance(s, false);
+  ASSERT_EQ(sim.status().steps_done, 2);
+  const std::string missing = ::testing::TempDir() + "stencilscope-live-no-such-vp.npy";
+  SimSettings bad = s;
+  bad.params["vp_file"] = missing;
+  sim.apply(bad);
+  EXPECT_NE(sim.status().note.find(missing), std::string::npos) << sim.status().note;
+  EXPECT_EQ(bad.params, s.params) << "the refused file is put back";
+  EXPECT_TRUE(sim.status().error.empty()) << sim.status().error;
+  sim.advance(bad, false);
+  EXPECT_EQ(sim.status().steps_done, 4) << "the running field is kept";
+  // A good file restarts the field with its medium.
+  const std::string good = ::testing::TempDir() + "stencilscope-live-vp.npy";
+  const std::vector<float> vp(16 * 16 * 16, 3000.f);
+  write_npy(good, vp.data(), {16, 16, 16});
+  SimSettings loaded = s;
+  loaded.params["vp_file"] = good;
+  sim.apply(loaded);
+  EXPECT_EQ(sim.status().steps_done, 0);
+  EXPECT_EQ(std::get<std::string>(sim.config().params.at("vp_file")), good);
+}
+
+TEST_F(LiveSimulationTest, TheMediumOverlayShowsTheLayersOverTheSlicesAndOffChangesNothing) {
+  // acoustic3d's layered medium at step 0 (a zero field: one colour in every slice). With the
+  // overlay on, the XZ slice shows the four layers as four greys; off, the frame is the one
+  // drawn before the overlay was ever on.
+  const Model& m = find_model("acoustic3d");
+  SimSettings s = settings_;
+  switch_model(s, m, false);
+  s.nx = s.ny = s.nz = 32;
+  s.variant = "cpu";
+  s.paused = true;
+  s.params["medium"] = std::string("layered");
+  LiveSimulation sim(s);
+  sim.advance(s, false);
+  ASSERT_EQ(sim.status().steps_done, 0);
+  ViewPass pass;
+  render::ViewStyle style;
+  style.range = {-1, 1};
+  constexpr int kWidth = 640, kHeight = 480;
+  const auto frame = [&] {
+    pass.draw(sim, kWidth, kHeight, style);
+    return pass.read();
+  };
+  const render::Image before = frame();
+  // The colours down the middle column of the XZ slice's field.
+  const render::PixelRect pane = slice_layout(app::view_layout(kWidth, kHeight, style.colorbar, 0).field_area).slice[1];
+  const render::PixelRect field = render::field_rect(pane, 32, 32, {});
+  const auto column = [&](const render::Image& im) {
+    std::vector<std::array<std::uint8_t, 3>> c;
+    const int x = static_cast<int>(field.x + field.width / 2);
+    for (int y = static_cast<int>(field.y) + 2; y < static_cast<int>(field.y + field.height) - 2; ++y) {
+      const std::size_t at = (static_cast<std::size_t>(y) * im.width + x) * 4;
+      c.push_back({im.rgba[at], im.rgba[at + 1], im.rgba[at + 2]});
+    }
+    return c;
+  };
+  const auto changes = [](const std::vector<std::array<std::uint8_t, 3>>& c) {
+    int n = 0;
+    for (std::size_t k = 1; k < c.size(); ++k) n += c[k] != c[k - 1];
+    return n;
+  };
+  EXPECT_EQ(changes(column(before)), 0) << "a zero field is one colour";
+
+  style.medium_overlay = true;
+  style.medium_opacity = 0.5f;
+  ViewSettings view;
+  view.style = style;
+  PanelActions none;
+  RangeFollower range;
+  apply_actions(none, sim, s, view, range);  // the window's way of turning it on
+  ASSERT_NE(sim.overlay_texture(1), nullptr);
+  EXPECT_EQ(sim.overlay_range().lo, 2000);
+  EXPECT_EQ(sim.overlay_range().hi, 3500);
+  const render::Image on = frame();
+  EXPECT_EQ(changes(column(on)), 3) << "three layer boundaries in the XZ slice";
+  EXPECT_NE(on.rgba, before.rgba);
+
+  view.style.medium_overlay = style.medium_overlay = false;
+  apply_actions(none, sim, s, view, range);
+  EXPECT_EQ(sim.overlay_texture(1), nullptr);
+  EXPECT_EQ(frame().rgba, before.rgba) << "off: the frame of today, pixel for pixel";
 }
 
 }  // namespace

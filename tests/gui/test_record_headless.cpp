@@ -169,6 +169,30 @@ TEST(RecordHeadless, MeasureRunsTheWindowLoopAndReportsFps) {
   ASSERT_NE(st, std::string::npos) << r.output;
   ASSERT_EQ(std::sscanf(r.output.c_str() + st, "per frame), %ld steps done", &steps), 1) << r.output;
   EXPECT_GT(steps, 20);  // adaptive batches: more than one step per frame on a tiny grid
+  double steps_per_s = 0;
+  const auto sps = r.output.find("measure: ", r.output.find("steps done"));
+  ASSERT_NE(sps, std::string::npos) << r.output;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + sps, "measure: %lf steps/s", &steps_per_s), 1) << r.output;
+  EXPECT_GT(steps_per_s, 0.0);
+}
+
+// --against-bench: the kernel alone on the same configuration, and the window's share of it.
+TEST(RecordHeadless, MeasureAgainstBenchPrintsTheRatio) {
+  const RunResult r =
+      run_app("record --headless --measure --against-bench --frames 5 --size 64x48 --variant cpu", "env -u DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto at = r.output.find("measure: bench heat2d cpu: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  double bench = 0, ratio = 0;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "measure: bench heat2d cpu: %lf steps/s", &bench), 1) << r.output;
+  const auto q = r.output.find("window / bench = ", at);
+  ASSERT_NE(q, std::string::npos) << r.output;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + q, "window / bench = %lf", &ratio), 1) << r.output;
+  EXPECT_GT(bench, 0.0);
+  EXPECT_GT(ratio, 0.0);  // a tiny grid: far below 1 (frames of a few steps against the kernel alone)
+  const RunResult alone = run_app("record --headless --against-bench --out /tmp/x", "env -u DISPLAY");
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE(alone.output.find("goes with --measure"), std::string::npos) << alone.output;
 }
 
 // A scene file sets the model, size, parameters and view; flags given override it.

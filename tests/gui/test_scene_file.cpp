@@ -12,6 +12,7 @@
 #include "scene_file.hpp"
 #include "settings.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/npy.hpp"
 
 using namespace ss;
 using namespace ss::app;
@@ -37,6 +38,8 @@ void unusual_settings(const Model& model, SimSettings& s, ViewSettings& v) {
   for (const ParamSpec& p : info.params) {
     if (p.kind == ParamKind::choice) {
       s.params[p.name] = p.choices.back();
+    } else if (p.kind == ParamKind::file) {
+      // none: a file must fit the grid (SceneFile.AFileParameterIsRelativeToTheScene)
     } else if (!p.zero_means_auto) {
       const double lo = std::max(p.min, -1e6), hi = std::min(p.max, 1e6);
       double x = lo + (hi - lo) * 0.3183098861837907;  // not a round number: checks the digits survive
@@ -203,4 +206,35 @@ TEST(SceneFile, EveryAssetSceneValidates) {
     ++n;
   }
   EXPECT_GE(n, 3);
+}
+
+TEST(SceneFile, AFileParameterIsRelativeToTheScene) {
+  // A scene in its own folder names vp.npy beside it; read from any working directory, the
+  // path is resolved against the scene's folder, and a scene written elsewhere names it
+  // relative to its own folder.
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "stencilscope_scene_media";
+  std::filesystem::create_directories(dir / "sub");
+  const std::vector<float> vp(16 * 16 * 16, 1800.f);
+  write_npy((dir / "vp.npy").string(), vp.data(), {16, 16, 16});
+  const std::string scene = (dir / "scene.toml").string();
+  std::ofstream(scene) << "model = \"acoustic3d\"\nsize = [16, 16, 16]\n[params]\nvp_file = \"vp.npy\"\n";
+  const SceneFile f = read_scene(scene);
+  EXPECT_EQ(std::get<std::string>(f.params.at("vp_file")), (dir / "vp.npy").string());
+  const std::string moved = (dir / "sub" / "moved.toml").string();
+  write_scene(moved, f);
+  std::ifstream in(moved);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("vp_file = \"../vp.npy\""), std::string::npos) << text;
+  EXPECT_EQ(std::get<std::string>(read_scene(moved).params.at("vp_file")), (dir / "vp.npy").string());
+  // A file that does not fit is refused naming the scene and the file.
+  std::ofstream(scene) << "model = \"acoustic3d\"\nsize = [16, 16, 20]\n[params]\nvp_file = \"vp.npy\"\n";
+  try {
+    read_scene(scene);
+    ADD_FAILURE() << "a file of another shape was accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("scene.toml"), std::string::npos) << m;
+    EXPECT_NE(m.find("vp.npy"), std::string::npos) << m;
+    EXPECT_NE(m.find("(16, 16, 16)"), std::string::npos) << m;
+  }
 }

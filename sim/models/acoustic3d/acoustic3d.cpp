@@ -104,22 +104,14 @@ std::vector<float> acoustic3d_medium(const Acoustic3DConfig& c) {
 }
 
 std::shared_ptr<const std::vector<float>> load_velocity_npy(const std::string& path, int nx, int ny, int nz) {
-  NpyArray a = read_npy(path);
-  const std::vector<std::size_t> want = {static_cast<std::size_t>(nz), static_cast<std::size_t>(ny),
-                                         static_cast<std::size_t>(nx)};
-  if (a.shape != want) {
-    std::string got;
-    for (std::size_t n : a.shape) got += (got.empty() ? "" : ", ") + std::to_string(n);
-    throw Error(fmt::format("'{}' holds an array of shape ({}); the grid needs (nz, ny, nx) = ({}, {}, {})", path, got,
-                            nz, ny, nx));
-  }
-  for (std::size_t e = 0; e < a.values.size(); ++e)
-    if (!(std::isfinite(a.values[e]) && a.values[e] > 0)) {
+  std::vector<float> v = read_npy_volume(path, nx, ny, nz);
+  for (std::size_t e = 0; e < v.size(); ++e)
+    if (!(std::isfinite(v[e]) && v[e] > 0)) {
       const std::size_t i = e % nx, j = e / nx % ny, k = e / (static_cast<std::size_t>(nx) * ny);
-      throw Error(fmt::format("'{}': the velocity at node (x {}, y {}, z {}) is {}; it must be positive", path, i, j, k,
-                              a.values[e]));
+      throw Error(fmt::format("'{}': the velocity at node (x {}, y {}, z {}) is {} m/s; it must be a positive finite number", path, i, j,
+                              k, v[e]));
     }
-  return std::make_shared<const std::vector<float>>(std::move(a.values));
+  return std::make_shared<const std::vector<float>>(std::move(v));
 }
 
 double Acoustic3DSetup::ricker(double t) const { return ricker_wavelet(t, config.f0); }

@@ -51,6 +51,15 @@ std::vector<ParamSpec> acoustic_params() {
                      "of vp, from the seed)"));
   p.push_back(number("vp", "vp (velocity)", "m/s", ParamKind::real, 2000, 1, 1e5,
                      "the velocity of the homogeneous medium, the top layer, or the mean of the random one"));
+  ParamSpec file;
+  file.name = "vp_file";
+  file.label = "vp file";
+  file.kind = ParamKind::file;
+  file.help =
+      "a .npy file of the velocity at every node (m/s): float32 (or float64, rounded), shape (nz, ny, nx), C "
+      "order (numpy.save of vp indexed vp[z, y, x], z downwards); when given it replaces the medium (vp then only sets the "
+      "source's amplitude scale 4 pi vp^2 h); every value must be positive and finite; dt follows its fastest velocity";
+  p.push_back(file);
   ParamSpec pert = number("perturbation", "perturbation", "", ParamKind::real, 0.1, 0, 0.5,
                           "random medium: the largest relative change of the velocity");
   pert.shown_when = "medium=random";
@@ -130,6 +139,7 @@ ModelInfo describe() {
   m.source_kinds = {SourceKind::pressure};
   m.views.quantities = {"pressure", "velocity"};
   m.views.value_unit = "Pa";
+  m.views.overlay_quantity = "velocity";
   m.presets = {
       {"homogeneous", "a Ricker source in a uniform medium, free surface on top", {{"medium", std::string("homogeneous")}}},
       {"layered", "four layers, faster with depth: reflections and head waves", {{"medium", std::string("layered")}}},
@@ -168,6 +178,13 @@ Acoustic3DConfig to_acoustic3d(const ModelConfig& c) {
   a.sponge_width = whole(c, "sponge_width");
   a.cpml_width = whole(c, "cpml_width");
   a.cpml_reflection = c.number("cpml_reflection");
+  if (const std::string& path = c.word("vp_file"); !path.empty()) {
+    try {
+      a.velocity = load_velocity_npy(path, a.nx, a.ny, a.nz);
+    } catch (const Error& e) {
+      throw Error(fmt::format("vp_file: {}", e.what()));
+    }
+  }
   return a;
 }
 
@@ -223,18 +240,8 @@ class AcousticSim : public Simulation {
     sim_.paint(sphere_on_slice(view, u, v, radius, value, where));
   }
   std::vector<SourceSpec> sources() const override { return sim_.setup().sources; }
-  void add_source(const SourceSpec& source) override {
-    std::vector<SourceSpec> list = sim_.setup().sources;
-    list.push_back(source);
-    sim_.set_sources(list);
-  }
-  void remove_source(int index) override {
-    std::vector<SourceSpec> list = sim_.setup().sources;
-    if (index < 0 || index >= static_cast<int>(list.size()))
-      throw Error(fmt::format("there is no source {} to remove ({} sources)", index + 1, list.size()));
-    list.erase(list.begin() + index);
-    sim_.set_sources(list);
-  }
+  void add_source(const SourceSpec& source) override { sim_.set_sources(with_source(sim_.setup().sources, source)); }
+  void remove_source(int index) override { sim_.set_sources(without_source(sim_.setup().sources, index)); }
   std::optional<ReceiverLayout> receivers() const override { return sim_.setup().receiver_layout; }
   void set_receivers(const ReceiverLayout& layout) override { sim_.set_receivers(layout); }
   Seismogram seismogram() override {

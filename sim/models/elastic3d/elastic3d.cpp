@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/npy.hpp"
 #include "sim/core/parse_word.hpp"
 #include "sim/core/wavelet.hpp"
 
@@ -222,7 +223,90 @@ void check_node(const Vti& c, double rho, int i, int j, int k) {
 
 }  // namespace
 
+void load_elastic_files(Elastic3DConfig& c, const std::string& vp_path, const std::string& vs_path,
+                        const std::string& rho_path) {
+  auto load = [&](const std::string& path, const char* param) -> std::shared_ptr<const std::vector<float>> {
+    if (path.empty()) return nullptr;
+    try {
+      return std::make_shared<const std::vector<float>>(read_npy_volume(path, c.nx, c.ny, c.nz));
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: {}", param, e.what()));
+    }
+  };
+  c.files.vp = load(vp_path, "vp_file");
+  c.files.vs = load(vs_path, "vs_file");
+  c.files.rho = load(rho_path, "rho_file");
+  c.files.vp_path = vp_path;
+  c.files.vs_path = vs_path;
+  c.files.rho_path = rho_path;
+}
+
+namespace {
+
+// The isotropic medium of the files (each quantity from its file, or the parameter
+// everywhere), checked per node naming the file and the node. The fastest and slowest
+// speeds are evaluated as for a homogeneous medium of the extreme node, so a file of
+// constant values gives exactly the homogeneous medium's dt.
+ElasticMediumField medium_from_files(const Elastic3DConfig& c) {
+  if (c.anisotropy != Anisotropy::isotropic)
+    throw Error(fmt::format("the medium files (vp_file, vs_file, rho_file) give an isotropic medium; anisotropy {} "
+                            "needs them empty",
+                            to_string(c.anisotropy)));
+  const std::size_t n = static_cast<std::size_t>(c.nx) * c.ny * c.nz;
+  ElasticMediumField m;
+  for (auto* v : {&m.c11, &m.c13, &m.c33, &m.c44, &m.c66, &m.rho}) v->resize(n);
+  const auto& f = c.files;
+  const auto value = [](const std::shared_ptr<const std::vector<float>>& file, double fallback, std::size_t e) {
+    return file ? static_cast<double>((*file)[e]) : fallback;
+  };
+  const auto source = [](const std::string& path, const char* param) {
+    return path.empty() ? fmt::format("the parameter {}", param) : fmt::format("{}_file '{}'", param, path);
+  };
+  std::size_t fastest = 0, slowest = 0;
+  double vp_max = -1, vs_min = 1e300;
+  for (int k = 0; k < c.nz; ++k)
+    for (int j = 0; j < c.ny; ++j)
+      for (int i = 0; i < c.nx; ++i) {
+        const std::size_t e = (static_cast<std::size_t>(k) * c.ny + j) * c.nx + i;
+        const double vp = value(f.vp, c.vp, e), vs = value(f.vs, c.vs, e), rho = value(f.rho, c.rho, e);
+        const std::string where = fmt::format("node (x {}, y {}, z {})", i, j, k);
+        if (!(std::isfinite(vp) && vp > 0))
+          throw Error(fmt::format("{}: vp at {} is {} m/s; it must be a positive finite number", source(f.vp_path, "vp"),
+                                  where, vp));
+        if (!(std::isfinite(vs) && vs > 0))
+          throw Error(fmt::format("{}: vs at {} is {} m/s; it must be a positive finite number", source(f.vs_path, "vs"),
+                                  where, vs));
+        if (!(std::isfinite(rho) && rho > 0))
+          throw Error(fmt::format("{}: the density at {} is {} kg/m^3; it must be a positive finite number",
+                                  source(f.rho_path, "rho"), where, rho));
+        if (vs > vp)
+          throw Error(fmt::format("vs = {:g} m/s ({}) is above vp = {:g} m/s ({}) at {}", vs, source(f.vs_path, "vs"), vp,
+                                  source(f.vp_path, "vp"), where));
+        const Vti v = isotropic_stiffness(vp, vs, rho);
+        m.c11[e] = static_cast<float>(v.c11);
+        m.c13[e] = static_cast<float>(v.c13);
+        m.c33[e] = static_cast<float>(v.c33);
+        m.c44[e] = static_cast<float>(v.c44);
+        m.c66[e] = static_cast<float>(v.c66);
+        m.rho[e] = static_cast<float>(rho);
+        if (vp > vp_max) vp_max = vp, fastest = e;
+        if (vs < vs_min) vs_min = vs, slowest = e;
+      }
+  const auto at = [&](std::size_t e) {
+    const double rho = value(f.rho, c.rho, e);
+    return std::pair{isotropic_stiffness(value(f.vp, c.vp, e), value(f.vs, c.vs, e), rho), rho};
+  };
+  const auto [fast, fast_rho] = at(fastest);
+  const auto [slow, slow_rho] = at(slowest);
+  m.vmax = vti_max_phase_velocity(fast, fast_rho);
+  m.vs_min = std::sqrt(std::min(slow.c44, slow.c66) / slow_rho);
+  return m;
+}
+
+}  // namespace
+
 ElasticMediumField elastic3d_medium(const Elastic3DConfig& c) {
+  if (c.files.any()) return medium_from_files(c);
   const std::size_t n = static_cast<std::size_t>(c.nx) * c.ny * c.nz;
   ElasticMediumField m;
   for (auto* v : {&m.c11, &m.c13, &m.c33, &m.c44, &m.c66, &m.rho}) v->resize(n);

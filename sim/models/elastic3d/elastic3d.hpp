@@ -143,7 +143,21 @@ struct Elastic3DConfig {
   int sponge_width = 0;  ///< nodes; 0: kDefaultSpongeWidth or a third of the smallest side
   int cpml_width = 0;    ///< nodes; 0: kDefaultCpmlWidth or a third of the smallest side
   double cpml_reflection = kDefaultCpmlReflection;  ///< R of the CPML's d0
+  /// An isotropic medium per node read from files (load_elastic_files) that replaces
+  /// `medium` and `anisotropy` when any of them is set.
+  struct Files {
+    /// vp, vs (m/s) and rho (kg/m^3) per node, x fastest; a null one takes vp, vs or rho above.
+    std::shared_ptr<const std::vector<float>> vp, vs, rho;
+    std::string vp_path, vs_path, rho_path;  ///< named in messages
+    bool any() const { return vp || vs || rho; }
+  } files;
 };
+
+/// Reads the non-empty paths of (nz, ny, nx) float32 .npy files of vp, vs and rho into
+/// c.files; throws ss::Error naming the file and the shape found and needed. The values are
+/// checked per node by elastic3d_medium.
+void load_elastic_files(Elastic3DConfig& c, const std::string& vp_path, const std::string& vs_path,
+                        const std::string& rho_path);
 
 /// The medium per node, x fastest (unpadded), in float: what every solver reads.
 struct ElasticMediumField {

@@ -1,6 +1,7 @@
 // elastic3d as the rest of the program sees it: its description, its simulations on the
 // CPU and the GPU (three slices of a displacement component, a derived quantity or the
 // medium), its benchmark.
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -70,6 +71,21 @@ std::vector<ParamSpec> elastic_params() {
   p.push_back(number("vs", "vs (S velocity)", "m/s", ParamKind::real, 1732, 1, 6e4,
                      "S velocity (thomsen: the vertical vs0); must not exceed vp"));
   p.push_back(number("rho", "rho (density)", "kg/m^3", ParamKind::real, 2000, 1, 1e5, "density"));
+  for (const auto& [name, what, unit] : {std::array<const char*, 3>{"vp_file", "vp", "m/s"},
+                                         std::array<const char*, 3>{"vs_file", "vs", "m/s"},
+                                         std::array<const char*, 3>{"rho_file", "the density rho", "kg/m^3"}}) {
+    ParamSpec f;
+    f.name = name;
+    f.label = fmt::format("{} file", std::string_view(name).substr(0, std::string_view(name).find('_')));
+    f.kind = ParamKind::file;
+    f.help = fmt::format(
+        "a .npy file of {} at every node ({}): float32 (or float64, rounded), shape (nz, ny, nx), C order (numpy.save of a "
+        "indexed a[z, y, x], z downwards); any of vp_file, vs_file, rho_file makes the medium isotropic per node, "
+        "each quantity from its file or, without one, its parameter everywhere (medium and anisotropy are then "
+        "unused); values must be positive and finite, vs at most vp; dt follows the fastest vp",
+        what, unit);
+    p.push_back(f);
+  }
   p.push_back(number("epsilon", "Thomsen epsilon", "", ParamKind::real, 0.2, -0.4, 1,
                      "C11 = C33 (1 + 2 epsilon): horizontal qP faster by sqrt(1 + 2 epsilon) (anisotropy thomsen, "
                      "and the vti_layer)"));
@@ -170,6 +186,7 @@ ModelInfo describe() {
   m.source_kinds = {SourceKind::force, SourceKind::explosion, SourceKind::moment};
   m.views.quantities = kQuantities;
   m.views.value_unit = "m";
+  m.views.overlay_quantity = "vp";
   m.presets = {
       {"homogeneous", "a vertical Ricker force in a uniform isotropic medium, free surface on top",
        {{"medium", std::string("homogeneous")}, {"anisotropy", std::string("isotropic")}}},
@@ -224,6 +241,7 @@ Elastic3DConfig to_elastic3d(const ModelConfig& c) {
   a.top = parse_elastic_top(c.word("top"));
   a.sponge_width = whole(c, "sponge_width");
   a.cpml_width = whole(c, "cpml_width");
+  load_elastic_files(a, c.word("vp_file"), c.word("vs_file"), c.word("rho_file"));
   a.cpml_reflection = c.number("cpml_reflection");
   return a;
 }
@@ -291,18 +309,8 @@ class ElasticSim : public Simulation {
   SimState copy_state() override { return elastic_sim_state(sim_.state(), steps_done()); }
   void load_state(const SimState& st) override { sim_.load(elastic_state_of(st, points()), st.steps_done); }
   std::vector<SourceSpec> sources() const override { return sim_.setup().sources; }
-  void add_source(const SourceSpec& source) override {
-    std::vector<SourceSpec> list = sim_.setup().sources;
-    list.push_back(source);
-    sim_.set_sources(list);
-  }
-  void remove_source(int index) override {
-    std::vector<SourceSpec> list = sim_.setup().sources;
-    if (index < 0 || index >= static_cast<int>(list.size()))
-      throw Error(fmt::format("there is no source {} to remove ({} sources)", index + 1, list.size()));
-    list.erase(list.begin() + index);
-    sim_.set_sources(list);
-  }
+  void add_source(const SourceSpec& source) override { sim_.set_sources(with_source(sim_.setup().sources, source)); }
+  void remove_source(int index) override { sim_.set_sources(without_source(sim_.setup().sources, index)); }
   std::optional<ReceiverLayout> receivers() const override { return sim_.setup().receiver_layout; }
   void set_receivers(const ReceiverLayout& layout) override { sim_.set_receivers(layout); }
   Seismogram seismogram() override {

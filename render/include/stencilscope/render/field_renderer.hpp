@@ -26,6 +26,10 @@ struct ViewStyle {
   Sampling sampling = Sampling::nearest;
   ViewTransform transform;
   bool colorbar = true;
+  /// Panes that carry a medium (FieldPane::medium) draw it as a translucent grey layer
+  /// over the field, this opaque (0..1), when medium_overlay is set.
+  bool medium_overlay = false;
+  float medium_opacity = 0.4f;
 };
 
 /// RGB of the area around the field, 0..255 (tests look for it).
@@ -39,6 +43,10 @@ struct FieldPane {
   std::array<std::uint8_t, 4> label_rgba{235, 235, 235, 255};
   std::optional<ValueRange> range;    ///< this pane's own range (a difference field); else the style's
   std::optional<Colormap> colormap;   ///< this pane's own colormap; else the style's
+  /// A second field of the same size drawn over the first as a translucent grey map
+  /// (medium_range lo black, hi white) when the style's medium_overlay is set; null: none.
+  const FieldTexture* medium = nullptr;
+  ValueRange medium_range{0, 1};
 };
 
 /// A straight line in pixels (top-left origin): sketches drawn over the frame.

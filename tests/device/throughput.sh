@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Issue 20 item 2 on a machine with an NVIDIA GPU: does the window's frame loop keep the
+# GPU busy? Builds (CUDA; the GUI library builds headless-only where GLFW is missing, which
+# is all `record --headless` needs), runs the GPU tests of the queued frame loop, then
+# compares steps per second of the window's loop (`record --headless --measure`: adaptive
+# batches, never waiting for one, glFinish each frame) with `bench` (the kernel alone) at
+# heat2d 4096^2 (stream) and heat3d 256^3 (stream25d). Goal: ratio >= 0.95 at >= 60 fps.
+# Logs go to $OUT (or ./out).
+#   tests/device/throughput.sh [FRAMES]      FRAMES measured per run (default 300)
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+frames=${1:-300}
+build=${BUILD:-build-gpu}
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=ON -DCMAKE_CUDA_ARCHITECTURES=90-real \
+    >"$out/configure-throughput.log" 2>&1 || { tail -30 "$out/configure-throughput.log"; exit 1; }
+fi
+cmake --build $build --parallel "$(nproc)" >"$out/build-throughput.log" 2>&1 ||
+  { grep -E "error|FAILED" -A5 "$out/build-throughput.log" | head -60; exit 1; }
+exe=$build/bin/stencilscope
+status=0
+ctest --test-dir $build -R 'QueuedFrames|Staging|RecordGpu|LiveSimulation' --output-on-failure \
+  >"$out/ctest-throughput.log" 2>&1 || status=1
+grep -E "tests passed|\(Failed\)|Skipped\)" "$out/ctest-throughput.log" | tail -12
+
+# bench_steps_per_s NAME MODEL VARIANT STEPS [options]: steps/s of the variant's row (time = STEPS steps).
+bench_steps_per_s() {
+  local name=$1 model=$2 variant=$3 steps=$4; shift 4
+  $exe bench "$model" --device gpu --variant "$variant" --steps "$steps" --repeat 5 "$@" >"$out/$name.txt" 2>&1 ||
+    { echo "bench failed: $(tail -3 "$out/$name.txt")" >&2; return 1; }
+  awk -v v="$variant" -v n="$steps" '$1 == v && $2 == "gpu" { printf "%.1f", n * 1000 / $4; exit }' "$out/$name.txt"
+}
+# measure NAME [record options]: "STEPS_PER_S FPS STEPPING_PERCENT PATH" of the window's loop.
+measure() {
+  local name=$1; shift
+  env -u DISPLAY $exe record --headless --measure --device gpu --frames "$frames" "$@" >"$out/$name.txt" 2>&1 ||
+    { echo "record failed: $(tail -3 "$out/$name.txt")" >&2; return 1; }
+  local sps fps busy path
+  sps=$(sed -n 's/^measure: \([0-9.]*\) steps\/s.*/\1/p' "$out/$name.txt")
+  fps=$(sed -n 's/^measure: [0-9]* frames: \([0-9.]*\) fps.*/\1/p' "$out/$name.txt")
+  busy=$(sed -n 's/.*stepping \([0-9.]*\)% of the time.*/\1/p' "$out/$name.txt")
+  path=$(sed -n 's/^measure: upload path \(.*\), .*/\1/p' "$out/$name.txt")
+  echo "$sps $fps $busy ${path// /_}"
+}
+
+rows=()
+# row LABEL BENCH_STEPS_PER_S MEASURE_FIELDS
+row() {
+  local label=$1 bench=$2 sps fps busy path
+  read -r sps fps busy path <<<"$3"
+  local ratio verdict
+  ratio=$(awk -v a="$sps" -v b="$bench" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }')
+  verdict=$(awk -v r="$ratio" -v f="$fps" 'BEGIN { print (r >= 0.95 && f >= 60) ? "ok" : "BELOW GOAL" }')
+  [[ $verdict == ok ]] || status=1
+  rows+=("$(printf "%-34s %12s %12s %7s %8s %9s  %-32s %s" "$label" "$bench" "$sps" "$ratio" "$fps" "$busy" "$path" "$verdict")")
+}
+
+b2=$(bench_steps_per_s bench-heat2d-4096 heat2d stream 50 --size 4096) || status=1
+row "heat2d 4096^2 stream" "$b2" "$(measure measure-heat2d-4096 --size 4096 --variant stream)"
+row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host --size 4096 --variant stream --upload host-copy)"
+row "heat2d 4096^2 stream, panels on" "$b2" "$(measure measure-heat2d-4096-ui --size 4096 --variant stream --ui)"
+b3=$(bench_steps_per_s bench-heat3d-256 heat3d stream25d 20 --size 256) || status=1
+row "heat3d 256^3 stream25d" "$b3" "$(measure measure-heat3d-256 --model heat3d --size 256 --variant stream25d)"
+row "heat3d 256^3 stream25d, panels on" "$b3" "$(measure measure-heat3d-256-ui --model heat3d --size 256 --variant stream25d --ui)"
+
+nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1
+printf "%-34s %12s %12s %7s %8s %9s  %-32s %s\n" "case (order 8, float)" "bench st/s" "window st/s" "ratio" "fps" "stepping%" "upload path" "goal: ratio>=0.95, fps>=60"
+printf "%s\n" "${rows[@]}"
+exit $status

@@ -1,0 +1,138 @@
+// The logic of the batches queued ahead of the frame (BasicBatchQueue), on the host: fake
+// events that finish when the test says, a fake snapshot taker, and a real CPU simulation
+// for the steps. At most one batch waits behind the running one; batches finish oldest
+// first with their steps, the step their snapshot shows and their own staging slot; a slot
+// is never shared by two queued batches; drain returns them all and empties the queue.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "batch_queue.hpp"
+#include "sim/core/error.hpp"
+
+using namespace ss;
+using namespace ss::app;
+
+namespace {
+
+/// The fake GPU's timeline: events are recorded in order and finish in that order.
+struct Timeline {
+  int recorded = 0;
+  int finished = 0;
+};
+Timeline timeline;
+
+struct FakeEvent {
+  int at = -1;  // position on the timeline; -1: never recorded
+  void record(void*) { at = timeline.recorded++; }
+  bool done() const { return at < timeline.finished; }
+  void synchronize() const {
+    if (!done()) timeline.finished = at + 1;
+  }
+};
+double elapsed_ms(const FakeEvent& a, const FakeEvent& b) { return b.at - a.at; }
+
+struct FakeSnapshots {
+  struct Taken {
+    int slot;
+    long step;
+  };
+  std::vector<Taken> taken;
+  std::array<FakeEvent, 2> event;
+  void snapshot(Simulation& sim, const ViewPlacement&, int slot) {
+    taken.push_back({slot, sim.steps_done()});
+    event.at(static_cast<std::size_t>(slot)).record(nullptr);
+  }
+  bool snapshot_done(int slot) const { return event.at(static_cast<std::size_t>(slot)).done(); }
+};
+
+using Queue = BasicBatchQueue<FakeEvent, FakeSnapshots>;
+
+class BatchQueueLogic : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    timeline = {};
+    const Model& heat = find_model("heat2d");
+    sim_ = heat.create(make_config(heat, {24, 20, 1}, 4, {}), Backend::cpu, "cpu");
+  }
+  /// Lets the fake GPU finish everything recorded so far.
+  static void finish_all() { timeline.finished = timeline.recorded; }
+  std::unique_ptr<Simulation> sim_;
+  FakeSnapshots snapshots_;
+  Queue queue_;
+};
+
+}  // namespace
+
+TEST_F(BatchQueueLogic, AtMostOneBatchWaitsBehindTheRunningOne) {
+  queue_.push(*sim_, snapshots_, {}, 3);
+  EXPECT_FALSE(queue_.full());
+  queue_.push(*sim_, snapshots_, {}, 5);
+  EXPECT_TRUE(queue_.full());
+  EXPECT_EQ(queue_.size(), Queue::kMaxBatches);
+  EXPECT_THROW(queue_.push(*sim_, snapshots_, {}, 7), Error);
+  EXPECT_EQ(queue_.size(), 2);
+  EXPECT_EQ(sim_->steps_done(), 8) << "the refused batch was not started";
+  EXPECT_EQ(queue_.queued_steps(), 8);
+}
+
+TEST_F(BatchQueueLogic, NothingIsShownBeforeItsSnapshotHasFinished) {
+  queue_.push(*sim_, snapshots_, {}, 3);
+  queue_.push(*sim_, snapshots_, {}, 5);
+  EXPECT_FALSE(queue_.poll(snapshots_).has_value());
+  timeline.finished = 2;  // the first batch's steps, not yet its snapshot
+  EXPECT_FALSE(queue_.poll(snapshots_).has_value());
+  timeline.finished = 3;  // and its snapshot
+  const auto first = queue_.poll(snapshots_);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->steps, 3);
+  EXPECT_EQ(first->step, 3) << "its snapshot shows the state after it, not after the batch behind it";
+  EXPECT_EQ(first->ms, 1.0);
+  EXPECT_TRUE(queue_.poll(snapshots_).has_value()) << "polling does not forget it: pop does";
+  queue_.pop();
+  EXPECT_FALSE(queue_.poll(snapshots_).has_value()) << "the second batch still runs";
+  finish_all();
+  const auto second = queue_.poll(snapshots_);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->steps, 5);
+  EXPECT_EQ(second->step, 8);
+}
+
+TEST_F(BatchQueueLogic, EachSnapshotIsTakenRightAfterItsBatchIntoASlotNoQueuedBatchUses) {
+  for (int round = 0; round < 12; ++round) {
+    while (!queue_.full()) queue_.push(*sim_, snapshots_, {}, 1 + round % 3);
+    finish_all();
+    const auto done = queue_.poll(snapshots_);
+    ASSERT_TRUE(done.has_value());
+    queue_.pop();
+    // The slot just shown is free again; the batch still queued keeps the other one.
+    queue_.push(*sim_, snapshots_, {}, 2);
+    const auto& t = snapshots_.taken;
+    ASSERT_GE(t.size(), 2u);
+    EXPECT_NE(t[t.size() - 1].slot, t[t.size() - 2].slot) << "round " << round;
+    EXPECT_EQ(t.back().slot, done->slot) << "round " << round;
+    finish_all();
+    for (const auto& f : queue_.drain(*sim_)) EXPECT_GT(f.steps, 0);
+  }
+  long last = 0;
+  for (const auto& t : snapshots_.taken) {
+    EXPECT_GT(t.step, last) << "one snapshot per batch, after its steps";
+    last = t.step;
+  }
+}
+
+TEST_F(BatchQueueLogic, DrainReturnsEveryBatchOldestFirstAndEmptiesTheQueue) {
+  queue_.push(*sim_, snapshots_, {}, 4);
+  queue_.push(*sim_, snapshots_, {}, 6);
+  const auto all = queue_.drain(*sim_);  // the fake events finish as it waits
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].steps, 4);
+  EXPECT_EQ(all[0].step, 4);
+  EXPECT_EQ(all[1].steps, 6);
+  EXPECT_EQ(all[1].step, 10);
+  EXPECT_TRUE(queue_.empty());
+  EXPECT_EQ(queue_.queued_steps(), 0);
+  EXPECT_TRUE(queue_.drain(*sim_).empty());
+}

@@ -77,6 +77,32 @@ TEST(CliMpi, AnotherModelThroughTheSameTable) {
   EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
 }
 
+TEST(CliMpi, Acoustic3DTableOnThreeRanks) {
+  // The default rule (a sponge under a free top) and its source, on a grid no count divides.
+  auto r = run_mpi(3, "bench acoustic3d --size 29x23x19 --steps 5");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "over 3 MPI ranks"), 1) << r.out;
+  EXPECT_NE(r.out.find("29x23x19"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+  r = run_mpi(3, "bench acoustic3d --size 29x23x19 --steps 5 --repeat 1 --boundary cpml --order 4 --decomp 1x1x3");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+}
+
+TEST(CliMpi, Elastic3DTableWithSpongeAndCpml) {
+  auto r = run_mpi(2, "bench elastic3d --size 21x19x17 --steps 3 --repeat 1 --order 4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "over 2 MPI ranks"), 1) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+  r = run_mpi(2, "bench elastic3d --size 21x19x17 --steps 3 --repeat 1 --boundary cpml --decomp 2x1x1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+}
+
 TEST(CliMpi, DecompThatIsNotTheRankCount) {
   expect_mpi_error(3, "bench heat3d --size 16 --steps 1 --decomp 2x2x1", "is 4 ranks, but the run has 3");
   expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --decomp 2by1", "malformed --decomp");

@@ -9,7 +9,9 @@
 
 #include <cstring>
 
+#include "../acoustic_distributed_cases.hpp"
 #include "../distributed_cases.hpp"
+#include "../elastic_distributed_cases.hpp"
 #include "sim/dist/gather.hpp"
 #include "sim/dist/halo_exchange.hpp"
 #include "sim/dist/mpi_comm.hpp"
@@ -168,6 +170,76 @@ TEST(Distributed, EveryModelBitwiseEqualToOneRank) {
     }
   }
   EXPECT_GT(runs, 0) << "no registered model runs distributed";
+}
+
+// acoustic3d with five sources where the boxes meet (tests/acoustic_distributed_cases.hpp),
+// every boundary rule, orders 4 and 8: p and p_prev gathered to rank 0 bitwise equal to
+// the whole grid's `cpu` run, in every decomposition of the rank count that fits.
+TEST(Distributed, Acoustic3DSourcesAcrossRanksAndEveryRule) {
+  int runs = 0;
+  for (const test::AcousticDistCase& c : test::acoustic_dist_cases()) {
+    const DistributedSpec spec = acoustic3d_distributed_spec(make_acoustic3d_setup(c.config));
+    for (const auto& forced : test::decompositions_to_try(ranks())) {
+      Decomposition d;
+      try {
+        d = make_decomposition(test::kAcousticDistGrid, ranks(), forced, spec.ghost_width);
+      } catch (const Error&) {
+        continue;
+      }
+      const Acoustic3DSetup setup = test::acoustic_dist_setup(c, d);
+      const auto expected = root() ? test::acoustic_one_rank(setup, test::kAcousticDistSteps)
+                                   : std::vector<std::vector<float>>{};
+      const CartComm cart(MPI_COMM_WORLD, d, spec.periodic);
+      const BoxPlacement where = place_box(d, cart.rank(), spec.periodic);
+      auto box = make_acoustic3d_box(setup, where);
+      HaloExchange halo(cart, where, box->grid(), spec.ghost_width, spec.edges, spec.fields);
+      box->refresh_ghosts(halo);
+      box->step(test::kAcousticDistSteps, halo);
+      const auto gathered = gather_interiors(cart, d, box->interiors());
+      ++runs;
+      if (!root()) continue;
+      bool equal = gathered.size() == expected.size();
+      for (std::size_t q = 0; equal && q < gathered.size(); ++q)
+        equal = std::memcmp(gathered[q].data(), expected[q].data(), expected[q].size() * sizeof(float)) == 0;
+      EXPECT_TRUE(equal) << c.name << ", " << ranks() << " ranks as " << d.text();
+    }
+  }
+  EXPECT_GT(runs, 0);
+}
+
+// elastic3d with a force, an explosion and a moment tensor whose source boxes straddle the
+// ranks (tests/elastic_distributed_cases.hpp), every boundary rule, orders 4 and 8:
+// u and u^{n-1} gathered to rank 0 bitwise equal to the whole grid's `cpu` run.
+TEST(Distributed, Elastic3DSourceBoxesAcrossRanksAndEveryRule) {
+  int runs = 0;
+  for (const test::ElasticDistCase& c : test::elastic_dist_cases()) {
+    const DistributedSpec spec = elastic3d_distributed_spec(make_elastic3d_setup(c.config));
+    for (const auto& forced : test::decompositions_to_try(ranks())) {
+      Decomposition d;
+      try {
+        d = make_decomposition(test::kElasticDistGrid, ranks(), forced, spec.ghost_width);
+      } catch (const Error&) {
+        continue;
+      }
+      const Elastic3DSetup setup = test::elastic_dist_setup(c, d);
+      const auto expected = root() ? test::elastic_one_rank(setup, test::kElasticDistSteps)
+                                   : std::vector<std::vector<float>>{};
+      const CartComm cart(MPI_COMM_WORLD, d, spec.periodic);
+      const BoxPlacement where = place_box(d, cart.rank(), spec.periodic);
+      auto box = make_elastic3d_box(setup, where);
+      HaloExchange halo(cart, where, box->grid(), spec.ghost_width, spec.edges, spec.fields);
+      box->refresh_ghosts(halo);
+      box->step(test::kElasticDistSteps, halo);
+      const auto gathered = gather_interiors(cart, d, box->interiors());
+      ++runs;
+      if (!root()) continue;
+      bool equal = gathered.size() == expected.size();
+      for (std::size_t q = 0; equal && q < gathered.size(); ++q)
+        equal = std::memcmp(gathered[q].data(), expected[q].data(), expected[q].size() * sizeof(float)) == 0;
+      EXPECT_TRUE(equal) << c.name << ", " << ranks() << " ranks as " << d.text();
+    }
+  }
+  EXPECT_GT(runs, 0);
 }
 
 #ifdef STENCILSCOPE_TEST_CUDA

@@ -11,6 +11,7 @@
 #include "sim/core/model.hpp"
 #include "sim/core/views.hpp"
 #include "sim/models/acoustic3d/acoustic3d_bench.hpp"
+#include "sim/models/acoustic3d/acoustic3d_box.hpp"
 #include "sim/models/acoustic3d/acoustic3d_solver.hpp"
 
 namespace ss {
@@ -360,6 +361,22 @@ class Acoustic3DModel final : public Model {
     }
     require_cuda_device();
     return std::make_unique<DeviceSim>(info_, c, setup, variant);
+  }
+  /// Distributed (acoustic3d_box.hpp): every boundary rule; width R, p exchanged after
+  /// each step (and psi between the CPML's passes); the boxes step the `cpu` variant.
+  DistributedSpec distributed(const ModelConfig& c) const override {
+    return acoustic3d_distributed_spec(make_acoustic3d_setup(to_acoustic3d(c)));
+  }
+  std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,
+                                            std::string_view variant) const override {
+    check_live_variant(info_, variant);
+    if (variant != "cpu") throw Error(fmt::format("a distributed run steps a CPU variant ({})", info_.variant_list("cpu")));
+    const Acoustic3DSetup setup = make_acoustic3d_setup(to_acoustic3d(c));
+    const std::size_t fields = 4 + (setup.cpml_layout.any() ? 6 : 0);
+    check_host_memory(fields * static_cast<std::size_t>(where.box.cells()) * sizeof(float) +
+                          setup.grid.points() * sizeof(float),
+                      "acoustic3d on this rank's box");
+    return make_acoustic3d_box(setup, where);
   }
   BenchReport bench(const BenchRequest& r) const override {
     Acoustic3DBenchOptions o;

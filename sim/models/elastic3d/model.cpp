@@ -13,6 +13,7 @@
 #include "sim/core/model.hpp"
 #include "sim/core/views.hpp"
 #include "sim/models/elastic3d/elastic3d_bench.hpp"
+#include "sim/models/elastic3d/elastic3d_box.hpp"
 #include "sim/models/elastic3d/elastic3d_solver.hpp"
 
 namespace ss {
@@ -425,6 +426,22 @@ class Elastic3DModel final : public Model {
     }
     require_cuda_device();
     return std::make_unique<DeviceSim>(info_, c, setup, variant);
+  }
+  /// Distributed (elastic3d_box.hpp): every boundary rule; u and the stresses exchanged
+  /// each step. The boxes step the `cpu` variant.
+  DistributedSpec distributed(const ModelConfig& c) const override {
+    return elastic3d_distributed_spec(make_elastic3d_setup(to_elastic3d(c)));
+  }
+  std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,
+                                            std::string_view variant) const override {
+    check_live_variant(info_, variant);
+    if (variant != "cpu") throw Error(fmt::format("a distributed run steps a CPU variant ({})", info_.variant_list("cpu")));
+    const Elastic3DSetup setup = make_elastic3d_setup(to_elastic3d(c));
+    const std::size_t fields = 24 + (setup.cpml_layout.any() ? 18 : 0);
+    check_host_memory(fields * static_cast<std::size_t>(where.box.cells()) * sizeof(float) +
+                          6 * setup.grid.elements() * sizeof(float),
+                      "elastic3d on this rank's box");
+    return make_elastic3d_box(setup, where);
   }
   BenchReport bench(const BenchRequest& r) const override {
     Elastic3DBenchOptions o;

@@ -1,0 +1,241 @@
+// A distributed acoustic3d box (acoustic3d_box.hpp). Why it is bitwise equal to one rank:
+// every node's p^{n+1} comes from acoustic3d_point on the same neighbour values (the ghost
+// layers are the neighbour's interior of the same step, or the boundary rule's value of the
+// same global node), with the damping and (v dt/h)^2 of its global node; the CPML passes sum
+// the same terms in the same order with the coefficients of its global slot, and psi across a
+// face between boxes is the neighbour's psi of the same step (exchanged); the sources of a
+// node are added in list order, by the one box that holds it.
+#include "sim/models/acoustic3d/acoustic3d_box.hpp"
+
+#include <vector>
+
+#include "sim/core/ghost3d.hpp"  // extract_interior3d
+#include "sim/core/stencil.hpp"
+
+namespace ss {
+
+namespace {
+
+class HostAcoustic3DBox final : public BoxSimulation {
+ public:
+  HostAcoustic3DBox(const Acoustic3DSetup& setup, const BoxPlacement& where)
+      : setup_(setup), where_(where), grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
+        radius_(radius_of_order(setup.config.order)), rule_(ghost_rule_of(setup)) {
+    const Grid3D& g = grid_;
+    const std::array<int, 3>& lo = where_.box.lo;
+    // The sponge's per-axis tables of the global grid, cut to the box.
+    const std::vector<float> whole = damping_tables<float>(setup_);
+    const int n[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
+    int base = 0;
+    for (int a = 0; a < 3; ++a) {
+      damping_[a].assign(whole.begin() + base + lo[a], whole.begin() + base + lo[a] + where_.box.n[a]);
+      base += n[a];
+    }
+    c2_.assign(g.elements(), 0.0f);
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i)
+          c2_[g.index(i, j, k)] = static_cast<float>(setup_.courant2(lo[0] + i, lo[1] + j, lo[2] + k));
+    for (auto& f : field_) f.assign(g.elements(), 0.0f);
+    if (setup_.cpml_layout.any()) {
+      cpml_table_ = acoustic_cpml_table<float>(setup_);
+      for (auto& f : psi_) f.assign(g.elements(), 0.0f);  // 0 outside the slabs and beyond the faces
+      for (auto& f : zeta_) f.assign(g.elements(), 0.0f);
+    }
+  }
+
+  const Grid3D& grid() const override { return grid_; }
+  long steps_done() const override { return steps_done_; }
+  void refresh_ghosts(HaloFill& halo) override { fill_ghosts(field_[cur_].data(), halo); }
+
+  void step(int n, HaloFill& halo) override {
+    dispatch_radius(setup_.config.order, [&]<int R>() {
+      for (int s = 0; s < n; ++s) {
+        float* out = field_[next_].data();
+        step_interior<R>(field_[cur_].data(), field_[prev_].data(), out);
+        if (setup_.cpml_layout.any()) {
+          cpml_psi<R>(field_[cur_].data());
+          float* const psi[] = {psi_[0].data(), psi_[1].data(), psi_[2].data()};
+          halo.fill(psi);
+          cpml_correct<R>(field_[cur_].data(), out);
+        }
+        inject(out);
+        fill_ghosts(out, halo);
+        const int old_prev = prev_;
+        prev_ = cur_, cur_ = next_, next_ = old_prev;
+        ++steps_done_;
+      }
+    });
+  }
+
+  std::vector<std::vector<float>> interiors() const override {
+    return {extract_interior3d(field_[cur_], grid_), extract_interior3d(field_[prev_], grid_)};
+  }
+
+ private:
+  // HostAcoustic3D's interior loop on the box.
+  template <int R>
+  void step_interior(const float* p, const float* pp, float* out) const {
+    const Grid3D& g = grid_;
+    const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
+    const float *tx = damping_[0].data(), *ty = damping_[1].data(), *tz = damping_[2].data();
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          const std::size_t e = g.index(i, j, k);
+          const float* c = p + e;
+          float row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
+          for (int m = 0; m <= 2 * R; ++m) {
+            row[m] = c[m - R];
+            col[m] = c[(m - R) * pitch];
+            dep[m] = c[(m - R) * plane];
+          }
+          const float damp = (tx[i] * ty[j]) * tz[k];
+          out[e] = acoustic3d_point<float, R>(row, col, dep, pp[e], c2_[e], damp);
+        }
+  }
+
+  /// The global CPML slot of the box's node index i along axis a, or -1 outside slab a.
+  int slot(int a, int i) const {
+    const int n[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
+    return setup_.cpml_layout.slot(a, where_.box.lo[a] + i, n[a]);
+  }
+  bool in_layer(int i, int j, int k) const { return slot(0, i) >= 0 || slot(1, j) >= 0 || slot(2, k) >= 0; }
+
+  // acoustic3d_cpml_psi with psi_a a whole box field (0 outside slab a).
+  template <int R>
+  void cpml_psi(const float* p) {
+    constexpr auto w = first_derivative_weights<R>();
+    const Grid3D& g = grid_;
+    const CpmlLayout& L = setup_.cpml_layout;
+    const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          const int at[3] = {i, j, k};
+          const std::size_t e = g.index(i, j, k);
+          for (int a = 0; a < 3; ++a) {
+            const int s = slot(a, at[a]);
+            if (s < 0) continue;
+            float line[2 * R + 1];
+            for (int q = 0; q <= 2 * R; ++q) line[q] = p[static_cast<std::ptrdiff_t>(e) + (q - R) * stride[a]];
+            const float d = cpml_first_derivative<float, R>(line, w);
+            float& psi = psi_[a][e];
+            const float* tab = cpml_table_.data() + L.table_base(a);
+            psi = fma_t(tab[s], psi, tab[L.slots(a) + s] * d);
+          }
+        }
+  }
+
+  // acoustic3d_cpml_term and the correction of p^{n+1}, on the box.
+  template <int R>
+  void cpml_correct(const float* p, float* out) {
+    constexpr auto w1 = first_derivative_weights<R>();
+    constexpr auto w2 = second_derivative_weights<R>();
+    const Grid3D& g = grid_;
+    const CpmlLayout& L = setup_.cpml_layout;
+    const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i) {
+          if (!in_layer(i, j, k)) continue;
+          const int at[3] = {i, j, k};
+          const std::size_t e = g.index(i, j, k);
+          float sum = 0.0f;
+          for (int a = 0; a < 3; ++a) {
+            const int s = slot(a, at[a]);
+            if (s < 0) continue;
+            const float* c = p + e;
+            float d2 = static_cast<float>(w2[0]) * c[0];
+            for (int q = 1; q <= R; ++q) d2 = fma_t(static_cast<float>(w2[q]), c[-q * stride[a]] + c[q * stride[a]], d2);
+            float line[2 * R + 1];
+            for (int q = 0; q <= 2 * R; ++q) line[q] = psi_[a][static_cast<std::ptrdiff_t>(e) + (q - R) * stride[a]];
+            const float dpsi = cpml_first_derivative<float, R>(line, w1);
+            const float* tab = cpml_table_.data() + L.table_base(a);
+            float& zeta = zeta_[a][e];
+            zeta = fma_t(tab[s], zeta, tab[L.slots(a) + s] * (d2 + dpsi));
+            sum = sum + (dpsi + zeta);
+          }
+          out[e] = fma_t(c2_[e], sum, out[e]);
+        }
+  }
+
+  // The sources whose node lies in the box, in list order, at the box's indices.
+  void inject(float* out) const {
+    AcousticSourceStep<float> l;
+    const Box& b = where_.box;
+    for (std::size_t r = 0; r < setup_.sources.size(); ++r) {
+      const auto& node = setup_.sources[r].node;
+      bool inside = true;
+      for (int a = 0; a < 3; ++a) inside = inside && node[a] >= b.lo[a] && node[a] < b.lo[a] + b.n[a];
+      if (!inside) continue;
+      l.at[l.n] = static_cast<long long>(grid_.index(node[0] - b.lo[0], node[1] - b.lo[1], node[2] - b.lo[2]));
+      l.add[l.n] = static_cast<float>(setup_.source_increment(steps_done_, r));
+      ++l.n;
+    }
+    for (int r = 0; r < l.n; ++r)
+      if (acoustic_source_owner(l, r)) out[l.at[r]] = acoustic_add_sources(out[l.at[r]], l.at[r], l);
+  }
+
+  // The faces between boxes through the exchange, then the domain's own faces: p = 0 beyond
+  // them, or the odd image p(-m) = -p(m) above a free top. The image may be a ghost the
+  // exchange just wrote (a box as thin as the radius), hence this order; the exchange sends
+  // interior cells only (no edges), so it never reads what follows.
+  void fill_ghosts(float* f, HaloFill& halo) {
+    float* const fields[] = {f};
+    halo.fill(fields);
+    const Grid3D& g = grid_;
+    const int n[3] = {g.nx, g.ny, g.nz};
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        if (!where_.domain_face[a][side]) continue;
+        const bool mirror = a == 2 && side == 0 && rule_.free_top;
+        const int u = a == 0 ? 1 : 0, v = a == 2 ? 1 : 2;  // the face's two axes
+        for (int m = 1; m <= radius_; ++m)
+          for (int y = 0; y < n[v]; ++y)
+            for (int x = 0; x < n[u]; ++x) {
+              int at[3], image[3];
+              at[u] = image[u] = x;
+              at[v] = image[v] = y;
+              at[a] = side == 0 ? -m : n[a] - 1 + m;
+              image[a] = m;
+              f[g.index(at[0], at[1], at[2])] = mirror ? -f[g.index(image[0], image[1], image[2])] : 0.0f;
+            }
+      }
+  }
+
+  Acoustic3DSetup setup_;
+  BoxPlacement where_;
+  Grid3D grid_;
+  int radius_;
+  AcousticGhostRule rule_;
+  std::vector<float> damping_[3];
+  std::vector<float> c2_;
+  std::vector<float> field_[3];
+  int prev_ = 0, cur_ = 1, next_ = 2;
+  std::vector<float> cpml_table_;
+  std::vector<float> psi_[3], zeta_[3];
+  long steps_done_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<BoxSimulation> make_acoustic3d_box(const Acoustic3DSetup& setup, const BoxPlacement& where) {
+  return std::make_unique<HostAcoustic3DBox>(setup, where);
+}
+
+DistributedSpec acoustic3d_distributed_spec(const Acoustic3DSetup& setup) {
+  DistributedSpec s;
+  s.supported = true;
+  s.ghost_width = radius_of_order(setup.config.order);
+  const bool periodic = ghost_rule_of(setup).periodic;
+  s.periodic = {periodic, periodic, periodic};
+  s.edges = false;
+  s.fields = setup.cpml_layout.any() ? 3 : 1;
+  return s;
+}
+
+}  // namespace ss

@@ -1,0 +1,22 @@
+#pragma once
+// One rank's box of a distributed acoustic3d run (docs/distributed.md): the `cpu` variant's
+// step on the box, with everything that depends on position read at global indices.
+#include <memory>
+
+#include "sim/core/box_simulation.hpp"
+#include "sim/models/acoustic3d/acoustic3d.hpp"
+
+namespace ss {
+
+/// Steps `where`'s box of the grid `setup` describes (float, CPU), bitwise as HostAcoustic3D<float>
+/// steps the whole grid: the same point functions on the same values. p is exchanged after
+/// each step; under cpml the three psi fields are exchanged too, between the CPML's passes.
+/// The setup's sources (all of them, in list order) are injected by the box holding their
+/// node; receivers are not recorded. interiors() is {p, p_prev}, as the model's SimState.
+std::unique_ptr<BoxSimulation> make_acoustic3d_box(const Acoustic3DSetup& setup, const BoxPlacement& where);
+
+/// How a setup runs distributed: ghost width R, periodic axes under the periodic rule, no
+/// edges, one field (three under cpml: the psi exchange).
+DistributedSpec acoustic3d_distributed_spec(const Acoustic3DSetup& setup);
+
+}  // namespace ss

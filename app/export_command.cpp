@@ -134,6 +134,7 @@ int run_export(const ExportArgs& a) {
   }
   std::unique_ptr<Simulation> sim = model.create(config, gpu ? Backend::gpu : Backend::cpu, variant);
   if (resumed) sim->load_state(resumed->state);  // refused, naming the shapes, when it does not fit
+  if (scene) apply_scene_sources(*scene, *sim);   // the checkpoint's sources and receivers
   apply_source_args(a.sources, *sim);  // refused in one line: outside the grid, a kind the model lacks
   if (a.steps > 0) sim->start_steps(a.steps);
   sim->wait();
@@ -148,6 +149,7 @@ int run_export(const ExportArgs& a) {
     s.order = sim->config().order;
     s.variant = variant;
     s.params = config.params;
+    take_sources(s, *sim);  // the sources and receivers it ran with, for --resume
     write_checkpoint(a.checkpoint, info.name, config.size, info.dims, scene_text(s), sim->copy_state(), sim->time());
     fmt::print("wrote {}: a {} checkpoint at step {}, t = {:.6g}\n", a.checkpoint, info.name, sim->steps_done(),
                sim->time());

@@ -84,7 +84,7 @@ class SceneReader {
   }
 
   void read(const toml::table& root) {
-    index(root, "", {"model", "size", "order", "variant", "params", "view"});
+    index(root, "", {"model", "size", "order", "variant", "params", "view", "ab", "receivers", "sources"});
     const toml::node* model_node = root.get("model");
     if (!model_node) fail("", fmt::format("no model (add model = \"{}\"; models: {})", models().front()->info().name, model_list()));
     s_.model = string_at(*model_node, "model", models().front()->info().name);
@@ -120,7 +120,7 @@ class SceneReader {
       }
     }
     ParamValues given;
-    if (const toml::node* n = root.get("params")) given = read_params(*n, info);
+    if (const toml::node* n = root.get("params")) given = read_params(*n, info, "params");
     try {
       s_.params = make_config(*model, s_.size.value_or(info.default_size), s_.order.value_or(info.default_order), given).params;
     } catch (const Error& e) {
@@ -132,6 +132,9 @@ class SceneReader {
       fail(key, key + ": " + m);
     }
     if (const toml::node* n = root.get("view")) read_view(*n, info);
+    if (const toml::node* n = root.get("ab")) read_ab(*n, info);
+    if (const toml::node* n = root.get("receivers")) read_receivers(*n, info);
+    if (const toml::node* n = root.get("sources")) read_sources(*n, info);
   }
 
  private:
@@ -151,13 +154,14 @@ class SceneReader {
     s_.size = size;
   }
 
-  ParamValues read_params(const toml::node& n, const ModelInfo& info) {
+  /// The parameters in table `table` ("params", "ab.params"), each checked by its spec.
+  ParamValues read_params(const toml::node& n, const ModelInfo& info, const std::string& table) {
     const auto* t = n.as_table();
-    if (!t) fail("params", fmt::format("params must be a table ([params]), not {}", kind_of(n)));
-    index(*t, "params.", {});
+    if (!t) fail(table, fmt::format("{} must be a table ([{}]), not {}", table, table, kind_of(n)));
+    index(*t, table + ".", {});
     ParamValues given;
     for (auto&& [k, v] : *t) {
-      const std::string name(k.str()), key = "params." + name;
+      const std::string name(k.str()), key = table + "." + name;
       const ParamSpec* p = info.param(name);
       if (!p) {
         std::vector<std::string> names;
@@ -187,7 +191,7 @@ class SceneReader {
         check_param(*p, value);
       } catch (const Error& e) {
         const std::string m = e.what();
-        fail(key, m.rfind(name + " = ", 0) == 0 ? "params." + m : key + ": " + m);
+        fail(key, m.rfind(name + " = ", 0) == 0 ? table + "." + m : key + ": " + m);
       }
       given[name] = value;
     }
@@ -197,7 +201,15 @@ class SceneReader {
   void read_view(const toml::node& n, const ModelInfo& info) {
     const auto* t = n.as_table();
     if (!t) fail("view", fmt::format("view must be a table ([view]), not {}", kind_of(n)));
-    index(*t, "view.", {"colormap", "range", "sampling", "colorbar", "quantity", "slices", "steps_per_frame", "probes"});
+    index(*t, "view.", {"colormap", "range", "sampling", "colorbar", "quantity", "slices", "steps_per_frame", "probes",
+                        "overlay", "overlay_opacity"});
+    if (const toml::node* v = t->get("overlay")) s_.overlay = boolean_at(*v, "view.overlay");
+    if (const toml::node* v = t->get("overlay_opacity")) {
+      const std::optional<double> x = number_of(*v);
+      if (!x || !(*x >= 0 && *x <= 1))
+        fail("view.overlay_opacity", fmt::format("view.overlay_opacity must be a number from 0 to 1, not {}", shown(*v)));
+      s_.overlay_opacity = *x;
+    }
     if (const toml::node* v = t->get("colormap")) s_.colormap = string_at(*v, "view.colormap", "viridis");
     if (const toml::node* v = t->get("sampling")) s_.sampling = string_at(*v, "view.sampling", "nearest");
     if (const toml::node* v = t->get("colorbar")) {
@@ -232,6 +244,157 @@ class SceneReader {
     if (const toml::node* v = t->get("steps_per_frame"))
       s_.steps_per_frame = static_cast<int>(integer_at(*v, "view.steps_per_frame", 0, 1'000'000));
     if (const toml::node* v = t->get("probes")) read_probes(*v, info);
+  }
+
+  bool boolean_at(const toml::node& n, const std::string& key) const {
+    const auto* b = n.as_boolean();
+    if (!b) fail(key, fmt::format("{} must be true or false, not {} {}", key, kind_of(n), shown(n)));
+    return b->get();
+  }
+
+  /// `count` numbers ([x, y, z]; one for count 1 without brackets), each finite.
+  std::vector<double> numbers_at(const toml::node& n, const std::string& key, std::size_t count, const char* form) const {
+    std::vector<double> out;
+    if (count == 1) {
+      if (const std::optional<double> x = number_of(n)) out.push_back(*x);
+    } else if (const auto* a = n.as_array(); a && a->size() == count) {
+      for (const toml::node& e : *a)
+        if (const std::optional<double> x = number_of(e)) out.push_back(*x);
+    }
+    if (out.size() != count) fail(key, fmt::format("{} must be {}, not {} {}", key, form, kind_of(n), shown(n)));
+    for (double x : out)
+      if (!std::isfinite(x)) fail(key, fmt::format("{} must be finite, not {}", key, shown(n)));
+    return out;
+  }
+
+  void read_ab(const toml::node& n, const ModelInfo& info) {
+    const auto* t = n.as_table();
+    if (!t) fail("ab", fmt::format("ab must be a table ([ab]), not {}", kind_of(n)));
+    index(*t, "ab.", {"enabled", "order", "variant", "params"});
+    if (const toml::node* v = t->get("enabled")) s_.ab.enabled = boolean_at(*v, "ab.enabled");
+    if (const toml::node* v = t->get("order")) {
+      const int order = static_cast<int>(integer_at(*v, "ab.order", 0, 1000));
+      if (order != 0 && std::find(info.orders.begin(), info.orders.end(), order) == info.orders.end()) {
+        std::vector<std::string> orders{"0 (A's)"};
+        for (int o : info.orders) orders.push_back(std::to_string(o));
+        fail("ab.order", fmt::format("ab.order = {} is not a stencil order of {} (choose {})", order, info.name, join(orders)));
+      }
+      s_.ab.order = order;
+    }
+    if (const toml::node* v = t->get("variant")) {
+      const std::string name = string_at(*v, "ab.variant", "");
+      if (!name.empty() && !info.variant(name))
+        fail("ab.variant", fmt::format("ab.variant: unknown variant '{}' of {} (choose \"\" for A's, {})", name, info.name,
+                                       info.variant_list()));
+      s_.ab.variant = name;
+    }
+    if (const toml::node* v = t->get("params")) s_.ab.params = read_params(*v, info, "ab.params");
+  }
+
+  /// The grid the scene runs on.
+  std::array<int, 3> grid(const ModelInfo& info) const {
+    std::array<int, 3> size = s_.size.value_or(info.default_size);
+    if (info.dims == 2) size[2] = 1;
+    return size;
+  }
+
+  void no_sources_in(const ModelInfo& info, const char* key) const {
+    if (info.source_kinds.empty())
+      fail(key, fmt::format("{}: {} has no point sources or receivers", key, info.name));
+  }
+
+  void read_receivers(const toml::node& n, const ModelInfo& info) {
+    no_sources_in(info, "receivers");
+    const auto* t = n.as_table();
+    if (!t) fail("receivers", fmt::format("receivers must be a table ([receivers]), not {}", kind_of(n)));
+    index(*t, "receivers.", {"plane", "position", "shape", "line_at", "spacing"});
+    ReceiverLayout r;
+    if (const toml::node* v = t->get("plane")) {
+      const std::string plane = string_at(*v, "receivers.plane", "xy");
+      if (plane == "xy") r.axis = 2;
+      else if (plane == "xz") r.axis = 1;
+      else if (plane == "yz") r.axis = 0;
+      else fail("receivers.plane", fmt::format("receivers.plane = \"{}\" is not a plane (choose xy, xz or yz)", plane));
+    }
+    if (const toml::node* v = t->get("position")) r.position = static_cast<int>(integer_at(*v, "receivers.position", 0, 1'000'000));
+    if (const toml::node* v = t->get("shape")) {
+      const std::string shape = string_at(*v, "receivers.shape", "line");
+      if (shape == "grid") r.shape = ReceiverLayout::Shape::grid;
+      else if (shape != "line") fail("receivers.shape", fmt::format("receivers.shape = \"{}\" is not a shape (choose line or grid)", shape));
+    }
+    if (const toml::node* v = t->get("line_at")) r.line_at = static_cast<int>(integer_at(*v, "receivers.line_at", 0, 1'000'000));
+    if (const toml::node* v = t->get("spacing")) r.spacing = static_cast<int>(integer_at(*v, "receivers.spacing", 1, 1'000'000));
+    try {
+      receiver_nodes(r, grid(info));
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      const char* key = m.find("line at") != std::string::npos ? "receivers.line_at" : "receivers.position";
+      fail(s_.lines.count(key) ? key : "receivers", std::string("receivers: ") + m);
+    }
+    s_.receivers = r;
+  }
+
+  void read_sources(const toml::node& n, const ModelInfo& info) {
+    no_sources_in(info, "sources");
+    const auto* a = n.as_array();
+    if (!a) fail("sources", fmt::format("sources must be an array of tables ([[sources]]), not {}", kind_of(n)));
+    if (a->size() > static_cast<std::size_t>(kMaxSources))
+      fail("sources", fmt::format("sources: {} sources, at most {} run", a->size(), kMaxSources));
+    std::vector<SourceSpec> list;
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      const std::string at = fmt::format("sources[{}]", i);
+      const auto* t = (*a)[i].as_table();
+      if (!t) fail("sources", fmt::format("{} must be a table ([[sources]]), not {} {}", at, kind_of((*a)[i]), shown((*a)[i])));
+      s_.lines[at] = static_cast<int>((*a)[i].source().begin.line);
+      index(*t, at + ".", {"kind", "node", "f0", "amplitude", "delay", "direction", "moment"});
+      const toml::node* kind = t->get("kind");
+      const toml::node* node = t->get("node");
+      if (!kind || !node) fail(at, fmt::format("{} needs a kind and a node (kind = \"{}\", node = [x, y, z])", at,
+                                               to_string(info.source_kinds.front())));
+      SourceSpec src;
+      const std::string kind_word = string_at(*kind, at + ".kind", std::string(to_string(info.source_kinds.front())));
+      try {
+        src.kind = parse_source_kind(kind_word);
+      } catch (const Error& e) {
+        fail(at + ".kind", at + ".kind: " + e.what());
+      }
+      const std::vector<double> xyz = numbers_at(*node, at + ".node", 3, "[x, y, z] (3 integers)");
+      for (int k = 0; k < 3; ++k) {
+        if (xyz[k] != std::floor(xyz[k]) || !node->as_array()->is_homogeneous(toml::node_type::integer))
+          fail(at + ".node", fmt::format("{}.node must be [x, y, z] (3 integers), not {}", at, shown(*node)));
+        src.node[k] = static_cast<int>(std::clamp(xyz[k], -2e9, 2e9));
+      }
+      if (const toml::node* v = t->get("f0")) src.f0_hz = numbers_at(*v, at + ".f0", 1, "a number of hertz")[0];
+      if (const toml::node* v = t->get("amplitude")) src.amplitude = numbers_at(*v, at + ".amplitude", 1, "a number")[0];
+      if (const toml::node* v = t->get("delay")) src.delay_s = numbers_at(*v, at + ".delay", 1, "a number of seconds")[0];
+      if (const toml::node* v = t->get("direction")) {
+        if (src.kind != SourceKind::force) fail(at + ".direction", fmt::format("{}.direction applies to force sources only", at));
+        const auto d = numbers_at(*v, at + ".direction", 3, "[dx, dy, dz]");
+        src.direction = {d[0], d[1], d[2]};
+      }
+      if (const toml::node* v = t->get("moment")) {
+        if (src.kind != SourceKind::moment) fail(at + ".moment", fmt::format("{}.moment applies to moment sources only", at));
+        const auto m = numbers_at(*v, at + ".moment", 6, "[xx, yy, zz, xy, xz, yz]");
+        std::copy(m.begin(), m.end(), src.moment.begin());
+      }
+      try {
+        check_source(src, grid(info), info.source_kinds);
+      } catch (const Error& e) {
+        const std::string m = e.what();
+        std::string key = at;
+        if (m.rfind("this model has no", 0) == 0) key = at + ".kind";
+        else if (m.rfind("source at", 0) == 0) key = at + ".node";
+        else if (m.find("frequency") != std::string::npos) key = at + ".f0";
+        else if (m.find("amplitude") != std::string::npos) key = at + ".amplitude";
+        else if (m.find("delay") != std::string::npos) key = at + ".delay";
+        else if (m.find("direction") != std::string::npos) key = at + ".direction";
+        else if (m.find("moment") != std::string::npos) key = at + ".moment";
+        if (!s_.lines.count(key)) key = at;
+        fail(key, fmt::format("{}: {}", key, m));
+      }
+      list.push_back(src);
+    }
+    s_.sources = std::move(list);
   }
 
   void read_probes(const toml::node& n, const ModelInfo& info) {
@@ -352,6 +515,7 @@ std::string scene_text(const SceneFile& s) {
   out += fmt::format("order = {}\n", s.order.value_or(info.default_order));
   out += fmt::format("variant = {}  # auto: the fastest on the device; {}\n", quoted(s.variant.empty() ? "auto" : s.variant),
                      info.variant_list());
+  if (s.sources && s.sources->empty()) out += "sources = []  # no point sources (not even the model's own)\n";
   out += "\n[params]\n";
   for (const ParamSpec& p : info.params) {
     const auto it = s.params.find(p.name);
@@ -375,7 +539,80 @@ std::string scene_text(const SceneFile& s) {
     for (const auto& c : s.probes) cells += fmt::format("{}[{}, {}, {}]", cells.empty() ? "" : ", ", c[0], c[1], c[2]);
     out += fmt::format("probes = [{}]  # cells [x, y, z] the Plots follow\n", cells);
   }
+  if (!info.views.overlay_quantity.empty() || s.overlay) {
+    out += fmt::format("overlay = {}  # the medium ({}) drawn over the field\n", s.overlay ? "true" : "false",
+                       info.views.overlay_quantity);
+    out += fmt::format("overlay_opacity = {}  # 0..1\n", real_text(s.overlay_opacity));
+  }
+
+  out += "\n[ab]  # a second run B beside this one, from its state\n";
+  out += fmt::format("enabled = {}\n", s.ab.enabled ? "true" : "false");
+  out += fmt::format("order = {}  # B's stencil order; 0: A's\n", s.ab.order);
+  out += fmt::format("variant = {}  # B's variant; \"\": A's\n", quoted(s.ab.variant));
+  if (!s.ab.params.empty()) {
+    out += "[ab.params]  # B's parameters that differ from A's\n";
+    for (const auto& [name, value] : s.ab.params) {
+      const ParamSpec* p = info.param(name);
+      if (p) out += fmt::format("{} = {}\n", name, value_text(*p, value));
+    }
+  }
+
+  if (s.receivers) {
+    const ReceiverLayout& r = *s.receivers;
+    static constexpr const char* kPlane[3] = {"yz", "xz", "xy"};
+    out += "\n[receivers]  # " + describe(r) + "\n";
+    out += fmt::format("plane = \"{}\"  # xy, xz or yz\n", kPlane[std::clamp(r.axis, 0, 2)]);
+    out += fmt::format("position = {}  # index along the plane's normal\n", r.position);
+    out += fmt::format("shape = \"{}\"  # line or grid\n", r.shape == ReceiverLayout::Shape::grid ? "grid" : "line");
+    out += fmt::format("line_at = {}  # line: index along the plane's second axis\n", r.line_at);
+    out += fmt::format("spacing = {}  # every spacing-th node\n", r.spacing);
+  }
+  if (s.sources) {
+    for (const SourceSpec& src : *s.sources) {
+      out += "\n[[sources]]  # " + describe(src) + "\n";
+      out += fmt::format("kind = {}\n", quoted(to_string(src.kind)));
+      out += fmt::format("node = [{}, {}, {}]  # x, y, z\n", src.node[0], src.node[1], src.node[2]);
+      out += fmt::format("f0 = {}  # Ricker peak frequency [Hz]\n", real_text(src.f0_hz));
+      out += fmt::format("amplitude = {}  # times the model's natural strength\n", real_text(src.amplitude));
+      out += fmt::format("delay = {}  # [s] after the wavelet's own 1.5 / f0\n", real_text(src.delay_s));
+      if (src.kind == SourceKind::force)
+        out += fmt::format("direction = [{}, {}, {}]\n", real_text(src.direction[0]), real_text(src.direction[1]),
+                           real_text(src.direction[2]));
+      if (src.kind == SourceKind::moment) {
+        std::string m;
+        for (double x : src.moment) m += (m.empty() ? "" : ", ") + real_text(x);
+        out += fmt::format("moment = [{}]  # xx, yy, zz, xy, xz, yz\n", m);
+      }
+    }
+  }
   return out;
+}
+
+void take_sources(SceneFile& scene, const Simulation& running) {
+  if (running.info().name != scene.model || running.info().source_kinds.empty()) return;
+  scene.sources = running.sources();
+  scene.receivers = running.receivers();
+}
+
+void apply_scene_sources(const SceneFile& scene, Simulation& sim) {
+  if (scene.sources) {
+    while (!sim.sources().empty()) sim.remove_source(0);
+    for (std::size_t k = 0; k < scene.sources->size(); ++k) {
+      const std::string key = fmt::format("sources[{}]", k);
+      try {
+        sim.add_source((*scene.sources)[k]);
+      } catch (const Error& e) {
+        throw Error(fmt::format("{}: {}: {}", scene.where(key), key, e.what()));
+      }
+    }
+  }
+  if (scene.receivers) {
+    try {
+      sim.set_receivers(*scene.receivers);
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}: receivers: {}", scene.where("receivers"), e.what()));
+    }
+  }
 }
 
 void write_scene(const std::string& path, const SceneFile& scene) {

@@ -179,7 +179,10 @@ SceneOptions to_scene(const SceneArgs& a) {
   if (file) {
     SimSettings file_sim;
     apply_scene_file(*file, file_sim, o.view);
-    if (from_file) s = file_sim;
+    if (from_file) {
+      s = file_sim;
+      o.scene_file = *file;
+    }
   }
   s.model = info.name;
   if (a.given("--size") || !from_file) {

@@ -45,6 +45,9 @@ struct SceneOptions {
   std::string device = "auto";  ///< auto (GPU when there is one), gpu, cpu
   bool variant_given = false;   ///< false: the fastest variant of the chosen device
   std::optional<SimState> resume;  ///< --resume: the state to load once the simulation is built
+  /// The scene file's sources and receivers (apply_scene_sources once the simulation is built,
+  /// after a resumed state, before --point-source and --receivers); absent without a file of the model.
+  std::optional<SceneFile> scene_file;
   SourceArgs sources;  ///< --point-source, --receivers (put on the simulation once built), --seismogram (written at the end)
 };
 

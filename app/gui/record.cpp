@@ -73,7 +73,7 @@ class RecordContext {
 
 /// Writes the scene and the state of `sim` to `path` (a checkpoint; replaced each time).
 void save_checkpoint(const std::string& path, LiveSimulation& sim, const SimSettings& settings, const ViewSettings& view) {
-  write_checkpoint(path, sim.model().name, sim.config().size, sim.model().dims, scene_text(to_scene_file(settings, view)),
+  write_checkpoint(path, sim.model().name, sim.config().size, sim.model().dims, scene_text(to_scene_file(settings, view, sim.simulation())),
                    sim.copy_state(), sim.simulation().time());
   std::fprintf(stderr, "stencilscope: record: checkpoint %s at step %ld\n", path.c_str(), sim.status().steps_done);
 }
@@ -90,6 +90,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   settings.adaptive_steps = true;
   LiveSimulation sim(settings);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
+  if (scene.scene_file) apply_scene_sources(*scene.scene_file, sim.simulation_for_setup());
   apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line
   ViewPass pass;
   if (!pass.error().empty()) throw Error(pass.error());
@@ -209,6 +210,7 @@ int run_record(const RecordOptions& o) {
   if (o.measure) return measure_frames(o, context, scene, ui);
   LiveSimulation sim(settings);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
+  if (scene.scene_file) apply_scene_sources(*scene.scene_file, sim.simulation_for_setup());
   apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line
   ViewPass pass;
   if (!pass.error().empty()) throw Error(pass.error());

@@ -117,6 +117,15 @@ SceneFile to_scene_file(const SimSettings& s, const ViewSettings& v) {
   if (model_of(s).info().dims == 3) f.slices = s.slice;
   f.steps_per_frame = s.adaptive_steps ? 0 : s.steps_per_frame;
   f.probes = s.probes;
+  f.overlay = v.style.medium_overlay;
+  f.overlay_opacity = v.style.medium_opacity;
+  f.ab = {s.ab.enabled, s.ab.order, s.ab.variant, s.ab.params};
+  return f;
+}
+
+SceneFile to_scene_file(const SimSettings& s, const ViewSettings& v, const Simulation& running) {
+  SceneFile f = to_scene_file(s, v);
+  take_sources(f, running);
   return f;
 }
 
@@ -133,6 +142,8 @@ void apply_scene_file(const SceneFile& f, SimSettings& s, ViewSettings& v) {
     throw Error(f.where("view.sampling") + ": view.sampling: " + e.what());
   }
   view.style.colorbar = f.colorbar;
+  view.style.medium_overlay = f.overlay;
+  view.style.medium_opacity = static_cast<float>(f.overlay_opacity);
   if (f.range.mode == "fixed") {
     view.range_mode = render::RangeMode::fixed;
     view.fixed_range = {f.range.lo, f.range.hi};
@@ -152,6 +163,7 @@ void apply_scene_file(const SceneFile& f, SimSettings& s, ViewSettings& v) {
   sim.slice = info.dims == 3 ? f.slices : std::array<int, 3>{-1, -1, -1};
   sim.quantity = f.quantity;
   sim.probes = f.probes;
+  sim.ab = {f.ab.enabled, f.ab.order, f.ab.variant, f.ab.params};
   sim.adaptive_steps = f.steps_per_frame == 0;
   if (f.steps_per_frame > 0) sim.steps_per_frame = f.steps_per_frame;
   s = std::move(sim);
@@ -160,6 +172,10 @@ void apply_scene_file(const SceneFile& f, SimSettings& s, ViewSettings& v) {
 
 void write_scene(const std::string& path, const SimSettings& s, const ViewSettings& v) {
   write_scene(path, to_scene_file(s, v));
+}
+
+void write_scene(const std::string& path, const SimSettings& s, const ViewSettings& v, const Simulation& running) {
+  write_scene(path, to_scene_file(s, v, running));
 }
 
 }  // namespace ss::app

@@ -109,12 +109,17 @@ std::string size_text(const SimSettings& s);
 
 /// The scene the panels show: model, size, order, variant, every parameter, the view.
 SceneFile to_scene_file(const SimSettings& sim, const ViewSettings& view);
+/// The same with the running simulation's sources and receivers (models with point sources).
+SceneFile to_scene_file(const SimSettings& sim, const ViewSettings& view, const Simulation& running);
 /// Sets the scene's values in `sim` and `view` (an empty variant stays empty: the caller
-/// picks the fastest); what a scene does not hold (upload, pause, brush) is kept. Throws
+/// picks the fastest); the sources and receivers are the simulation's (apply_scene_sources
+/// once it is built); what a scene does not hold (upload, pause, brush) is kept. Throws
 /// ss::Error naming the file, line and key for a colormap or sampling the renderer does
 /// not know; then neither is changed.
 void apply_scene_file(const SceneFile& scene, SimSettings& sim, ViewSettings& view);
 /// Writes the scene of `sim` and `view` to `path` (scene_file.hpp); throws ss::Error.
 void write_scene(const std::string& path, const SimSettings& sim, const ViewSettings& view);
+/// The same with the running simulation's sources and receivers.
+void write_scene(const std::string& path, const SimSettings& sim, const ViewSettings& view, const Simulation& running);
 
 }  // namespace ss::app

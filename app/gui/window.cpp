@@ -68,9 +68,10 @@ void handle_input(GLFWwindow* window, double fb_scale, double side_bar_px, LiveS
 }
 
 /// Saves or opens the scene file the View panel names. A file that cannot be read
-/// changes nothing: the message goes to the panel and the note banner.
+/// changes nothing: the message goes to the panel and the note banner. A scene opened is
+/// left in `opened`: its sources and receivers go on the simulation once it is rebuilt.
 void apply_scene_actions(const PanelActions& a, SceneFileStatus& file, LiveSimulation& sim, SimSettings& settings,
-                         ViewSettings& view, RangeFollower& range) {
+                         ViewSettings& view, RangeFollower& range, std::optional<SceneFile>& opened) {
   if (a.save_checkpoint) {
     std::string path(file.path.data());
     if (path.size() > 5 && path.substr(path.size() - 5) == ".toml") path.resize(path.size() - 5);
@@ -78,7 +79,7 @@ void apply_scene_actions(const PanelActions& a, SceneFileStatus& file, LiveSimul
     try {
       const ModelConfig config = sim.config();
       write_checkpoint(path, sim.model().name, config.size, sim.model().dims,
-                       scene_text(to_scene_file(settings, view)), sim.copy_state(), sim.simulation().time());
+                       scene_text(to_scene_file(settings, view, sim.simulation())), sim.copy_state(), sim.simulation().time());
       file.last_message = "saved checkpoint " + path;
       file.last_failed = false;
       std::fprintf(stderr, "stencilscope: %s\n", file.last_message.c_str());
@@ -93,7 +94,7 @@ void apply_scene_actions(const PanelActions& a, SceneFileStatus& file, LiveSimul
   try {
     if (path.empty()) throw Error("no scene file named (type a path next to 'scene file')");
     if (a.save_scene) {
-      write_scene(path, settings, view);
+      write_scene(path, settings, view, sim.simulation());
       file.last_message = "saved " + path;
     } else {
       const SceneFile scene = read_scene(path);
@@ -101,6 +102,7 @@ void apply_scene_actions(const PanelActions& a, SceneFileStatus& file, LiveSimul
       apply_scene_file(scene, next, view);
       if (next.variant.empty()) use_fastest_variant(next, sim.gpu_available());
       settings = std::move(next);
+      opened = scene;
       range.restart();
       file.last_message = "opened " + path;
     }
@@ -135,6 +137,7 @@ int run_window(const WindowOptions& options) {
   BrushSettings& brush = scene.brush;
   LiveSimulation sim(settings);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
+  if (scene.scene_file) apply_scene_sources(*scene.scene_file, sim.simulation_for_setup());
   apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line
   ViewPass pass;
   if (!pass.error().empty()) sim.set_error(pass.error());
@@ -183,8 +186,10 @@ int run_window(const WindowOptions& options) {
 
     try {
       apply_actions(actions, sim, settings, view, range);
-      apply_scene_actions(actions, scene_file, sim, settings, view, range);
+      std::optional<SceneFile> opened;
+      apply_scene_actions(actions, scene_file, sim, settings, view, range, opened);
       sim.apply(settings);
+      if (opened) apply_scene_sources(*opened, sim.simulation_for_setup());
       sim.advance(settings, recorder != nullptr);  // recording: fixed steps per frame, waited for
     } catch (const Error& e) {
       sim.set_error(e.what());

@@ -356,3 +356,34 @@ TEST(RecordHeadless, WritesTheSeismogramOfItsSourcesAndReceivers) {
   EXPECT_NE(bad.output.find("outside the grid: y runs 1 to 25"), std::string::npos) << bad.output;
   std::filesystem::remove_all(dir);
 }
+
+// A scene file's [[sources]] and [receivers] run as the same --point-source and
+// --receivers would: the same seismogram, value for value.
+TEST(RecordHeadless, SceneSourcesRecordTheSameSeismogramAsPointSources) {
+  const auto dir = scratch_dir("record_scene_sources");
+  const std::string common = "record --headless --device cpu --frames 3 --steps-per-frame 4 ";
+  const RunResult flags = run_app(common + "--model acoustic3d --size 30x26x22 --out '" + (dir / "a").string() +
+                                  "' --point-source pressure:8,9,7:f0=15 --point-source pressure:20,12,10:amp=-0.5 "
+                                  "--receivers xz:12:line:10:2 --seismogram '" + (dir / "flags").string() + "'");
+  ASSERT_EQ(flags.exit_code, 0) << flags.output;
+  const std::string scene = (dir / "scene.toml").string();
+  std::ofstream(scene) << "model = \"acoustic3d\"\nsize = [30, 26, 22]\nvariant = \"cpu\"\n"
+                          "[receivers]\nplane = \"xz\"\nposition = 12\nshape = \"line\"\nline_at = 10\nspacing = 2\n"
+                          "[[sources]]\nkind = \"pressure\"\nnode = [8, 9, 7]\nf0 = 15\n"
+                          "[[sources]]\nkind = \"pressure\"\nnode = [20, 12, 10]\namplitude = -0.5\n";
+  const RunResult file = run_app(common + "--scene '" + scene + "' --out '" + (dir / "b").string() + "' --seismogram '" +
+                                 (dir / "scene").string() + "'");
+  ASSERT_EQ(file.exit_code, 0) << file.output;
+  const NpyArray a = read_npy((dir / "flags.npy").string()), b = read_npy((dir / "scene.npy").string());
+  EXPECT_EQ(a.shape, b.shape);
+  EXPECT_GT(a.shape[0], 0u);
+  EXPECT_EQ(a.values, b.values);
+  // A source outside the grid ends the command in one line naming the file, line and key.
+  std::ofstream(scene) << "model = \"acoustic3d\"\nsize = [30, 26, 22]\n[[sources]]\nkind = \"pressure\"\nnode = [8, 26, 7]\n";
+  const RunResult bad = run_app(common + "--scene '" + scene + "' --out '" + (dir / "c").string() + "'");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find(scene + ":5: sources[0].node: source at (x 8, y 26, z 7) is outside the grid: y runs 1 to 25"),
+            std::string::npos)
+      << bad.output;
+  std::filesystem::remove_all(dir);
+}

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "checkpoint.hpp"
 #include "scene_file.hpp"
 #include "settings.hpp"
 #include "sim/core/error.hpp"
@@ -161,7 +162,7 @@ TEST(SceneFile, AGoodFileReads) {
 TEST(SceneFile, BadFilesNameFileLineAndKey) {
   const std::string path = scratch("bad").string();
   EXPECT_EQ(error_of(replace(kGood, "order = 4\n", "order = 4\ncolour = 1\n")),
-            path + ":4: unknown key 'colour' (a scene has model, size, order, variant, params, view)");
+            path + ":4: unknown key 'colour' (a scene has model, size, order, variant, params, view, ab, receivers, sources)");
   EXPECT_EQ(error_of(replace(kGood, "alpha = 0.5", "alfa = 0.5")).rfind(path + ":6: params.alfa is not a parameter of heat3d", 0), 0u);
   EXPECT_EQ(error_of(replace(kGood, "alpha = 0.5", "alpha = -1")),
             path + ":6: params.alpha = -1 is out of range (1e-12 to 1e+12)");
@@ -237,4 +238,201 @@ TEST(SceneFile, AFileParameterIsRelativeToTheScene) {
     EXPECT_NE(m.find("vp.npy"), std::string::npos) << m;
     EXPECT_NE(m.find("(16, 16, 16)"), std::string::npos) << m;
   }
+}
+
+namespace {
+
+// An acoustic3d scene with two sources, receivers, A/B and the overlay (lines numbered).
+const std::string kWave =
+    "model = \"acoustic3d\"\n"            // 1
+    "size = [30, 26, 22]\n"               // 2
+    "[view]\n"                            // 3
+    "overlay = true\n"                    // 4
+    "overlay_opacity = 0.7\n"             // 5
+    "[ab]\n"                              // 6
+    "enabled = true\n"                    // 7
+    "order = 2\n"                         // 8
+    "[receivers]\n"                       // 9
+    "plane = \"xz\"\n"                    // 10
+    "position = 12\n"                     // 11
+    "shape = \"grid\"\n"                  // 12
+    "spacing = 3\n"                       // 13
+    "[[sources]]\n"                       // 14
+    "kind = \"pressure\"\n"               // 15
+    "node = [8, 9, 7]\n"                  // 16
+    "f0 = 15\n"                           // 17
+    "[[sources]]\n"                       // 18
+    "kind = \"pressure\"\n"               // 19
+    "node = [20, 12, 10]\n"               // 20
+    "amplitude = -0.25\n"                 // 21
+    "delay = 0.0125\n";                   // 22
+
+}  // namespace
+
+// Sources, receivers, A/B and the overlay survive save and load (the file's text too).
+TEST(SceneFile, SourcesReceiversAbAndOverlayRoundTrip) {
+  const SceneFile f = parse_scene(kWave, "wave.toml");
+  ASSERT_TRUE(f.sources);
+  ASSERT_EQ(f.sources->size(), 2u);
+  EXPECT_EQ((*f.sources)[0].node, (std::array<int, 3>{8, 9, 7}));
+  EXPECT_EQ((*f.sources)[0].f0_hz, 15);
+  EXPECT_EQ((*f.sources)[1].amplitude, -0.25);
+  EXPECT_EQ((*f.sources)[1].delay_s, 0.0125);
+  ASSERT_TRUE(f.receivers);
+  EXPECT_EQ(f.receivers->axis, 1);
+  EXPECT_EQ(f.receivers->position, 12);
+  EXPECT_EQ(f.receivers->shape, ReceiverLayout::Shape::grid);
+  EXPECT_EQ(f.receivers->spacing, 3);
+  EXPECT_EQ(f.where("sources[1].node"), "wave.toml:20");
+
+  SimSettings s;
+  ViewSettings v;
+  apply_scene_file(f, s, v);
+  EXPECT_TRUE(s.ab.enabled);
+  EXPECT_EQ(s.ab.order, 2);
+  EXPECT_TRUE(v.style.medium_overlay);
+  EXPECT_FLOAT_EQ(v.style.medium_opacity, 0.7f);
+
+  // Through the settings and the running simulation, as the window saves it.
+  const Model& m = find_model("acoustic3d");
+  auto sim = m.create(to_model_config(s), Backend::cpu, "cpu");
+  apply_scene_sources(f, *sim);
+  const std::string path = scratch("wave").string();
+  write_scene(path, s, v, *sim);
+  const SceneFile back = read_scene(path);
+  ASSERT_TRUE(back.sources);
+  ASSERT_EQ(back.sources->size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ((*back.sources)[k].node, (*f.sources)[k].node);
+    EXPECT_EQ((*back.sources)[k].f0_hz, (*f.sources)[k].f0_hz);
+    EXPECT_EQ((*back.sources)[k].amplitude, (*f.sources)[k].amplitude);
+    EXPECT_EQ((*back.sources)[k].delay_s, (*f.sources)[k].delay_s);
+  }
+  ASSERT_TRUE(back.receivers);
+  EXPECT_EQ(describe(*back.receivers), describe(*f.receivers));
+  SimSettings s2;
+  ViewSettings v2;
+  apply_scene_file(back, s2, v2);
+  EXPECT_EQ(scene_text(back), scene_text(to_scene_file(s, v, *sim)));
+  EXPECT_TRUE(v2.style.medium_overlay);
+  EXPECT_EQ(s2.ab.order, 2);
+
+  // Force and moment sources keep their direction and tensor (elastic3d).
+  SceneFile e = parse_scene("model = \"elastic3d\"\nsize = [24, 24, 24]\n"
+                            "[[sources]]\nkind = \"force\"\nnode = [5, 6, 7]\ndirection = [1, 0, 0.5]\n"
+                            "[[sources]]\nkind = \"moment\"\nnode = [9, 9, 9]\nmoment = [0, 0, 0, 1, 0, -2]\n",
+                            "e.toml");
+  const SceneFile e2 = parse_scene(scene_text(e), "e2.toml");
+  ASSERT_TRUE(e2.sources);
+  ASSERT_EQ(e2.sources->size(), 2u);
+  EXPECT_EQ((*e2.sources)[0].direction, (std::array<double, 3>{1, 0, 0.5}));
+  EXPECT_EQ((*e2.sources)[1].moment, (std::array<double, 6>{0, 0, 0, 1, 0, -2}));
+  // An empty list stays empty: no source at all, not the model's own.
+  e.sources = std::vector<SourceSpec>{};
+  const SceneFile e3 = parse_scene(scene_text(e), "e3.toml");
+  ASSERT_TRUE(e3.sources);
+  EXPECT_TRUE(e3.sources->empty());
+  std::filesystem::remove(path);
+}
+
+TEST(SceneFile, BadSourcesReceiversAndAbNameFileLineAndKey) {
+  const std::string path = scratch("bad").string();
+  EXPECT_EQ(error_of(replace(kWave, "kind = \"pressure\"\nnode = [8", "kind = \"wobble\"\nnode = [8"))
+                .rfind(path + ":15: sources[0].kind: ", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "kind = \"pressure\"\nnode = [8", "kind = \"force\"\nnode = [8")),
+            path + ":15: sources[0].kind: this model has no force sources (it takes pressure)");
+  EXPECT_EQ(error_of(replace(kWave, "[20, 12, 10]", "[20, 40, 10]")),
+            path + ":20: sources[1].node: source at (x 20, y 40, z 10) is outside the grid: y runs 1 to 25");
+  EXPECT_EQ(error_of(replace(kWave, "[20, 12, 10]", "[20, 12]")).rfind(path + ":20: sources[1].node must be [x, y, z]", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "f0 = 15", "f0 = -1")).rfind(path + ":17: sources[0].f0: ", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "f0 = 15", "fo = 15")).rfind(path + ":17: unknown key 'sources[0].fo'", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "f0 = 15", "direction = [1, 0, 0]")),
+            path + ":17: sources[0].direction applies to force sources only");
+  EXPECT_EQ(error_of(replace(kWave, "plane = \"xz\"", "plane = \"xw\"")),
+            path + ":10: receivers.plane = \"xw\" is not a plane (choose xy, xz or yz)");
+  EXPECT_EQ(error_of(replace(kWave, "position = 12", "position = 26")).rfind(path + ":11: receivers: receivers on the xz plane", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "shape = \"grid\"", "shape = \"ring\"")).rfind(path + ":12: receivers.shape", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "spacing = 3", "spacing = 0")).rfind(path + ":13: receivers.spacing = 0 is out of range", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "order = 2", "order = 3")).rfind(path + ":8: ab.order = 3 is not a stencil order", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "enabled = true", "enabled = 1")).rfind(path + ":7: ab.enabled must be true or false", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "order = 2", "order = 2\nvariant = \"fastest\"")).rfind(path + ":9: ab.variant: unknown variant", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "order = 2", "order = 2\n[ab.params]\nc_max = -4")).rfind(path + ":10: ab.params.", 0), 0u);
+  EXPECT_EQ(error_of(replace(kWave, "overlay_opacity = 0.7", "overlay_opacity = 2")).rfind(path + ":5: view.overlay_opacity must be", 0), 0u);
+  EXPECT_EQ(error_of(replace(kGood, "range = \"auto\"", "range = \"auto\"\n[[sources]]\nkind = \"pressure\"\nnode = [1, 1, 1]"))
+                .rfind(path + ":10: sources: heat3d has no point sources", 0), 0u);
+  std::filesystem::remove(path);
+}
+
+// A checkpoint written after two sources were placed mid-run resumes with them and the
+// receivers, and goes on bit for bit as the run that was never interrupted.
+TEST(SceneFile, ACheckpointKeepsPlacedSourcesAndResumesBitForBit) {
+  if (!checkpoints_built()) GTEST_SKIP() << "built without HDF5";
+  const Model& m = find_model("acoustic3d");
+  SimSettings s;
+  ViewSettings v;
+  switch_model(s, m, false);
+  s.nx = 30, s.ny = 26, s.nz = 22;
+  s.variant = "cpu";
+  const ModelConfig config = to_model_config(s);
+  ReceiverLayout receivers;
+  receivers.axis = 1;
+  receivers.position = 12;
+  receivers.line_at = 10;
+  receivers.spacing = 2;
+  // Places a source firing now, as a click does (LiveSimulation::place_source).
+  auto place = [](Simulation& sim, std::array<int, 3> node, double f0) {
+    SourceSpec src;
+    src.node = node;
+    src.f0_hz = f0;
+    src.delay_s = sim.time();
+    sim.add_source(src);
+  };
+  auto whole = m.create(config, Backend::cpu, "cpu");
+  auto cut = m.create(config, Backend::cpu, "cpu");
+  for (Simulation* sim : {whole.get(), cut.get()}) {
+    sim->set_receivers(receivers);
+    sim->start_steps(7);
+    sim->wait();
+    place(*sim, {8, 9, 7}, 40);
+    sim->start_steps(5);
+    sim->wait();
+    place(*sim, {20, 12, 10}, 30);
+    sim->start_steps(6);
+    sim->wait();
+  }
+  const std::string path = (std::filesystem::path(::testing::TempDir()) / "stencilscope_scene_sources.h5").string();
+  write_checkpoint(path, m.info().name, config.size, 3, scene_text(to_scene_file(s, v, *cut)), cut->copy_state(),
+                   cut->time());
+  cut.reset();
+  const Checkpoint c = read_checkpoint(path);
+  const SceneFile scene = parse_scene(c.scene, path + " (its scene)");
+  ASSERT_TRUE(scene.sources);
+  EXPECT_EQ(scene.sources->size(), whole->sources().size());
+  SimSettings s2;
+  ViewSettings v2;
+  apply_scene_file(scene, s2, v2);
+  auto resumed = m.create(to_model_config(s2), Backend::cpu, "cpu");
+  resumed->load_state(c.state);
+  apply_scene_sources(scene, *resumed);
+  ASSERT_EQ(resumed->sources().size(), whole->sources().size());
+  for (std::size_t k = 0; k < whole->sources().size(); ++k)
+    EXPECT_EQ(describe(resumed->sources()[k]), describe(whole->sources()[k]));
+  ASSERT_TRUE(resumed->receivers());
+  EXPECT_EQ(describe(*resumed->receivers()), describe(receivers));
+  whole->start_steps(40);
+  resumed->start_steps(40);
+  whole->wait();
+  resumed->wait();
+  const SimState a = whole->copy_state(), b = resumed->copy_state();
+  EXPECT_EQ(a.steps_done, b.steps_done);
+  ASSERT_EQ(a.fields.size(), b.fields.size());
+  for (std::size_t f = 0; f < a.fields.size(); ++f) EXPECT_EQ(a.fields[f], b.fields[f]) << "field " << f;
+  EXPECT_EQ(whole->time(), resumed->time());
+  // The resumed receivers recorded the same steps the whole run did over them.
+  const Seismogram sa = whole->seismogram(), sb = resumed->seismogram();
+  ASSERT_GT(sb.rows(), 0);
+  const std::size_t per_row = sb.components.size() * sb.nodes.size();
+  ASSERT_GE(sa.values.size(), sb.values.size());
+  EXPECT_TRUE(std::equal(sb.values.begin(), sb.values.end(), sa.values.end() - static_cast<long>(sb.rows() * per_row)));
+  std::filesystem::remove(path);
 }

@@ -542,7 +542,8 @@ std::string scene_text(const SceneFile& s) {
   if (!info.views.overlay_quantity.empty() || s.overlay) {
     out += fmt::format("overlay = {}  # the medium ({}) drawn over the field\n", s.overlay ? "true" : "false",
                        info.views.overlay_quantity);
-    out += fmt::format("overlay_opacity = {}  # 0..1\n", real_text(s.overlay_opacity));
+    // The renderer keeps a float: its shortest form ("0.4", not 0.4000000059604645) reads back to it.
+    out += fmt::format("overlay_opacity = {}  # 0..1\n", static_cast<float>(s.overlay_opacity));
   }
 
   out += "\n[ab]  # a second run B beside this one, from its state\n";

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "checkpoint.hpp"
@@ -300,6 +301,11 @@ TEST(SceneFile, SourcesReceiversAbAndOverlayRoundTrip) {
   const std::string path = scratch("wave").string();
   write_scene(path, s, v, *sim);
   const SceneFile back = read_scene(path);
+  {
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\noverlay_opacity = 0.7  #"), std::string::npos) << text;  // the float's short form
+  }
   ASSERT_TRUE(back.sources);
   ASSERT_EQ(back.sources->size(), 2u);
   for (std::size_t k = 0; k < 2; ++k) {

@@ -11,6 +11,7 @@
 
 #include "sim/core/ghost3d.hpp"  // extract_interior3d
 #include "sim/core/stencil.hpp"
+#include "sim/models/acoustic3d/acoustic3d_host_step.hpp"
 
 namespace ss {
 
@@ -73,27 +74,11 @@ class HostAcoustic3DBox final : public BoxSimulation {
   }
 
  private:
-  // HostAcoustic3D's interior loop on the box.
+  // HostAcoustic3D's interior loop (acoustic3d_interior_host) on the box.
   template <int R>
   void step_interior(const float* p, const float* pp, float* out) const {
-    const Grid3D& g = grid_;
-    const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
-    const float *tx = damping_[0].data(), *ty = damping_[1].data(), *tz = damping_[2].data();
-#pragma omp parallel for schedule(static)
-    for (int k = 0; k < g.nz; ++k)
-      for (int j = 0; j < g.ny; ++j)
-        for (int i = 0; i < g.nx; ++i) {
-          const std::size_t e = g.index(i, j, k);
-          const float* c = p + e;
-          float row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
-          for (int m = 0; m <= 2 * R; ++m) {
-            row[m] = c[m - R];
-            col[m] = c[(m - R) * pitch];
-            dep[m] = c[(m - R) * plane];
-          }
-          const float damp = (tx[i] * ty[j]) * tz[k];
-          out[e] = acoustic3d_point<float, R>(row, col, dep, pp[e], c2_[e], damp);
-        }
+    acoustic3d_interior_host<float, R>(grid_, p, pp, c2_.data(), damping_[0].data(), damping_[1].data(),
+                                       damping_[2].data(), out);
   }
 
   /// The global CPML slot of the box's node index i along axis a, or -1 outside slab a.

@@ -9,6 +9,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/ghost3d.hpp"  // ghost_face_cells
 #include "sim/core/npy.hpp"
+#include "sim/models/acoustic3d/acoustic3d_host_step.hpp"
 #include "sim/models/acoustic3d/acoustic3d_solver.hpp"
 
 namespace ss {
@@ -55,7 +56,6 @@ void HostAcoustic3D<T>::poison_scratch() {
 template <typename T>
 void HostAcoustic3D<T>::step(int n) {
   const Grid3D g = setup_.grid;
-  const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
   const T* tx = damping_.data();
   const T* ty = tx + g.nx;
   const T* tz = ty + g.ny;
@@ -65,22 +65,7 @@ void HostAcoustic3D<T>::step(int n) {
       const T* p = field_[cur_].data();
       const T* pp = field_[prev_].data();
       T* out = field_[next_].data();
-#pragma omp parallel for schedule(static)
-      for (int k = 0; k < g.nz; ++k)
-        for (int j = 0; j < g.ny; ++j) {
-          for (int i = 0; i < g.nx; ++i) {
-            const std::size_t e = g.index(i, j, k);
-            const T* c = p + e;
-            T row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
-            for (int m = 0; m <= 2 * R; ++m) {
-              row[m] = c[m - R];
-              col[m] = c[(m - R) * pitch];
-              dep[m] = c[(m - R) * plane];
-            }
-            const T damp = (tx[i] * ty[j]) * tz[k];
-            out[e] = acoustic3d_point<T, R>(row, col, dep, pp[e], c2_[e], damp);
-          }
-        }
+      acoustic3d_interior_host<T, R>(g, p, pp, c2_.data(), tx, ty, tz, out);
       if (setup_.cpml_layout.any()) {  // the CPML's two passes over the slab nodes
         const AcousticCpml<T> cp{setup_.cpml_layout, cpml_memory_.data(), cpml_table_.data()};
         const long long nodes = cp.layout.nodes(g);

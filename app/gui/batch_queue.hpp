@@ -1,13 +1,16 @@
 #pragma once
 // The GPU batches queued ahead of the frame (issue 20: no throughput lost to the window).
 // Each batch is followed on the simulation's stream by a snapshot of the views into a
-// staging slot of the ViewUploader, and the next batch is queued right behind it, so
-// the stream always holds work while the frame draws. At most two batches are in
-// flight: the one running and the next. The frame polls the oldest; once its snapshot
-// has finished it shows that snapshot and queues another batch; it never waits for one.
+// staging slot of the ViewUploader, and the next batches are queued right behind it, so
+// the stream always holds work while the frame draws. At most three batches are in
+// flight: the one running and two behind it, so that a frame paced by the display
+// (16.7 ms at 60 Hz) finds work queued even with batches of 10 ms. The frame polls the
+// oldest; once its snapshot has finished it shows that snapshot and queues another
+// batch; it never waits for one.
 //
 // A template on the event and the snapshot taker only so that host tests can drive its
 // logic with fakes; the app uses BatchQueue (CUDA events, the ViewUploader).
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <utility>
@@ -25,8 +28,8 @@ namespace ss::app {
 template <class Event, class Snapshots>
 class BasicBatchQueue {
  public:
-  /// The running batch and the one queued behind it; each has its own staging slot.
-  static constexpr int kMaxBatches = 2;
+  /// The running batch and the ones queued behind it; each has its own staging slot.
+  static constexpr int kMaxBatches = 3;
 
   /// A batch whose steps and snapshot have finished.
   struct Finished {
@@ -39,17 +42,16 @@ class BasicBatchQueue {
   /// Queues `steps` steps of `sim` then the snapshot of its views at `where` into the
   /// slot no queued batch uses. Never waits. Throws ss::Error when full().
   void push(Simulation& sim, Snapshots& snapshots, const ViewPlacement& where, int steps) {
-    if (full()) throw Error("internal: a third batch queued ahead of the frame");
+    if (full()) throw Error("internal: more batches queued ahead of the frame than staging slots");
     Batch b;
     b.steps = steps;
-    b.slot = batches_.empty() ? next_slot_ : 1 - batches_.back().slot;
+    b.slot = free_slot();
     void* stream = sim.view(0, where).stream;
     b.begin.record(stream);
     sim.start_steps(steps);
     b.end.record(stream);
     b.step_after = sim.steps_done();
     snapshots.snapshot(sim, where, b.slot);  // the state after these steps, before the next batch's
-    next_slot_ = 1 - b.slot;
     batches_.push_back(std::move(b));
   }
   /// The oldest batch once it and its snapshot have finished (never blocks); it stays
@@ -97,9 +99,14 @@ class BasicBatchQueue {
     Event begin, end;  // around the steps, on the simulation's stream
   };
   static Finished finished(const Batch& b) { return Finished{b.steps, elapsed_ms(b.begin, b.end), b.step_after, b.slot}; }
+  /// The lowest slot no queued batch uses (there is one unless full()).
+  int free_slot() const {
+    for (int slot = 0; slot < kMaxBatches; ++slot)
+      if (std::none_of(batches_.begin(), batches_.end(), [&](const Batch& b) { return b.slot == slot; })) return slot;
+    throw Error("internal: no free staging slot");
+  }
 
   std::deque<Batch> batches_;
-  int next_slot_ = 0;
 };
 
 using BatchQueue = BasicBatchQueue<GpuEvent, ViewUploader>;

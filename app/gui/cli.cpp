@@ -294,6 +294,11 @@ GuiCommands add_gui_commands(CLI::App& app) {
   rec->add_flag("--against-bench", record->against_bench,
                 "With --measure: then time the same configuration and variant with `bench` (the kernel alone) and "
                 "print the window's steps per second over bench's");
+  rec->add_option("--display-hz", record->display_hz,
+                  "With --measure: pace the frames as the window's vsync does on a display of this refresh rate "
+                  "(0: as fast as the loop goes, as with vsync off)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   rec->add_option("--width", record->width, "Frame width in pixels")->capture_default_str()->check(CLI::PositiveNumber);
   rec->add_option("--height", record->height, "Frame height in pixels")->capture_default_str()->check(CLI::PositiveNumber);
   rec->add_flag("--ui", record->ui, "Draw the panels into the frames");

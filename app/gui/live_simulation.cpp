@@ -408,8 +408,8 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
     status_.interop_failure = uploader_.interop_failure();
   }
   // Readings of the state (validation, diagnostics, probes, the model's health) wait for
-  // queued work: while one is due no batch is queued, the queue empties within a batch
-  // or two, they run, and queueing resumes. Costs the GPU a frame's poll about twice a second.
+  // queued work: while one is due no batch is queued, the queue runs down to its last
+  // batch, the frame waits for that one, the readings run, and queueing resumes.
   const auto reading_due = [&] {
     return (validation_wanted_ && seconds_since(last_validation_) > 0.5) ||
            (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) ||
@@ -418,6 +418,10 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
            (seismogram_wanted_ && seconds_since(last_seismogram_) > 0.25);
   };
   if (!model().source_kinds.empty()) seismogram_wanted_ = true;  // the views' fourth pane shows it
+  // Once only the running batch is left, wait for it: the GPU stays busy until the
+  // readings, which then run at once, and queueing resumes in this same frame. (Waiting
+  // for an empty queue at the next frame would leave the GPU idle until then.)
+  if (queue_.size() == 1 && reading_due()) drain_queue();
   if (queue_.empty()) {
     if (dirty_) upload();  // a paint, a reset, a new slice: the state now
     if (!s.probes.empty()) sample_probes(true);

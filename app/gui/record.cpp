@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -81,9 +82,9 @@ void save_checkpoint(const std::string& path, LiveSimulation& sim, const SimSett
 /// `record --measure`: the window's frame loop without a window or files. Steps per
 /// frame adapt to the frame budget and batches are never waited for, as in the
 /// window (on the GPU the next batch is queued before the previous one is shown); each
-/// frame ends with glFinish, so the figure is what a person would get with vsync off (a
-/// little pessimistic: a driver may queue frames). Prints the frame rate and the steps
-/// per second over the measured frames, to compare with `bench`.
+/// frame ends with glFinish, then waits for the next refresh of a display of
+/// `display_hz` (as the window's vsync does; 0: no wait, as with vsync off). Prints the
+/// frame rate and the steps per second over the measured frames, to compare with `bench`.
 int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions scene,
                    std::optional<render::UiRenderer>& ui) {
   SimSettings& settings = scene.sim;
@@ -104,6 +105,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   const auto t_start = Clock::now();
   auto t_prev = t_start;
   auto t_first = t_prev;
+  auto next_refresh = t_prev;
   long steps_first = 0;
   double t_s_first = 0;  // on the simulation's clock (PerfSample::t_s)
   for (int k = 0; warmup < 0 || k < warmup + o.frames; ++k) {
@@ -132,6 +134,11 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     }
     context.present(pass);
     render::finish_gl();
+    if (o.display_hz > 0) {  // the next refresh; a late frame waits for none (a missed vsync)
+      next_refresh += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / o.display_hz));
+      if (next_refresh > Clock::now()) std::this_thread::sleep_until(next_refresh);
+      else next_refresh = Clock::now();
+    }
     const auto t = Clock::now();
     if (warmup >= 0) frame_ms.push_back(std::chrono::duration<double, std::milli>(t - t_prev).count());
     t_prev = t;
@@ -145,8 +152,9 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   const bool volume = model_of(settings).info().dims == 3;
   const std::string grid = volume ? fmt::format("{} {}x{}x{}", settings.model, settings.nx, settings.ny, settings.nz)
                                   : fmt::format("{} {}x{}", settings.model, settings.nx, settings.ny);
-  std::printf("measure: %s; %s; %s grid, %dx%d frames%s\n", context.description().c_str(), st.backend.c_str(),
-              grid.c_str(), o.width, o.height, o.ui ? ", panels on" : "");
+  const std::string paced = o.display_hz > 0 ? fmt::format(", paced at {:g} Hz", o.display_hz) : ", unpaced";
+  std::printf("measure: %s; %s; %s grid, %dx%d frames%s%s\n", context.description().c_str(), st.backend.c_str(),
+              grid.c_str(), o.width, o.height, o.ui ? ", panels on" : "", paced.c_str());
   std::printf("measure: %zu frames: %.1f fps (mean %.2f ms, 95th percentile %.2f ms per frame), %ld steps done\n",
               frame_ms.size(), 1000.0 * frame_ms.size() / total, total / frame_ms.size(), p95, st.steps_done);
   // Steps per second over the measured frames (finished steps: what the views can show),

@@ -48,8 +48,8 @@ class ViewUploader {
   /// Forgets the stats of uploads not yet finished (the simulation they came from is gone).
   void forget_pending() { pending_ = false; }
 
-  /// Staging slots: a batch queued while another runs snapshots into the other slot.
-  static constexpr int kSlots = 2;
+  /// Staging slots: each batch queued while others run snapshots into its own slot.
+  static constexpr int kSlots = 3;
   /// GPU: queues on `sim`'s stream, after its queued work, the copy of each view at
   /// `where` into staging slot `slot`, and the event snapshot_done() polls. It first
   /// orders the stream after the slot's last show(), so a snapshot never overwrites

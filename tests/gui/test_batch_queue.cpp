@@ -1,6 +1,6 @@
 // The logic of the batches queued ahead of the frame (BasicBatchQueue), on the host: fake
 // events that finish when the test says, a fake snapshot taker, and a real CPU simulation
-// for the steps. At most one batch waits behind the running one; batches finish oldest
+// for the steps. At most two batches wait behind the running one; batches finish oldest
 // first with their steps, the step their snapshot shows and their own staging slot; a slot
 // is never shared by two queued batches; drain returns them all and empties the queue.
 #include <gtest/gtest.h>
@@ -40,7 +40,7 @@ struct FakeSnapshots {
     long step;
   };
   std::vector<Taken> taken;
-  std::array<FakeEvent, 2> event;
+  std::array<FakeEvent, 8> event;  // more than any queue's slots
   void snapshot(Simulation& sim, const ViewPlacement&, int slot) {
     taken.push_back({slot, sim.steps_done()});
     event.at(static_cast<std::size_t>(slot)).record(nullptr);
@@ -66,16 +66,21 @@ class BatchQueueLogic : public ::testing::Test {
 
 }  // namespace
 
-TEST_F(BatchQueueLogic, AtMostOneBatchWaitsBehindTheRunningOne) {
+TEST_F(BatchQueueLogic, AtMostTwoBatchesWaitBehindTheRunningOne) {
+  static_assert(Queue::kMaxBatches == 3);
   queue_.push(*sim_, snapshots_, {}, 3);
-  EXPECT_FALSE(queue_.full());
   queue_.push(*sim_, snapshots_, {}, 5);
+  EXPECT_FALSE(queue_.full());
+  queue_.push(*sim_, snapshots_, {}, 2);
   EXPECT_TRUE(queue_.full());
   EXPECT_EQ(queue_.size(), Queue::kMaxBatches);
   EXPECT_THROW(queue_.push(*sim_, snapshots_, {}, 7), Error);
-  EXPECT_EQ(queue_.size(), 2);
-  EXPECT_EQ(sim_->steps_done(), 8) << "the refused batch was not started";
-  EXPECT_EQ(queue_.queued_steps(), 8);
+  EXPECT_EQ(queue_.size(), 3);
+  EXPECT_EQ(sim_->steps_done(), 10) << "the refused batch was not started";
+  EXPECT_EQ(queue_.queued_steps(), 10);
+  const auto& t = snapshots_.taken;
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_TRUE(t[0].slot != t[1].slot && t[1].slot != t[2].slot && t[0].slot != t[2].slot) << "one slot each";
 }
 
 TEST_F(BatchQueueLogic, NothingIsShownBeforeItsSnapshotHasFinished) {
@@ -107,11 +112,12 @@ TEST_F(BatchQueueLogic, EachSnapshotIsTakenRightAfterItsBatchIntoASlotNoQueuedBa
     const auto done = queue_.poll(snapshots_);
     ASSERT_TRUE(done.has_value());
     queue_.pop();
-    // The slot just shown is free again; the batch still queued keeps the other one.
+    // The slot just shown is free again; the batches still queued keep theirs.
     queue_.push(*sim_, snapshots_, {}, 2);
     const auto& t = snapshots_.taken;
-    ASSERT_GE(t.size(), 2u);
+    ASSERT_GE(t.size(), 3u);
     EXPECT_NE(t[t.size() - 1].slot, t[t.size() - 2].slot) << "round " << round;
+    EXPECT_NE(t[t.size() - 1].slot, t[t.size() - 3].slot) << "round " << round;
     EXPECT_EQ(t.back().slot, done->slot) << "round " << round;
     finish_all();
     for (const auto& f : queue_.drain(*sim_)) EXPECT_GT(f.steps, 0);

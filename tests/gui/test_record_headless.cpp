@@ -176,6 +176,25 @@ TEST(RecordHeadless, MeasureRunsTheWindowLoopAndReportsFps) {
   EXPECT_GT(steps_per_s, 0.0);
 }
 
+// Frames are paced as vsync paces the window (60 Hz unless --display-hz says otherwise;
+// 0 unpaced), so the measured frame rate cannot exceed the display's.
+TEST(RecordHeadless, MeasurePacesFramesAsTheDisplayDoes) {
+  const RunResult r = run_app("record --headless --measure --frames 15 --size 64x48 --display-hz 25", "env -u DISPLAY");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("paced at 25 Hz"), std::string::npos) << r.output;
+  double fps = 0;
+  const auto at = r.output.find("frames: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "frames: %lf fps", &fps), 1) << r.output;
+  EXPECT_GT(fps, 10.0);
+  EXPECT_LE(fps, 25.5) << "frames came faster than a 25 Hz display shows them";
+  const RunResult unpaced = run_app("record --headless --measure --frames 5 --size 64x48 --display-hz 0", "env -u DISPLAY");
+  ASSERT_EQ(unpaced.exit_code, 0) << unpaced.output;
+  EXPECT_NE(unpaced.output.find(", unpaced"), std::string::npos) << unpaced.output;
+  const RunResult bad = run_app("record --headless --measure --display-hz -5", "env -u DISPLAY");
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+}
+
 // --against-bench: the kernel alone on the same configuration, and the window's share of it.
 TEST(RecordHeadless, MeasureAgainstBenchPrintsTheRatio) {
   const RunResult r =

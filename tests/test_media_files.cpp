@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include <fmt/format.h>
@@ -16,6 +17,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/model.hpp"
 #include "sim/core/npy.hpp"
+#include "sim/models/elastic3d/elastic3d.hpp"
 
 using namespace ss;
 using ss::test::expect_cli_error;
@@ -168,6 +170,78 @@ TEST(MediaFiles, ElasticLayeredFilesGiveTheLayeredMedium) {
   }
 }
 
+// VTI per node from Thomsen's parameters in files (anisotropy thomsen): constant files give
+// bitwise the homogeneous Thomsen medium; dt follows the node of the fastest phase
+// velocity (a fast node in epsilon alone); the files need anisotropy thomsen.
+TEST(MediaFiles, ElasticThomsenFilesGiveTheVtiMediumPerNode) {
+  const ParamValues thomsen = {{"anisotropy", std::string("thomsen")}, {"vp", 3000.0}, {"vs", 1700.0},
+                               {"epsilon", 0.25}, {"delta", 0.1}, {"gamma", 0.15}};
+  ParamValues files = thomsen;
+  files["epsilon_file"] = write_volume("t-eps.npy", constant(0.25f));
+  files["delta_file"] = write_volume("t-delta.npy", constant(0.1f));
+  files["gamma_file"] = write_volume("t-gamma.npy", constant(0.15f));
+  // Thomsen's values are rounded to float in the files: the same medium as the parameters
+  // rounded the same way.
+  ParamValues rounded = thomsen;
+  rounded["epsilon"] = static_cast<double>(0.25f);
+  rounded["delta"] = static_cast<double>(0.1f);
+  rounded["gamma"] = static_cast<double>(0.15f);
+  expect_bitwise_equal(run("elastic3d", files, 8), run("elastic3d", rounded, 8));
+  EXPECT_EQ(make("elastic3d", files)->dt_limit(), make("elastic3d", rounded)->dt_limit());
+
+  // One node with a larger epsilon: the horizontal qP there is the fastest wave.
+  std::vector<float> eps = constant(0.0f);
+  eps[(static_cast<std::size_t>(4) * kNy + 6) * kNx + 8] = 0.6f;
+  ParamValues one = {{"anisotropy", std::string("thomsen")}, {"vp", 3000.0}, {"vs", 1700.0}, {"delta", 0.0},
+                     {"gamma", 0.0}, {"epsilon_file", write_volume("t-eps-node.npy", eps)}};
+  ParamValues fast = {{"anisotropy", std::string("thomsen")}, {"vp", 3000.0}, {"vs", 1700.0}, {"delta", 0.0},
+                      {"gamma", 0.0}, {"epsilon", static_cast<double>(0.6f)}};
+  EXPECT_EQ(make("elastic3d", one)->dt_limit(), make("elastic3d", fast)->dt_limit());
+  // The fast node changes the field from the medium without it.
+  ParamValues none = fast;
+  none["epsilon"] = 0.0;
+  none["dt"] = one.count("dt") ? one["dt"] : make("elastic3d", one)->dt();
+  ParamValues one_dt = one;
+  one_dt["dt"] = none["dt"];
+  const SimState with_node = run("elastic3d", one_dt, 40), without = run("elastic3d", none, 40);
+  EXPECT_NE(std::memcmp(with_node.fields[0].data(), without.fields[0].data(), with_node.fields[0].size() * sizeof(float)),
+            0);
+
+  // Refused: Thomsen files without anisotropy thomsen; a node that is not positive definite.
+  expect_refused("elastic3d", {{"epsilon_file", files["epsilon_file"]}}, {"epsilon_file", "anisotropy thomsen"});
+  expect_refused("elastic3d", {{"anisotropy", std::string("stiffness")}, {"vp_file", write_volume("t-vp.npy", constant(3000))}},
+                 {"stiffness", "empty"});
+  std::vector<float> bad = constant(0.1f);
+  bad[(static_cast<std::size_t>(7) * kNy + 5) * kNx + 3] = std::numeric_limits<float>::quiet_NaN();
+  const std::string bad_path = write_volume("t-delta-bad.npy", bad);
+  expect_refused("elastic3d", {{"anisotropy", std::string("thomsen")}, {"delta_file", bad_path}},
+                 {bad_path, "delta", "node (x 3, y 5, z 7)"});
+}
+
+// The closed-form fastest phase velocity (which ranks a file's nodes) against the finely
+// sampled one, over isotropic media and random positive-definite VTI media, including
+// delta > epsilon, where the qP maximum lies between the axes.
+TEST(MediaFiles, ClosedFormFastestPhaseVelocityMatchesTheSampledOne) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> vp(1500, 6000), ratio(0.3, 0.7), eps(-0.2, 0.6), del(-0.2, 0.6), gam(-0.2, 0.6),
+      rho(1000, 3000);
+  int checked = 0, oblique = 0;
+  for (int k = 0; k < 400; ++k) {
+    const double p = vp(rng), s = p * ratio(rng), r = rho(rng);
+    const Vti c = k % 10 == 0 ? isotropic_stiffness(p, s, r) : thomsen_stiffness(p, s, eps(rng), del(rng), gam(rng), r);
+    if (!(c.c11 - c.c66 > 0 && (c.c11 - c.c66) * c.c33 > c.c13 * c.c13)) continue;  // not positive definite
+    const double exact = vti_max_phase_velocity_exact(c, r), sampled = vti_max_phase_velocity(c, r);
+    // The sampled one carries a margin of 1e-6 and can miss the peak by O(1e-7).
+    EXPECT_LE(exact, sampled * (1 + 1e-9)) << k;
+    EXPECT_GE(exact, sampled / (1 + 2e-6)) << k;
+    const double axes = std::sqrt(std::max({c.c11, c.c33, c.c44, c.c66}) / r);
+    if (exact > axes * (1 + 1e-4)) ++oblique;
+    ++checked;
+  }
+  EXPECT_GT(checked, 300);
+  EXPECT_GT(oblique, 0) << "some media have their fastest qP between the axes";
+}
+
 TEST(MediaFiles, BadFilesAreRefusedInOneLineNamingTheFileAndTheNode) {
   const std::string missing = temp_path("no-such-file.npy");
   std::filesystem::remove(missing);
@@ -196,7 +270,9 @@ TEST(MediaFiles, BadFilesAreRefusedInOneLineNamingTheFileAndTheNode) {
   const std::string vs_path = write_volume("vs-above-vp.npy", vs);
   expect_refused("elastic3d", {{"vs_file", vs_path}, {"vp", 3000.0}},
                  {vs_path, "node (x 3, y 5, z 7)", "vs = 3500 m/s", "above vp = 3000 m/s"});
-  expect_refused("elastic3d", {{"vs_file", vs_path}, {"anisotropy", std::string("thomsen")}}, {"isotropic", "thomsen"});
+  // Under anisotropy thomsen the same file is checked the same way (vs0 above vp0).
+  expect_refused("elastic3d", {{"vs_file", vs_path}, {"anisotropy", std::string("thomsen")}},
+                 {vs_path, "node (x 3, y 5, z 7)", "above vp = 3000 m/s"});
 }
 
 TEST(MediaFiles, AFloat64FileIsRoundedToFloat32) {

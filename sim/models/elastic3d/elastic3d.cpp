@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -101,6 +102,33 @@ double vti_max_phase_velocity(const Vti& c, double rho) {
   }
   // Sampling can miss a maximum between two angles by a relative O(1e-7): a margin.
   return std::sqrt(best / rho) * (1 + 1e-6);
+}
+
+double vti_max_phase_velocity_exact(const Vti& c, double rho) {
+  // With s = sin^2 of the angle from z: qP = (a0 + a1 s + sqrt(Q(s))) / 2 (times rho), where
+  // Q(s) = (p + q s)^2 + b^2 s (1 - s). Its stationary points solve (2 QA s + QB)^2 =
+  // 4 a1^2 Q(s), a quadratic in s; squaring can add roots, which only adds candidates.
+  const double a0 = c.c33 + c.c44, a1 = c.c11 - c.c33;
+  const double p = -(c.c33 - c.c44), q = c.c11 + c.c33 - 2 * c.c44, b = 2 * (c.c13 + c.c44);
+  const double qa = q * q - b * b, qb = 2 * p * q + b * b, qc = p * p;
+  const auto qp = [&](double s) { return 0.5 * (a0 + a1 * s + std::sqrt(std::max(0.0, (qa * s + qb) * s + qc))); };
+  double best = std::max({qp(0), qp(1), c.c44, c.c66});  // SH: c66 s + c44 (1 - s), largest at an end
+  const double k = qa - a1 * a1;
+  const double A = 4 * qa * k, B = 4 * qb * k, C = qb * qb - 4 * a1 * a1 * qc;
+  const auto consider = [&](double s) {
+    if (s > 0 && s < 1) best = std::max(best, qp(s));
+  };
+  if (A != 0) {
+    const double disc = B * B - 4 * A * C;
+    if (disc >= 0) {
+      const double r = std::sqrt(disc);
+      consider((-B + r) / (2 * A));
+      consider((-B - r) / (2 * A));
+    }
+  } else if (B != 0) {
+    consider(-C / B);
+  }
+  return std::sqrt(best / rho);
 }
 
 double first_derivative_spectral_radius(int order) {
@@ -223,8 +251,7 @@ void check_node(const Vti& c, double rho, int i, int j, int k) {
 
 }  // namespace
 
-void load_elastic_files(Elastic3DConfig& c, const std::string& vp_path, const std::string& vs_path,
-                        const std::string& rho_path) {
+void load_elastic_files(Elastic3DConfig& c, const ElasticMediaPaths& paths) {
   auto load = [&](const std::string& path, const char* param) -> std::shared_ptr<const std::vector<float>> {
     if (path.empty()) return nullptr;
     try {
@@ -233,37 +260,56 @@ void load_elastic_files(Elastic3DConfig& c, const std::string& vp_path, const st
       throw Error(fmt::format("{}: {}", param, e.what()));
     }
   };
-  c.files.vp = load(vp_path, "vp_file");
-  c.files.vs = load(vs_path, "vs_file");
-  c.files.rho = load(rho_path, "rho_file");
-  c.files.vp_path = vp_path;
-  c.files.vs_path = vs_path;
-  c.files.rho_path = rho_path;
+  auto& f = c.files;
+  f.vp = load(paths.vp, "vp_file");
+  f.vs = load(paths.vs, "vs_file");
+  f.rho = load(paths.rho, "rho_file");
+  f.epsilon = load(paths.epsilon, "epsilon_file");
+  f.delta = load(paths.delta, "delta_file");
+  f.gamma = load(paths.gamma, "gamma_file");
+  f.vp_path = paths.vp;
+  f.vs_path = paths.vs;
+  f.rho_path = paths.rho;
+  f.epsilon_path = paths.epsilon;
+  f.delta_path = paths.delta;
+  f.gamma_path = paths.gamma;
 }
 
 namespace {
 
-// The isotropic medium of the files (each quantity from its file, or the parameter
-// everywhere), checked per node naming the file and the node. The fastest and slowest
-// speeds are evaluated as for a homogeneous medium of the extreme node, so a file of
-// constant values gives exactly the homogeneous medium's dt.
+// The medium of the files (each quantity from its file, or the parameter everywhere):
+// isotropic, or VTI from Thomsen's parameters under anisotropy thomsen; checked per node
+// naming the file and the node. dt comes from the node of the fastest phase velocity
+// (ranked in closed form), evaluated as for a homogeneous medium of that node, so a file
+// of constant values gives exactly the homogeneous medium's dt.
 ElasticMediumField medium_from_files(const Elastic3DConfig& c) {
-  if (c.anisotropy != Anisotropy::isotropic)
-    throw Error(fmt::format("the medium files (vp_file, vs_file, rho_file) give an isotropic medium; anisotropy {} "
-                            "needs them empty",
-                            to_string(c.anisotropy)));
+  const auto& f = c.files;
+  if (c.anisotropy == Anisotropy::stiffness)
+    throw Error("the medium files give vp, vs, rho (and Thomsen's epsilon, delta, gamma); anisotropy stiffness needs "
+                "them empty (choose isotropic or thomsen)");
+  const bool thomsen = c.anisotropy == Anisotropy::thomsen;
+  if (!thomsen && f.thomsen())
+    throw Error(fmt::format("{} gives a Thomsen parameter per node: it needs anisotropy thomsen (now {})",
+                            f.epsilon ? "epsilon_file" : f.delta ? "delta_file" : "gamma_file", to_string(c.anisotropy)));
   const std::size_t n = static_cast<std::size_t>(c.nx) * c.ny * c.nz;
   ElasticMediumField m;
   for (auto* v : {&m.c11, &m.c13, &m.c33, &m.c44, &m.c66, &m.rho}) v->resize(n);
-  const auto& f = c.files;
   const auto value = [](const std::shared_ptr<const std::vector<float>>& file, double fallback, std::size_t e) {
     return file ? static_cast<double>((*file)[e]) : fallback;
   };
   const auto source = [](const std::string& path, const char* param) {
     return path.empty() ? fmt::format("the parameter {}", param) : fmt::format("{}_file '{}'", param, path);
   };
+  // The stiffness and density of node e, in double, from its file values.
+  const auto node = [&](std::size_t e) {
+    const double vp = value(f.vp, c.vp, e), vs = value(f.vs, c.vs, e), rho = value(f.rho, c.rho, e);
+    const Vti v = thomsen ? thomsen_stiffness(vp, vs, value(f.epsilon, c.epsilon, e), value(f.delta, c.delta, e),
+                                              value(f.gamma, c.gamma, e), rho)
+                          : isotropic_stiffness(vp, vs, rho);
+    return std::pair{v, rho};
+  };
   std::size_t fastest = 0, slowest = 0;
-  double vp_max = -1, vs_min = 1e300;
+  double v_max = -1, vs_min = 1e300;
   for (int k = 0; k < c.nz; ++k)
     for (int j = 0; j < c.ny; ++j)
       for (int i = 0; i < c.nx; ++i) {
@@ -282,22 +328,36 @@ ElasticMediumField medium_from_files(const Elastic3DConfig& c) {
         if (vs > vp)
           throw Error(fmt::format("vs = {:g} m/s ({}) is above vp = {:g} m/s ({}) at {}", vs, source(f.vs_path, "vs"), vp,
                                   source(f.vp_path, "vp"), where));
-        const Vti v = isotropic_stiffness(vp, vs, rho);
+        if (thomsen)
+          for (const auto& [file, path, name, fallback] :
+               {std::tuple{&f.epsilon, &f.epsilon_path, "epsilon", c.epsilon},
+                std::tuple{&f.delta, &f.delta_path, "delta", c.delta}, std::tuple{&f.gamma, &f.gamma_path, "gamma", c.gamma}}) {
+            const double x = value(*file, fallback, e);
+            if (!(std::isfinite(x) && x > -0.5 && x < 10))
+              throw Error(fmt::format("{}: {} at {} is {}; it must be finite, above -0.5 and below 10", source(*path, name),
+                                      name, where, x));
+          }
+        const auto [v, node_rho] = node(e);
+        if (thomsen) {
+          try {
+            check_node(v, node_rho, i, j, k);
+          } catch (const Error& err) {
+            throw Error(fmt::format("the Thomsen medium of the files: {}", err.what()));
+          }
+        }
         m.c11[e] = static_cast<float>(v.c11);
         m.c13[e] = static_cast<float>(v.c13);
         m.c33[e] = static_cast<float>(v.c33);
         m.c44[e] = static_cast<float>(v.c44);
         m.c66[e] = static_cast<float>(v.c66);
         m.rho[e] = static_cast<float>(rho);
-        if (vp > vp_max) vp_max = vp, fastest = e;
-        if (vs < vs_min) vs_min = vs, slowest = e;
+        const double fast = thomsen ? vti_max_phase_velocity_exact(v, rho) : vp;
+        const double slow = std::sqrt(std::min(v.c44, v.c66) / rho);
+        if (fast > v_max) v_max = fast, fastest = e;
+        if (slow < vs_min) vs_min = slow, slowest = e;
       }
-  const auto at = [&](std::size_t e) {
-    const double rho = value(f.rho, c.rho, e);
-    return std::pair{isotropic_stiffness(value(f.vp, c.vp, e), value(f.vs, c.vs, e), rho), rho};
-  };
-  const auto [fast, fast_rho] = at(fastest);
-  const auto [slow, slow_rho] = at(slowest);
+  const auto [fast, fast_rho] = node(fastest);
+  const auto [slow, slow_rho] = node(slowest);
   m.vmax = vti_max_phase_velocity(fast, fast_rho);
   m.vs_min = std::sqrt(std::min(slow.c44, slow.c66) / slow_rho);
   return m;

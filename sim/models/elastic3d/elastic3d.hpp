@@ -97,6 +97,9 @@ Vti thomsen_stiffness(double vp0, double vs0, double epsilon, double delta, doub
 std::array<double, 3> thomsen_parameters(const Vti& c);
 /// Largest phase velocity over all directions (qP and SH; sampled finely in angle).
 double vti_max_phase_velocity(const Vti& c, double rho);
+/// The same maximum in closed form (the qP branch's stationary points in sin^2 of the
+/// angle, and the ends): a few square roots, for ranking the nodes of a medium file.
+double vti_max_phase_velocity_exact(const Vti& c, double rho);
 
 /// Half width of the band-limited source: a point source is spread over (2 M + 1)^3 nodes.
 inline constexpr int kSourceRadius = 8;
@@ -143,21 +146,27 @@ struct Elastic3DConfig {
   int sponge_width = 0;  ///< nodes; 0: kDefaultSpongeWidth or a third of the smallest side
   int cpml_width = 0;    ///< nodes; 0: kDefaultCpmlWidth or a third of the smallest side
   double cpml_reflection = kDefaultCpmlReflection;  ///< R of the CPML's d0
-  /// An isotropic medium per node read from files (load_elastic_files) that replaces
-  /// `medium` and `anisotropy` when any of them is set.
+  /// A medium per node read from files (load_elastic_files) that replaces `medium` when
+  /// any of them is set: isotropic (vp, vs, rho) under anisotropy isotropic, VTI (vp0 = vp,
+  /// vs0 = vs, epsilon, delta, gamma, rho) under anisotropy thomsen; a quantity without a
+  /// file takes its parameter everywhere.
   struct Files {
-    /// vp, vs (m/s) and rho (kg/m^3) per node, x fastest; a null one takes vp, vs or rho above.
-    std::shared_ptr<const std::vector<float>> vp, vs, rho;
-    std::string vp_path, vs_path, rho_path;  ///< named in messages
-    bool any() const { return vp || vs || rho; }
+    /// Per node, x fastest; a null one takes its parameter above.
+    std::shared_ptr<const std::vector<float>> vp, vs, rho, epsilon, delta, gamma;
+    std::string vp_path, vs_path, rho_path, epsilon_path, delta_path, gamma_path;  ///< named in messages
+    bool any() const { return vp || vs || rho || thomsen(); }
+    bool thomsen() const { return epsilon || delta || gamma; }
   } files;
 };
 
-/// Reads the non-empty paths of (nz, ny, nx) float32 .npy files of vp, vs and rho into
-/// c.files; throws ss::Error naming the file and the shape found and needed. The values are
-/// checked per node by elastic3d_medium.
-void load_elastic_files(Elastic3DConfig& c, const std::string& vp_path, const std::string& vs_path,
-                        const std::string& rho_path);
+/// The paths of a medium's files; an empty one: no file for that quantity.
+struct ElasticMediaPaths {
+  std::string vp, vs, rho, epsilon, delta, gamma;
+};
+/// Reads the non-empty paths of (nz, ny, nx) float32 .npy files into c.files; throws
+/// ss::Error naming the file and the shape found and needed. The values are checked per
+/// node by elastic3d_medium.
+void load_elastic_files(Elastic3DConfig& c, const ElasticMediaPaths& paths);
 
 /// The medium per node, x fastest (unpadded), in float: what every solver reads.
 struct ElasticMediumField {

@@ -80,10 +80,25 @@ std::vector<ParamSpec> elastic_params() {
     f.kind = ParamKind::file;
     f.help = fmt::format(
         "a .npy file of {} at every node ({}): float32 (or float64, rounded), shape (nz, ny, nx), C order (numpy.save of a "
-        "indexed a[z, y, x], z downwards); any of vp_file, vs_file, rho_file makes the medium isotropic per node, "
-        "each quantity from its file or, without one, its parameter everywhere (medium and anisotropy are then "
-        "unused); values must be positive and finite, vs at most vp; dt follows the fastest vp",
+        "indexed a[z, y, x], z downwards); any of the medium files makes the medium per node (isotropic, or VTI "
+        "from Thomsen's parameters under anisotropy thomsen), each quantity from its file or, without one, its "
+        "parameter everywhere (medium is then unused); values must be positive and finite, vs at most vp; dt "
+        "follows the fastest node",
         what, unit);
+    p.push_back(f);
+  }
+  for (const auto& [name, what] : {std::array<const char*, 2>{"epsilon_file", "Thomsen's epsilon"},
+                                   std::array<const char*, 2>{"delta_file", "Thomsen's delta"},
+                                   std::array<const char*, 2>{"gamma_file", "Thomsen's gamma"}}) {
+    ParamSpec f;
+    f.name = name;
+    f.label = fmt::format("{} file", std::string_view(name).substr(0, std::string_view(name).find('_')));
+    f.kind = ParamKind::file;
+    f.help = fmt::format(
+        "a .npy file of {} at every node (shape (nz, ny, nx), float32 or float64, as vp_file); needs anisotropy "
+        "thomsen: with vp (vp0), vs (vs0) and rho from their files or parameters it gives a VTI medium per node, "
+        "which must be positive definite",
+        what);
     p.push_back(f);
   }
   p.push_back(number("epsilon", "Thomsen epsilon", "", ParamKind::real, 0.2, -0.4, 1,
@@ -241,7 +256,8 @@ Elastic3DConfig to_elastic3d(const ModelConfig& c) {
   a.top = parse_elastic_top(c.word("top"));
   a.sponge_width = whole(c, "sponge_width");
   a.cpml_width = whole(c, "cpml_width");
-  load_elastic_files(a, c.word("vp_file"), c.word("vs_file"), c.word("rho_file"));
+  load_elastic_files(a, ElasticMediaPaths{c.word("vp_file"), c.word("vs_file"), c.word("rho_file"),
+                                          c.word("epsilon_file"), c.word("delta_file"), c.word("gamma_file")});
   a.cpml_reflection = c.number("cpml_reflection");
   return a;
 }

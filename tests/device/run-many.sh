@@ -2,7 +2,7 @@
 # One device call, several checks: runs each "NAME:SECONDS:COMMAND" in turn under its own
 # time limit, its output in $OUT/NAME.log, prints the last TAIL (default 25) lines of each
 # with its exit status and time, and packs every log and everything the checks wrote under
-# $OUT (or ./out) into $OUT/logs.tar.gz, so that one file comes back whatever the count.
+# $OUT (or ./out) into $OUT/logs.tar.gz (PNGs stay beside it), so that few files come back.
 #   tests/device/run-many.sh "build:300:cmake --build build-gpu" "tp:200:tests/device/throughput.sh 200" ...
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -16,5 +16,7 @@ for spec in "$@"; do
   echo "=== $name: exit $rc in $((SECONDS - start)) s$([[ $rc == 124 ]] && echo " (time limit $limit s)")"
   tail -n "${TAIL:-25}" "$out/$name.log"
 done
-( cd "$out" && find . -type f ! -name logs.tar.gz ! -name '*.png' -size -20M -print0 | tar -czf logs.tar.gz --null -T - ) 2>/dev/null
+# The device tool brings back at most 8 files: one archive, and the PNGs beside it.
+( cd "$out" && find . -type f ! -name logs.tar.gz ! -name '*.png' -size -20M -print0 | tar -czf logs.tar.gz --null -T - &&
+  find . -type f ! -name logs.tar.gz ! -name '*.png' -delete && find . -mindepth 1 -type d -empty -delete ) 2>/dev/null
 exit $status

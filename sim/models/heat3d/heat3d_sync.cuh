@@ -15,8 +15,9 @@ namespace ss {
 // (1 GB of field streams through the 50 MB L2 between write and read). They were
 // read with evict_first too (1% faster) until the ring's copies went under
 // mbarriers: in the ring of 9 planes the kernel with those hinted cp.async then
-// stopped with an illegal instruction (cause not found; the same kernel without
-// the hint passes every test). A persisting L2 set-aside for them
+// stopped with an illegal instruction. ptxas (still in nvcc 13.0) emits hinted
+// LDGSTS there that read uniform registers it never writes (docs/sanitizer.md);
+// the same kernel without the hint passes every test. Keep the ring copies unhinted. A persisting L2 set-aside for them
 // (cudaLimitPersistingL2CacheSize) halved the speed.
 // Before sm_80 (no L2 policies) plain stores.
 __device__ SS_FORCEINLINE std::uint64_t l2_evict_last_policy() {

@@ -10,6 +10,7 @@
 # ratio marks a row whose field differs bitwise from global's. Logs and JSON in $OUT.
 #   tests/device/acoustic-tune.sh [quick]      quick: 256^3 only, no racecheck
 #   SLABS="128 256" also times packed16 at 512^3 order 8 with slabs of about that many planes.
+#   BLOCK_SYNC=1 also runs racecheck on a block-synchronous build of the ring (see below).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 start=$SECONDS
@@ -29,8 +30,10 @@ $t >"$out/test.log" 2>&1 || status=1
 grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/test.log" | head -20
 phase tested
 
-# The sanitizer on the odd-size cases of order 8 (and one of order 4), float and double.
-cases='OrdersAndBoundaries/Acoustic3DGpu.*/order8_*:OrdersAndBoundaries/Acoustic3DGpu.*/order4_sponge_free'
+# The sanitizer on odd-size cases (37x29x23) of order 8 and 4, float and double, every GPU
+# variant and stream25d shape in each (racecheck: two of them; exit 124: it ran out of time).
+cases='OrdersAndBoundaries/Acoustic3DGpu.*/order8_sponge_free:OrdersAndBoundaries/Acoustic3DGpu.*/order8_periodic_random'
+cases+=':OrdersAndBoundaries/Acoustic3DGpu.*/order8_cpml_free_layered:OrdersAndBoundaries/Acoustic3DGpu.*/order4_sponge_free'
 race='OrdersAndBoundaries/Acoustic3DGpu.OddSizeFloat*/order8_sponge_free:OrdersAndBoundaries/Acoustic3DGpu.OddSizeDouble*/order8_periodic_random'
 tools=(memcheck racecheck)
 [[ ${1:-} == quick ]] && tools=(memcheck)
@@ -38,13 +41,27 @@ for tool in "${tools[@]}"; do
   filter=$cases
   flags=(--tool "$tool" --error-exitcode 9 --print-limit 50)
   [[ $tool == racecheck ]] && filter=$race && flags+=(--racecheck-report all)
-  compute-sanitizer "${flags[@]}" $t --gtest_filter="$filter" >"$out/sanitize-$tool.log" 2>&1
+  timeout 150 compute-sanitizer "${flags[@]}" $t --gtest_filter="$filter" >"$out/sanitize-$tool.log" 2>&1
   rc=$?
   [[ $rc -ne 0 ]] && status=1
   echo "sanitize $tool: exit $rc; $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitize-$tool.log" | tail -1)" \
        "$(grep -E "^\[  (PASSED|FAILED) " "$out/sanitize-$tool.log" | tr '\n' ' ')"
+  grep -E "^========= (Error|Race|Barrier|Invalid|Uninitialized|Warning)" "$out/sanitize-$tool.log" | sort | uniq -c | head -3
   phase "$tool"
 done
+# BLOCK_SYNC=1: racecheck again on a build whose stream25d rings (heat3d's and this one)
+# sync the block per plane instead of the mbarriers (STENCILSCOPE_STREAM25_BLOCK_SYNC,
+# docs/sanitizer.md): tells a protocol race from a report on the mbarrier form. ~2 min more.
+if [[ ${BLOCK_SYNC:-0} == 1 ]]; then
+  bs=$b-blocksync
+  { [[ -f $bs/build.ninja ]] || cmake -S . -B $bs -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF \
+      -DCMAKE_CUDA_ARCHITECTURES=90-real -DCMAKE_CUDA_FLAGS=-DSTENCILSCOPE_STREAM25_BLOCK_SYNC; } >"$out/cfg-blocksync.log" 2>&1 &&
+    cmake --build $bs --parallel "$(nproc)" --target test_acoustic3d_gpu >"$out/build-blocksync.log" 2>&1 &&
+    compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 --print-limit 50 $bs/bin/test_acoustic3d_gpu \
+      --gtest_filter="$race" >"$out/sanitize-racecheck-blocksync.log" 2>&1
+  echo "racecheck, block-synchronous ring: exit $?; $(grep -E "RACECHECK SUMMARY" "$out/sanitize-racecheck-blocksync.log" | tail -1)"
+  phase "block-sync racecheck"
+fi
 
 sizes="512 256"
 [[ ${1:-} == quick ]] && sizes=256

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <numbers>
 #include <random>
 
@@ -285,6 +287,51 @@ int acoustic3d_slab_planes(long long tiles, int nz, int sms) {
   const long long slabs = std::max<long long>(1, (2LL * std::max(sms, 1) + tiles - 1) / tiles);
   const int len = static_cast<int>((nz + slabs - 1) / slabs);
   return std::max(len, std::min(16, nz));
+}
+
+std::string_view to_string(Acoustic3DStreamShape s) {
+  switch (s) {
+    case Acoustic3DStreamShape::packed16: return "packed16";
+    case Acoustic3DStreamShape::packed16_ring8: return "packed16-ring8";
+    case Acoustic3DStreamShape::packed8: return "packed8";
+    case Acoustic3DStreamShape::scalar: return "scalar";
+  }
+  return "?";
+}
+Acoustic3DStreamShape parse_acoustic3d_stream_shape(std::string_view s) {
+  return parse_word(s, kAllAcoustic3DStreamShapes, "stream25d shape");
+}
+Acoustic3DStreamShape acoustic3d_stream_shape_from_env() {
+  const char* e = std::getenv("STENCILSCOPE_ACOUSTIC25");
+  if (!e || !*e || std::string_view(e) == "all") return Acoustic3DStreamShape::packed16;
+  try {
+    return parse_acoustic3d_stream_shape(e);
+  } catch (const Error& error) {
+    throw Error(std::string("STENCILSCOPE_ACOUSTIC25: ") + error.what());
+  }
+}
+
+bool acoustic3d_stream_shape_sweep() {
+  const char* e = std::getenv("STENCILSCOPE_ACOUSTIC25");
+  return e && std::string_view(e) == "all";
+}
+
+int acoustic3d_stream_slab_planes(long long columns, int nz, long long resident) {
+  constexpr long long kSlabStart = 8;  // planes: the 2R planes read again and the wait for the first ones
+  columns = std::max<long long>(columns, 1);
+  resident = std::max<long long>(resident, 1);
+  const int shortest = std::min(nz, 16);
+  int best = nz;
+  long long best_cost = std::numeric_limits<long long>::max();
+  for (long long slabs = 1; slabs <= nz; ++slabs) {
+    const long long len = (nz + slabs - 1) / slabs;
+    if (len < shortest || (slabs > 1 && columns * slabs > 64 * resident)) break;  // past 64 waves: no gain
+    const long long blocks = columns * ((nz + len - 1) / len);
+    const long long waves = (blocks + resident - 1) / resident;
+    const long long cost = waves * (len + kSlabStart);
+    if (cost < best_cost) best_cost = cost, best = static_cast<int>(len);
+  }
+  return best;
 }
 
 template std::vector<float> damping_tables<float>(const Acoustic3DSetup&);

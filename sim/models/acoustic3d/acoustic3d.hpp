@@ -347,8 +347,35 @@ std::vector<T> courant2_field(const Acoustic3DSetup& s);
 /// The velocity per node in the padded layout of s.grid (ghosts 0), for views.
 std::vector<float> velocity_field(const Acoustic3DSetup& s);
 
-/// Stream25d's slab: planes each block marches, so that `tiles` xy tiles times the
-/// slabs give at least two blocks per SM (`sms`), slabs of 16 planes or more (or nz).
+/// Stream25d's slab under the scalar shape: planes each block marches, so that `tiles` xy
+/// tiles times the slabs give at least two blocks per SM (`sms`), slabs of 16 planes or
+/// more (or nz).
 int acoustic3d_slab_planes(long long tiles, int nz, int sms);
+
+/// Stream25d's tile and ring on the GPU, chosen at run time (tuning, tests). The packed
+/// shapes are heat 3D's ring (docs/acoustic3d.md): a thread per 16-byte pack, 32 packs by
+/// `rows` rows, a ring of `ring` planes under per-slot mbarriers. ring 0: the default,
+/// 2R + 1 planes in float from order 6, else 8 (heat 3D's measurements).
+///   packed16 (default) | packed16-ring8 | packed8 | scalar (the first kernel: a value per
+///   thread, 32x16, 2R + 2 planes, a block barrier per plane)
+enum class Acoustic3DStreamShape { packed16, packed16_ring8, packed8, scalar };
+inline constexpr std::array kAllAcoustic3DStreamShapes = {Acoustic3DStreamShape::packed16,
+                                                          Acoustic3DStreamShape::packed16_ring8,
+                                                          Acoustic3DStreamShape::packed8, Acoustic3DStreamShape::scalar};
+std::string_view to_string(Acoustic3DStreamShape s);
+/// Throws ss::Error naming the bad word and the accepted ones.
+Acoustic3DStreamShape parse_acoustic3d_stream_shape(std::string_view s);
+/// The shape STENCILSCOPE_ACOUSTIC25 names (unset, empty or `all`: packed16; `all` also
+/// makes `bench acoustic3d` time stream25d in every shape); throws ss::Error for another
+/// word, naming the variable.
+Acoustic3DStreamShape acoustic3d_stream_shape_from_env();
+/// Whether STENCILSCOPE_ACOUSTIC25 is `all`.
+bool acoustic3d_stream_shape_sweep();
+
+/// The packed stream25d's slab: planes each block marches for `columns` xy tiles on a
+/// grid of nz planes when `resident` blocks fit the device at once. The fewest waves of
+/// blocks times (slab + the cost of a slab's start, 8 planes), slabs of at least 16 planes
+/// (or nz): heat 3D's stream25d_slab_planes, copied (the models share no library).
+int acoustic3d_stream_slab_planes(long long columns, int nz, long long resident);
 
 }  // namespace ss

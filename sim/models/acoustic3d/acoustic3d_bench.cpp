@@ -1,7 +1,9 @@
 // The acoustic3d benchmark: the stepping table with acoustic accounting (4 values per node).
 #include "sim/models/acoustic3d/acoustic3d_bench.hpp"
 
+#include <cstdlib>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -76,12 +78,33 @@ BenchReport run_acoustic3d_bench(const Acoustic3DBenchOptions& o) {
   const std::size_t value_bytes = o.precision == Precision::f32 ? sizeof(float) : sizeof(double);
   measure_copies(o.variants, g.elements() * value_bytes, o.progress, report);
   std::optional<std::vector<double>> reference;
-  try {
-    check_host_memory(4 * g.points() * 3 * sizeof(double), "the double-precision reference on this grid");
-    if (o.progress) o.progress("computing the double-precision reference");
-    reference = acoustic3d_reference(s, o.steps);
-  } catch (const Error& e) {
-    report.note = e.what();
+  // For tuning sweeps (tests/device/acoustic-tune.sh): the reference of a 512^3 grid takes
+  // longer than the timed runs; the rows are still compared bit for bit with the first.
+  const char* no_reference = std::getenv("STENCILSCOPE_BENCH_NO_REFERENCE");
+  if (no_reference && *no_reference && std::string_view(no_reference) != "0") {
+    report.note = "the double reference was not computed (STENCILSCOPE_BENCH_NO_REFERENCE)";
+  } else {
+    try {
+      check_host_memory(4 * g.points() * 3 * sizeof(double), "the double-precision reference on this grid");
+      if (o.progress) o.progress("computing the double-precision reference");
+      reference = acoustic3d_reference(s, o.steps);
+    } catch (const Error& e) {
+      report.note = e.what();
+    }
+  }
+  // The rows: each variant, stream25d in its STENCILSCOPE_ACOUSTIC25 shape, or in every
+  // shape (one row each, named stream25d/SHAPE) when that is `all`.
+  struct Run {
+    Acoustic3DVariant variant;
+    std::optional<Acoustic3DStreamShape> shape;
+  };
+  std::vector<Run> runs;
+  for (Acoustic3DVariant v : o.variants) {
+    if (v == Acoustic3DVariant::stream25d && acoustic3d_stream_shape_sweep()) {
+      for (Acoustic3DStreamShape shape : kAllAcoustic3DStreamShapes) runs.push_back({v, shape});
+    } else {
+      runs.push_back({v, std::nullopt});
+    }
   }
   auto run = [&]<typename T>() {
     std::optional<std::vector<T>> base;
@@ -93,13 +116,13 @@ BenchReport run_acoustic3d_bench(const Acoustic3DBenchOptions& o) {
       if (!base) base = values;
       else row.bitwise_equal = bitwise_equal(values, *base);
     };
-    for (Acoustic3DVariant v : o.variants) {
+    for (const auto& [v, shape] : runs) {
       BenchRow row;
       row.model = "acoustic3d";
       row.nx = g.nx;
       row.ny = g.ny;
       row.nz = g.nz;
-      row.variant = std::string(to_string(v));
+      row.variant = std::string(to_string(v)) + (shape ? "/" + std::string(to_string(*shape)) : "");
       row.device = is_gpu(v) ? "gpu" : "cpu";
       row.order = c.order;
       row.precision = std::string(to_string(v == Acoustic3DVariant::reference ? Precision::f64 : o.precision));
@@ -111,6 +134,7 @@ BenchReport run_acoustic3d_bench(const Acoustic3DBenchOptions& o) {
           continue;
         }
         if (!gpu) gpu.emplace(s);
+        if (shape) gpu->set_stream_shape(*shape);
         if (o.progress) o.progress("running " + row.variant + " on the GPU");
         gpu->reset();
         gpu->poison_scratch();

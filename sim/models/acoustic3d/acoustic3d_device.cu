@@ -3,6 +3,7 @@
 // A step is the interior launch of the variant, the source-and-receivers launch and the
 // boundary step.
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -14,7 +15,7 @@
 #include "sim/core/device.hpp"
 #include "sim/core/ghost3d_kernels.cuh"  // launch_fill_value3d
 #include "sim/core/slice3d_kernels.cuh"
-#include "sim/models/acoustic3d/acoustic3d_kernels.cuh"
+#include "sim/models/acoustic3d/acoustic3d_stream25d.cuh"  // and acoustic3d_kernels.cuh
 #include "sim/models/acoustic3d/acoustic3d_solver.hpp"
 
 namespace ss {
@@ -23,9 +24,63 @@ namespace {
 
 constexpr unsigned kMaxGridYZ = 65535;
 
-template <typename T, int R>
-void launch_interior(Acoustic3DVariant v, const Acoustic3DStepArgs<T>& a, cudaStream_t s, int sm_count) {
+// The packed stream25d's slab; STENCILSCOPE_ACOUSTIC25_SLAB asks for slabs of about that
+// many planes, for tuning.
+int packed_slab(const Grid3D& g, long long columns, long long resident) {
+  static const int forced = [] {
+    const char* e = std::getenv("STENCILSCOPE_ACOUSTIC25_SLAB");
+    return e ? std::max(0, std::atoi(e)) : 0;
+  }();
+  if (forced > 0) return std::min(forced, g.nz);
+  return acoustic3d_stream_slab_planes(columns, g.nz, resident);
+}
+
+// One packed stream25d step: BY rows, a ring of RING planes (0: the default, heat 3D's
+// choice: 2R + 1 planes in float from order 6, where that leaves a fetch distance of 2 or
+// more and the ring's slots are constants of the unrolled steps; else 8).
+template <typename T, int R, int BY, int RING_ASKED>
+void launch_packed(const Acoustic3DStepArgs<T>& a, cudaStream_t s, int sm_count) {
+  constexpr int RING = RING_ASKED > 0 ? RING_ASKED : R >= 3 && sizeof(T) == 4 ? 2 * R + 1 : 8;
+  using S = AcousticPackShape<T, R, BY, RING>;
+  const auto kernel = acoustic3d_step_stream25d_packed<T, R, BY, RING>;
+  // Blocks resident at once on this device: the ring sets it (one block of 16 rows per
+  // SM on an H100 in float at order 8: 118 KB).
+  static const long long resident = [&] {
+    int dev = 0, optin = 0, per_sm = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    cudaFuncAttributes attributes{};
+    SS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));  // the barriers are static shared memory
+    if (S::smem_bytes + attributes.sharedSizeBytes > static_cast<std::size_t>(optin))
+      throw Error("stream25d: this shape needs " + std::to_string((S::smem_bytes + 1023) / 1024) +
+                  " KB of shared memory per block; this device offers " + std::to_string(optin / 1024) +
+                  " KB (STENCILSCOPE_ACOUSTIC25=packed8 or scalar need less)");
+    SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(S::smem_bytes)));
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::threads, S::smem_bytes));
+    if (per_sm < 1) throw Error("stream25d: the kernel does not fit on this device");
+    return static_cast<long long>(per_sm) * sm_count;
+  }();
   const Grid3D& g = a.g;
+  const long long columns = static_cast<long long>(blocks_for(g.nx, S::TW)) * blocks_for(g.ny, BY);
+  const int slab = packed_slab(g, columns, resident);
+  const long long blocks = columns * blocks_for(g.nz, slab);
+  if (blocks > std::numeric_limits<int>::max()) throw Error("stream25d: grid too large for this launch");
+  kernel<<<static_cast<unsigned>(blocks), dim3(kAcousticPackBX, BY), S::smem_bytes, s>>>(a, slab);
+  SS_CUDA_LAUNCH_CHECK("acoustic3d_step_stream25d_packed");
+}
+
+template <typename T, int R>
+void launch_interior(Acoustic3DVariant v, Acoustic3DStreamShape shape, const Acoustic3DStepArgs<T>& a, cudaStream_t s,
+                     int sm_count) {
+  const Grid3D& g = a.g;
+  if (v == Acoustic3DVariant::stream25d) {
+    switch (shape) {
+      case Acoustic3DStreamShape::packed16: return launch_packed<T, R, 16, 0>(a, s, sm_count);
+      case Acoustic3DStreamShape::packed16_ring8: return launch_packed<T, R, 16, 8>(a, s, sm_count);
+      case Acoustic3DStreamShape::packed8: return launch_packed<T, R, 8, 0>(a, s, sm_count);
+      case Acoustic3DStreamShape::scalar: break;  // below
+    }
+  }
   switch (v) {
     case Acoustic3DVariant::global: {
       const dim3 grid(blocks_for(g.nx, kAcousticGlobalBX), blocks_for(g.ny, kAcousticGlobalBY),
@@ -59,10 +114,21 @@ void launch_interior(Acoustic3DVariant v, const Acoustic3DStepArgs<T>& a, cudaSt
   }
 }
 
+// The boundary step on f. `whole`: every ghost face cell; else only those that change from
+// step to step: all under periodic, the top's odd mirror under a free top, none else (the
+// zeros of the other faces are still there from the last whole step). At 512^3 the whole
+// step's x faces, 16-byte writes at both ends of every row, cost heat 3D 58 us a step.
 template <typename T>
-void launch_ghosts(T* f, const Grid3D& g, AcousticGhostRule r, cudaStream_t s) {
-  const unsigned blocks = std::min<unsigned>(blocks_for(ghost_face_cells(g), 256), 8192);
-  acoustic3d_ghosts<T><<<blocks, 256, 0, s>>>(f, g, r);
+void launch_ghosts(T* f, const Grid3D& g, AcousticGhostRule r, bool whole, cudaStream_t s) {
+  long long first = 0, n = ghost_face_cells(g);
+  if (!whole && !r.periodic) {
+    // write_acoustic_ghost's numbering: x faces, y faces, then the z faces, planes below first.
+    first = 2LL * kGhost * (static_cast<long long>(g.ny) + g.nx) * g.nz;
+    n = r.free_top ? static_cast<long long>(kGhost) * g.nx * g.ny : 0;
+  }
+  if (n == 0) return;
+  const unsigned blocks = std::min<unsigned>(blocks_for(n, 256), 8192);
+  acoustic3d_ghosts<T><<<blocks, 256, 0, s>>>(f, g, r, first, n);
   SS_CUDA_LAUNCH_CHECK("acoustic3d_ghosts");
 }
 
@@ -83,6 +149,11 @@ struct DeviceAcoustic3D<T>::Impl {
   DeviceBuffer<T> slice, box;      // gather target of copy_slice_to_host, paint increments
   DeviceBuffer<float> velocity_slice;
   int prev = 0, cur = 1, next = 2;
+  // zero_faces[b]: buffer b's ghost faces hold the rule's zeros (all but the free top's
+  // mirror) since its last whole boundary step, so later steps rewrite only the rest.
+  // Cleared when a buffer is poisoned; nothing else writes ghost cells.
+  bool zero_faces[3] = {false, false, false};
+  Acoustic3DStreamShape shape = acoustic3d_stream_shape_from_env();
   long steps_done = 0, trace_first = 0;
   int trace_rows = 0;
 
@@ -127,7 +198,13 @@ struct DeviceAcoustic3D<T>::Impl {
     trace_rows = 0;
     trace_first = steps_done;
   }
-  void refresh_ghosts() { launch_ghosts(field[cur].get(), setup.grid, ghost_rule_of(setup), stream.get()); }
+  /// The boundary step on buffer b: whole unless its zero faces are still there.
+  void ghosts(int b) {
+    const AcousticGhostRule rule = ghost_rule_of(setup);
+    launch_ghosts(field[b].get(), setup.grid, rule, !zero_faces[b], stream.get());
+    zero_faces[b] = !rule.periodic;
+  }
+  void refresh_ghosts() { ghosts(cur); }
 };
 
 template <typename T>
@@ -150,6 +227,7 @@ void DeviceAcoustic3D<T>::reset() {
   Impl& m = *impl_;
   for (DeviceBuffer<T>& f : m.field) SS_CUDA_CHECK(cudaMemsetAsync(f.get(), 0, f.bytes(), m.stream.get()));
   m.prev = 0, m.cur = 1, m.next = 2;
+  for (bool& z : m.zero_faces) z = true;  // memset: every ghost is 0
   m.steps_done = 0;
   m.trace_first = 0;
   m.trace_rows = 0;
@@ -162,13 +240,12 @@ template <typename T>
 void DeviceAcoustic3D<T>::step(Acoustic3DVariant variant, int n) {
   Impl& m = *impl_;
   const Grid3D& g = m.setup.grid;
-  const AcousticGhostRule rule = ghost_rule_of(m.setup);
   const int receivers = static_cast<int>(m.setup.receivers.size());
   dispatch_radius(m.setup.config.order, [&]<int R>() {
     for (int s = 0; s < n; ++s) {
       const Acoustic3DStepArgs<T> a{m.field[m.cur].get(), m.field[m.prev].get(), m.c2.get(), m.damp.get(),
                                     m.field[m.next].get(), g};
-      launch_interior<T, R>(variant, a, m.stream.get(), m.sm_count);
+      launch_interior<T, R>(variant, m.shape, a, m.stream.get(), m.sm_count);
       if (m.setup.cpml_layout.any()) {
         const AcousticCpml<T> cp{m.setup.cpml_layout, m.cpml_memory.get(), m.cpml_table.get()};
         const long long nodes = cp.layout.nodes(g);
@@ -190,7 +267,7 @@ void DeviceAcoustic3D<T>::step(Acoustic3DVariant variant, int n) {
         SS_CUDA_LAUNCH_CHECK("acoustic3d_record");
         ++m.trace_rows;
       }
-      launch_ghosts(m.field[m.next].get(), g, rule, m.stream.get());
+      m.ghosts(m.next);
       const int old_prev = m.prev;
       m.prev = m.cur, m.cur = m.next, m.next = old_prev;
       ++m.steps_done;
@@ -246,6 +323,16 @@ template <typename T>
 void DeviceAcoustic3D<T>::poison_scratch() {
   Impl& m = *impl_;
   launch_fill_value3d(m.field[m.next].get(), m.setup.grid.elements(), std::numeric_limits<T>::quiet_NaN(), m.stream.get());
+  m.zero_faces[m.next] = false;
+}
+
+template <typename T>
+void DeviceAcoustic3D<T>::set_stream_shape(Acoustic3DStreamShape shape) {
+  impl_->shape = shape;
+}
+template <typename T>
+Acoustic3DStreamShape DeviceAcoustic3D<T>::stream_shape() const {
+  return impl_->shape;
 }
 
 template <typename T>

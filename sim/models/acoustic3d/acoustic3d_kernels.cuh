@@ -4,8 +4,10 @@
 // write the same bits as the `cpu` variant. They read the ghost faces of p that the
 // boundary step (acoustic3d_ghosts) wrote after the previous step.
 //   global    - one point per thread, neighbours straight from global memory
-//   stream25d - Micikevicius (2009) with the planes in a shared ring: a 32x16 xy tile plus
-//               halo, 2R + 2 planes, filled by cp.async one plane ahead, the block
+//   stream25d - Micikevicius (2009) with the planes in a shared ring. Its default shapes
+//               are the packed kernel of acoustic3d_stream25d.cuh (heat 3D's ring); the
+//               `scalar` shape (Acoustic3DStreamShape) is the kernel below: a 32x16 xy
+//               tile plus halo, 2R + 2 planes, filled by cp.async one plane ahead, the block
 //               marching along z over a slab of planes, one barrier per plane.
 // The minimal traffic per node and step: p, p_prev and (v dt/h)^2 read once, p_next
 // written once (16 bytes in float); the damping tables are nx + ny + nz values.
@@ -172,13 +174,13 @@ __global__ void acoustic3d_record(const T* __restrict__ p, const long long* __re
   for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x) row[r] = p[at[r]];
 }
 
-/// The boundary step: every ghost face cell of f.
+/// The boundary step: ghost face cells first .. first + n - 1 of f (write_acoustic_ghost's
+/// numbering; all of them: 0 .. ghost_face_cells(g) - 1).
 template <typename T>
-__global__ void acoustic3d_ghosts(T* f, Grid3D g, AcousticGhostRule r) {
-  const long long n = ghost_face_cells(g);
+__global__ void acoustic3d_ghosts(T* f, Grid3D g, AcousticGhostRule r, long long first, long long n) {
   for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
        e += static_cast<long long>(gridDim.x) * blockDim.x)
-    write_acoustic_ghost(f, g, e, r);
+    write_acoustic_ghost(f, g, first + e, r);
 }
 
 /// Adds `add` (the box's cells, x fastest) to p and p_prev over the cell box b.

@@ -26,6 +26,8 @@ template <typename T> std::optional<double> DeviceAcoustic3D<T>::finished_batch_
 template <typename T> bool DeviceAcoustic3D<T>::idle() const { throw Error(kNoCuda); }
 template <typename T> void DeviceAcoustic3D<T>::synchronize() { throw Error(kNoCuda); }
 template <typename T> void DeviceAcoustic3D<T>::poison_scratch() { throw Error(kNoCuda); }
+template <typename T> void DeviceAcoustic3D<T>::set_stream_shape(Acoustic3DStreamShape) { throw Error(kNoCuda); }
+template <typename T> Acoustic3DStreamShape DeviceAcoustic3D<T>::stream_shape() const { throw Error(kNoCuda); }
 template <typename T> std::vector<T> DeviceAcoustic3D<T>::download() const { throw Error(kNoCuda); }
 template <typename T> void DeviceAcoustic3D<T>::copy_interiors_to_host(T*, T*) const { throw Error(kNoCuda); }
 template <typename T> void DeviceAcoustic3D<T>::load_interior(const T*, const T*, long) { throw Error(kNoCuda); }

@@ -122,6 +122,9 @@ class DeviceAcoustic3D {
   void synchronize();
   /// Fills the buffer the next step writes with NaN (ghosts and padding included).
   void poison_scratch();
+  /// The tile and ring stream25d runs with (from STENCILSCOPE_ACOUSTIC25 at construction).
+  void set_stream_shape(Acoustic3DStreamShape shape);
+  Acoustic3DStreamShape stream_shape() const;
   /// The whole padded p, after queued work (synchronous).
   std::vector<T> download() const;
   /// Interiors of p and p_prev (x fastest) to host memory, after queued work (synchronous).

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <numbers>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -558,6 +560,48 @@ TEST(Acoustic3DSetup, BadInputIsRefusedNamingTheValue) {
   EXPECT_THROW(make_config(m, {32, 32, 32}, 8, {{"boundary", std::string("cpml")}, {"cpml_width", 11.0}}), Error);
   EXPECT_NO_THROW(make_config(m, {32, 32, 32}, 8, {{"boundary", std::string("cpml")}, {"cpml_width", 10.0}}));
   EXPECT_THROW(make_config(m, {32, 32, 32}, 8, {{"src_z", 40.0}}), Error);
+}
+
+// stream25d's shape on the GPU is chosen at run time (tuning): the words round-trip, a bad
+// one is refused naming the accepted ones, and the environment variable picks one.
+TEST(Acoustic3DStreamShape, WordsRoundTripAndTheEnvironmentChooses) {
+  for (Acoustic3DStreamShape s : kAllAcoustic3DStreamShapes) EXPECT_EQ(parse_acoustic3d_stream_shape(to_string(s)), s);
+  try {
+    parse_acoustic3d_stream_shape("packed32");
+    FAIL() << "packed32 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("packed16-ring8"), std::string::npos) << e.what();
+  }
+  const char* old = std::getenv("STENCILSCOPE_ACOUSTIC25");
+  const std::string saved = old ? old : "";
+  unsetenv("STENCILSCOPE_ACOUSTIC25");
+  EXPECT_EQ(acoustic3d_stream_shape_from_env(), Acoustic3DStreamShape::packed16);
+  setenv("STENCILSCOPE_ACOUSTIC25", "packed8", 1);
+  EXPECT_EQ(acoustic3d_stream_shape_from_env(), Acoustic3DStreamShape::packed8);
+  setenv("STENCILSCOPE_ACOUSTIC25", "wide", 1);
+  try {
+    acoustic3d_stream_shape_from_env();
+    FAIL() << "wide was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("STENCILSCOPE_ACOUSTIC25"), std::string::npos) << e.what();
+  }
+  if (old) setenv("STENCILSCOPE_ACOUSTIC25", saved.c_str(), 1);
+  else unsetenv("STENCILSCOPE_ACOUSTIC25");
+}
+
+// The packed stream25d's slabs: one wave of whole columns when the tiles fill the device,
+// more slabs (never shorter than 16 planes, or nz) when they leave SMs idle.
+TEST(Acoustic3DStreamShape, SlabsFillTheDeviceInFewWaves) {
+  EXPECT_EQ(acoustic3d_stream_slab_planes(128, 512, 132), 512);  // 512^3, 16-row tiles of 128 columns, an H100
+  EXPECT_EQ(acoustic3d_stream_slab_planes(32, 256, 132), 64);    // 256^3: 4 slabs, 128 blocks in one wave
+  EXPECT_EQ(acoustic3d_stream_slab_planes(4, 10, 132), 10);      // fewer planes than the shortest slab
+  EXPECT_EQ(acoustic3d_stream_slab_planes(1, 23, 1), 23);
+  for (long long columns : {1LL, 7LL, 72LL, 500LL})
+    for (int nz : {1, 9, 16, 23, 200, 512}) {
+      const int len = acoustic3d_stream_slab_planes(columns, nz, 132);
+      EXPECT_GE(len, std::min(nz, 16)) << columns << " " << nz;
+      EXPECT_LE(len, nz) << columns << " " << nz;
+    }
 }
 
 }  // namespace

@@ -42,6 +42,18 @@ Acoustic3DConfig odd_config(int order, int kind) {
   return c;
 }
 
+// A GPU run: a variant, and for stream25d its shape.
+struct GpuRun {
+  Acoustic3DVariant variant;
+  Acoustic3DStreamShape shape;
+};
+// Every variant, stream25d in every shape (tests/device/acoustic-tune.sh sweeps them for speed).
+std::vector<GpuRun> every_gpu_run() {
+  std::vector<GpuRun> runs{{Acoustic3DVariant::global, Acoustic3DStreamShape::packed16}};
+  for (Acoustic3DStreamShape shape : kAllAcoustic3DStreamShapes) runs.push_back({Acoustic3DVariant::stream25d, shape});
+  return runs;
+}
+
 template <typename T>
 void check_case(const Acoustic3DSetup& s, int steps, double tolerance) {
   const std::vector<double> ref = acoustic3d_reference(s, steps);
@@ -51,7 +63,8 @@ void check_case(const Acoustic3DSetup& s, int steps, double tolerance) {
   const std::vector<T> cpu = host.interior();
   DeviceAcoustic3D<T> gpu(s);
   const Grid3D& g = s.grid;
-  for (Acoustic3DVariant v : kGpuAcoustic3DVariants) {
+  for (const auto [v, shape] : every_gpu_run()) {
+    gpu.set_stream_shape(shape);
     gpu.reset();
     // Every buffer the steps write is poisoned first: one step at a time, each writing
     // over NaN (interior, ghosts and padding).
@@ -61,7 +74,8 @@ void check_case(const Acoustic3DSetup& s, int steps, double tolerance) {
     }
     const std::vector<T> field = gpu.download();
     const std::vector<T> out = extract_interior3d(field, g);
-    const std::string what = std::string(to_string(v)) + ", order " + std::to_string(s.config.order) + ", " +
+    const std::string what = std::string(to_string(v)) +
+                             (v == Acoustic3DVariant::stream25d ? " (" + std::string(to_string(shape)) + ")" : "") + ", order " + std::to_string(s.config.order) + ", " +
                              std::string(to_string(s.config.boundary)) + " (top " + std::string(to_string(s.config.top)) +
                              "), " + std::string(to_string(s.config.medium));
     const ErrorNorms e = compare_to_reference(out, ref);
@@ -148,6 +162,35 @@ TEST(Acoustic3DGpuLarge, TallThinAndFlatGrids) {
   c.nx = 130, c.ny = 67, c.nz = 9;
   c.sponge_width = 3;
   check_case<float>(make_acoustic3d_setup(c), 10, 1e-4);
+}
+
+// The packed shapes over several slabs and tiles in x and y (a slab boundary inside the
+// grid, a last tile of a few columns), and a boundary step that after its first whole run
+// rewrites only the top: a poisoned buffer gets a whole step again (check_case poisons
+// every step; here only the first).
+TEST(Acoustic3DGpuLarge, PackedShapesAcrossSlabsAndTiles) {
+  SKIP_WITHOUT_DEVICE();
+  Acoustic3DConfig c = odd_config(8, 0);
+  c.nx = 133, c.ny = 35, c.nz = 71, c.src_x = 130, c.src_y = 33, c.src_z = 2;
+  const Acoustic3DSetup s = make_acoustic3d_setup(c);
+  check_case<float>(s, 20, 1e-4);
+  HostAcoustic3D<float> host(s);
+  host.step(12);
+  for (Acoustic3DStreamShape shape : kAllAcoustic3DStreamShapes) {
+    DeviceAcoustic3D<float> gpu(s);
+    gpu.set_stream_shape(shape);
+    gpu.poison_scratch();
+    gpu.step(Acoustic3DVariant::stream25d, 12);
+    const std::vector<float> field = gpu.download();
+    EXPECT_TRUE(same_bits(extract_interior3d(field, s.grid), host.interior())) << to_string(shape);
+    const Grid3D& g = s.grid;
+    for (int m = 1; m <= kGhost; ++m) {
+      EXPECT_EQ(field[g.index(g.nx - 1 + m, 5, 40)], 0.0f) << to_string(shape);
+      EXPECT_EQ(field[g.index(7, -m, 40)], 0.0f) << to_string(shape);
+      EXPECT_EQ(field[g.index(7, 9, g.nz - 1 + m)], 0.0f) << to_string(shape);
+      EXPECT_EQ(field[g.index(7, 9, -m)], -field[g.index(7, 9, m)]) << to_string(shape);
+    }
+  }
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 // elastic3d's stream25d kernel: one block per TX x TY tile of columns and a run of z
 // planes (a slab), streaming along z. Per plane ks it
 //   L  loads u^n of plane ks + R into a ring of 2R + 1 planes over the tile plus R (the
-//      stress region), and u^n of plane ks over the tile plus 2R (the x and y lines of
-//      the halo's strains; only for planes the block writes);
+//      stress region), and, for planes the block writes, builds u^n of plane ks over the
+//      tile plus 2R without its corners (the x and y lines of the halo's strains): the
+//      stress region copied from the ring, the arms beyond it from memory;
 //   S  computes the stresses of plane ks (elastic_strain, elastic_stress, the stress
 //      sources) at the tile's nodes and, for planes the block writes, at the cross of R
 //      columns and rows around it: xx, yy, xy, xz, yz to a shared plane; each thread
@@ -127,16 +128,31 @@ __global__ void __launch_bounds__(TX* TY, (ElasticStreamShape<T, R, TX, TY>::kMi
     // ---- L: u^n plane ks + R into the ring, plane ks over the tile plus 2R.
     load_ring(ks + R);
     if (halo) {
-      for (int n = tid; n < W; n += NT) {
-        const int wx = n % WX, wy = n / WX;
-        const bool need = (wx >= R && wx < TX + 3 * R && wy >= R && wy < TY + 3 * R) ||
-                          (wy >= 2 * R && wy < TY + 2 * R) || (wx >= 2 * R && wx < TX + 2 * R);
-        if (!need) continue;
+      // The stress region from the ring's plane ks (loaded R planes ago, the same values),
+      // the arms beyond it from memory: R columns left and right of the tile's rows, R rows
+      // above and below its columns.
+      const T* const plane_ks = ring + ((ks + 3 * S) % S) * 3 * E;
+      for (int n = tid; n < E; n += NT) {
+        const int at = (n / EX + R) * WX + n % EX + R;
+#pragma unroll
+        for (int c = 0; c < 3; ++c) wide[c * W + at] = plane_ks[c * E + n];
+      }
+      for (int h = tid; h < Sh::kHalo; h += NT) {
+        int wx, wy;
+        if (h < 2 * R * TY) {
+          const int col = h % (2 * R);
+          wx = col < R ? col : col + TX + 2 * R;
+          wy = 2 * R + h / (2 * R);
+        } else {
+          const int r = (h - 2 * R * TY) / TX;
+          wx = 2 * R + (h - 2 * R * TY) % TX;
+          wy = r < R ? r : r + TY + 2 * R;
+        }
         const int gi = i0 - 2 * R + wx, gj = j0 - 2 * R + wy;
         const bool in = gi >= -R && gi < g.nx + R && gj >= -R && gj < g.ny + R;
         const std::size_t e = in ? g.index(gi, gj, ks) : 0;
 #pragma unroll
-        for (int c = 0; c < 3; ++c) wide[c * W + n] = in ? cur.c[c][e] : T(0);
+        for (int c = 0; c < 3; ++c) wide[c * W + wy * WX + wx] = in ? cur.c[c][e] : T(0);
       }
     }
     __syncthreads();

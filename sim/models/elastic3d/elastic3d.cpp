@@ -21,13 +21,16 @@ std::string_view to_string(Elastic3DVariant v) {
   switch (v) {
     case Elastic3DVariant::steps: return "steps";
     case Elastic3DVariant::fused: return "fused";
+    case Elastic3DVariant::stream25d: return "stream25d";
     case Elastic3DVariant::cpu: return "cpu";
     case Elastic3DVariant::reference: return "reference";
   }
   return "?";
 }
 Elastic3DVariant parse_elastic3d_variant(std::string_view s) { return parse_word(s, kAllElastic3DVariants, "variant"); }
-bool is_gpu(Elastic3DVariant v) { return v == Elastic3DVariant::steps || v == Elastic3DVariant::fused; }
+bool is_gpu(Elastic3DVariant v) {
+  return v == Elastic3DVariant::steps || v == Elastic3DVariant::fused || v == Elastic3DVariant::stream25d;
+}
 
 std::string_view to_string(ElasticMedium m) {
   switch (m) {
@@ -525,6 +528,8 @@ ElasticGhostRule ghost_rule_of(const Elastic3DSetup& s) {
   r.free_top = s.free_top();
   return r;
 }
+
+bool elastic3d_stream25d_runs(const Elastic3DSetup& s) { return s.config.boundary == ElasticBoundary::sponge; }
 
 Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& c) {
   check_order(c.order);

@@ -88,6 +88,9 @@ BenchReport run_elastic3d_bench(const Elastic3DBenchOptions& o) {
         "variables read and written, stresses and u^(n+1) re-read and re-written in the layers)",
         100 * extra / (kElasticValuesPerNode * static_cast<double>(g.points())));
   }
+  if (!elastic3d_stream25d_runs(s))
+    report.footer += fmt::format("; stream25d steps as fused under the {} boundary (its kernel runs under sponge)",
+                                 to_string(c.boundary));
   const std::size_t value_bytes = o.precision == Precision::f32 ? sizeof(float) : sizeof(double);
   measure_copies(o.variants, g.elements() * value_bytes, o.progress, report);
   std::optional<std::vector<double>> reference;

@@ -3,6 +3,7 @@
 // tables, vp and a view scratch volume, and the receiver traces in device memory, all on
 // the object's stream. A step follows elastic3d_solver.hpp's nine.
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "sim/core/ghost3d_kernels.cuh"  // launch_fill_value3d
 #include "sim/core/slice3d_kernels.cuh"
 #include "sim/models/elastic3d/elastic3d_kernels.cuh"
+#include "sim/models/elastic3d/elastic3d_stream25d.cuh"
 #include "sim/models/elastic3d/elastic3d_solver.hpp"
 
 namespace ss {
@@ -36,6 +38,84 @@ void launch_ghosts(ElasticFields6<T> f, int count, const T (&sign)[6], const Gri
   const dim3 grid(std::min<unsigned>(blocks_for(ghost_face_cells(g), 256), 4096), count);
   elastic3d_ghosts<T><<<grid, 256, 0, s>>>(f, r, g, sign[0], sign[1], sign[2], sign[3], sign[4], sign[5]);
   SS_CUDA_LAUNCH_CHECK("elastic3d_ghosts");
+}
+
+/// stream25d's tile in float: 32 x 8 (96 KB of shared memory at order 8, two blocks
+/// per SM) unless STENCILSCOPE_ELASTIC_TILE=32x16 (141 KB, one block of 512 threads, less
+/// halo per plane), for tuning. Double always runs 32 x 8 (191 KB; 32 x 16 needs 282 KB).
+bool elastic_tall_tile() {
+  static const bool tall = [] {
+    const char* e = std::getenv("STENCILSCOPE_ELASTIC_TILE");
+    if (!e || std::string(e) == "32x8") return false;
+    if (std::string(e) == "32x16") return true;
+    throw Error("STENCILSCOPE_ELASTIC_TILE: '" + std::string(e) + "' is not 32x8 or 32x16");
+  }();
+  return tall;
+}
+
+int sm_count() {
+  static const int n = [] {
+    int dev = 0, count = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, dev));
+    return count;
+  }();
+  return n;
+}
+
+/// Planes per stream25d block (a slab): the slab count with the least waves x (slab
+/// planes + 8), the 8 being about what starting a slab costs at order 8 (2R planes of
+/// this node's stresses and 4R planes of u^n read before the first output), ties to
+/// fewer slabs; at least 16 planes (or nz). STENCILSCOPE_ELASTIC_SLAB=N asks for N planes,
+/// for tuning.
+int elastic_slab_planes(long long tiles, int nz, long long resident) {
+  static const int forced = [] {
+    const char* e = std::getenv("STENCILSCOPE_ELASTIC_SLAB");
+    return e ? std::max(0, std::atoi(e)) : 0;
+  }();
+  if (forced > 0) return std::min(forced, nz);
+  constexpr int kSlabStart = 8, kMinPlanes = 16;
+  int best = nz;
+  long long best_cost = -1;
+  for (int slabs = 1; slabs == 1 || (nz + slabs - 1) / slabs >= kMinPlanes; ++slabs) {
+    const int planes = (nz + slabs - 1) / slabs;
+    const long long waves = (tiles * slabs + resident - 1) / resident;
+    const long long cost = waves * (planes + kSlabStart);
+    if (best_cost < 0 || cost < best_cost) best_cost = cost, best = planes;
+  }
+  return best;
+}
+
+/// One stream25d step of the interior (elastic3d_stream25d.cuh) on the tile TX x TY.
+template <typename T, int R, int TX, int TY>
+void launch_stream25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m, const T* damp,
+                      ElasticFields3<T> out, const Grid3D& g, bool free_top, const ElasticStressStep<T>& stress_src,
+                      const ElasticForceStep<T>& forces, const T* w, cudaStream_t st) {
+  using Shape = ElasticStreamShape<T, R, TX, TY>;
+  // Blocks resident per SM (the shared-memory opt-in set once per instantiation).
+  static const int resident = [] {
+    int dev = 0, optin = 0, blocks = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (Shape::kBytes > static_cast<std::size_t>(optin))
+      throw Error("elastic3d stream25d: the " + std::to_string(TX) + " x " + std::to_string(TY) + " tile needs " +
+                  std::to_string(Shape::kBytes) + " bytes of shared memory per block; this device allows " +
+                  std::to_string(optin));
+    SS_CUDA_CHECK(cudaFuncSetAttribute(elastic3d_stream25d<T, R, TX, TY>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(Shape::kBytes)));
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, elastic3d_stream25d<T, R, TX, TY>,
+                                                                Shape::kThreads, Shape::kBytes));
+    return std::max(blocks, 1);
+  }();
+  const unsigned bx = blocks_for(g.nx, TX), by = blocks_for(g.ny, TY);
+  const int slab = elastic_slab_planes(static_cast<long long>(bx) * by, g.nz, static_cast<long long>(resident) * sm_count());
+  const dim3 grid(bx, by, blocks_for(g.nz, slab));
+  if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ)
+    throw Error("elastic3d stream25d: ny " + std::to_string(g.ny) + " or nz " + std::to_string(g.nz) +
+                " is too large for this launch");
+  elastic3d_stream25d<T, R, TX, TY><<<grid, dim3(TX, TY), Shape::kBytes, st>>>(cur, prev, m, damp, out, g, free_top, slab,
+                                                                               stress_src, forces, w);
+  SS_CUDA_LAUNCH_CHECK("elastic3d_stream25d");
 }
 
 }  // namespace
@@ -169,50 +249,67 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
   T stress_sign[6];
   for (int c = 0; c < 6; ++c) stress_sign[c] = static_cast<T>(elastic_stress_top_sign(c));
   m.view_quantity = -1;
+  // stream25d runs its own kernel under the sponge boundary; periodic and cpml step as fused.
+  const bool streamed = variant == Elastic3DVariant::stream25d && elastic3d_stream25d_runs(m.setup);
   dispatch_radius(m.setup.config.order, [&]<int R>() {
     for (int s = 0; s < n; ++s) {
       const ElasticFields3<T> cur = m.level(m.cur), prev = m.level(m.prev), out = m.level(m.next);
       const ElasticFields6<T> stress = m.stresses();
       const ElasticForceStep<T> forces = elastic3d_force_step<T>(m.setup, m.steps_done);
       const ElasticStressStep<T> stress_src = elastic3d_stress_step<T>(m.setup, m.steps_done);
-      if (variant == Elastic3DVariant::steps) {
-        const ElasticFields6<T> strain = {
-            {m.strain[0].get(), m.strain[1].get(), m.strain[2].get(), m.strain[3].get(), m.strain[4].get(), m.strain[5].get()}};
-        elastic3d_strain<T, R><<<grid, kPointBlock, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], strain, g);
-        SS_CUDA_LAUNCH_CHECK("elastic3d_strain");
-        elastic3d_stress<T><<<grid, kPointBlock, 0, st>>>(strain, m.medium(), stress, g, free_top);
-        SS_CUDA_LAUNCH_CHECK("elastic3d_stress");
-      } else {
-        elastic3d_stress_fused<T, R><<<grid, kPointBlock, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], m.medium(), stress, g,
-                                                                   free_top);
-        SS_CUDA_LAUNCH_CHECK("elastic3d_stress_fused");
-      }
       const long long cpml_nodes = m.setup.cpml_layout.nodes(g);
       const unsigned cpml_blocks = std::min<unsigned>(blocks_for(cpml_nodes, 128), 8192);
-      if (m.setup.cpml_layout.any()) {
-        elastic3d_cpml_stress_kernel<T, R><<<cpml_blocks, 128, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], m.cpml(),
-                                                                        m.medium(), stress, g, free_top, cpml_nodes);
-        SS_CUDA_LAUNCH_CHECK("elastic3d_cpml_stress_kernel");
-      }
-      if (stress_src.n > 0) {
-        elastic3d_stress_source<T><<<dim3(box_blocks, stress_src.n), 128, 0, st>>>(stress, g, stress_src, wsrc);
-        SS_CUDA_LAUNCH_CHECK("elastic3d_stress_source");
-      }
-      launch_ghosts<T>(stress, 6, stress_sign, g, rule, st);
-      if (variant == Elastic3DVariant::steps) {
-        const ElasticFields3<T> accel = {{m.accel[0].get(), m.accel[1].get(), m.accel[2].get()}};
-        elastic3d_divergence<T, R><<<grid, kPointBlock, 0, st>>>(stress, accel, g);
-        SS_CUDA_LAUNCH_CHECK("elastic3d_divergence");
-        if (forces.n > 0) {
-          elastic3d_force_source<T><<<dim3(box_blocks, forces.n), 128, 0, st>>>(accel, g, forces, wsrc);
-          SS_CUDA_LAUNCH_CHECK("elastic3d_force_source");
+      if (streamed) {
+        // Strains, stresses, their sources and ghosts and the update in one kernel.
+        if constexpr (std::is_same_v<T, float>) {
+          if (elastic_tall_tile())
+            launch_stream25d<T, R, 32, 16>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces,
+                                           wsrc, st);
+          else
+            launch_stream25d<T, R, 32, 8>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces,
+                                          wsrc, st);
+        } else {
+          launch_stream25d<T, R, 32, 8>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces, wsrc,
+                                        st);
         }
-        elastic3d_update<T><<<grid, kPointBlock, 0, st>>>(cur, prev, accel, m.q.get(), m.damp.get(), out, g);
-        SS_CUDA_LAUNCH_CHECK("elastic3d_update");
       } else {
-        elastic3d_update_fused<T, R><<<grid, kPointBlock, 0, st>>>(stress, cur, prev, m.q.get(), m.damp.get(), out, g,
-                                                                   forces, wsrc);
-        SS_CUDA_LAUNCH_CHECK("elastic3d_update_fused");
+        if (variant == Elastic3DVariant::steps) {
+          const ElasticFields6<T> strain = {
+              {m.strain[0].get(), m.strain[1].get(), m.strain[2].get(), m.strain[3].get(), m.strain[4].get(), m.strain[5].get()}};
+          elastic3d_strain<T, R><<<grid, kPointBlock, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], strain, g);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_strain");
+          elastic3d_stress<T><<<grid, kPointBlock, 0, st>>>(strain, m.medium(), stress, g, free_top);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_stress");
+        } else {
+          elastic3d_stress_fused<T, R><<<grid, kPointBlock, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], m.medium(), stress, g,
+                                                                     free_top);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_stress_fused");
+        }
+        if (m.setup.cpml_layout.any()) {
+          elastic3d_cpml_stress_kernel<T, R><<<cpml_blocks, 128, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], m.cpml(),
+                                                                          m.medium(), stress, g, free_top, cpml_nodes);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_cpml_stress_kernel");
+        }
+        if (stress_src.n > 0) {
+          elastic3d_stress_source<T><<<dim3(box_blocks, stress_src.n), 128, 0, st>>>(stress, g, stress_src, wsrc);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_stress_source");
+        }
+        launch_ghosts<T>(stress, 6, stress_sign, g, rule, st);
+        if (variant == Elastic3DVariant::steps) {
+          const ElasticFields3<T> accel = {{m.accel[0].get(), m.accel[1].get(), m.accel[2].get()}};
+          elastic3d_divergence<T, R><<<grid, kPointBlock, 0, st>>>(stress, accel, g);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_divergence");
+          if (forces.n > 0) {
+            elastic3d_force_source<T><<<dim3(box_blocks, forces.n), 128, 0, st>>>(accel, g, forces, wsrc);
+            SS_CUDA_LAUNCH_CHECK("elastic3d_force_source");
+          }
+          elastic3d_update<T><<<grid, kPointBlock, 0, st>>>(cur, prev, accel, m.q.get(), m.damp.get(), out, g);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_update");
+        } else {
+          elastic3d_update_fused<T, R><<<grid, kPointBlock, 0, st>>>(stress, cur, prev, m.q.get(), m.damp.get(), out, g,
+                                                                     forces, wsrc);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_update_fused");
+        }
       }
       if (m.setup.cpml_layout.any()) {
         elastic3d_cpml_update_kernel<T, R><<<cpml_blocks, 128, 0, st>>>(stress, m.cpml(), m.q.get(), out, g, cpml_nodes);

@@ -1,13 +1,14 @@
 #pragma once
 // The elastic 3D kernel family, templated on value type and stencil radius. Every kernel
 // computes through the point functions of elastic3d.hpp, as the `cpu` variant does, so
-// both GPU variants write the same bits as it.
+// every GPU variant writes the same bits as it.
 //   steps - Weiss & Shragge's nine kernels: strains (6 arrays), stresses (6 arrays),
 //           stress source, stress ghosts (free surface), accelerations (3 arrays), force
 //           source, update, Clayton-Engquist, u ghosts and receivers
 //   fused - stresses from u per point (strains in registers) written once, the stress
 //           source and ghosts, then one kernel for the divergence, the force source and
 //           the update; then Clayton-Engquist, u ghosts and receivers
+//   stream25d - elastic3d_stream25d.cuh: one kernel per step, the tile in shared memory
 // One point per thread (x, y from the block, a loop over z planes). Under cpml both run
 // the CPML's two passes (elastic3d.hpp) over the layer nodes only: the stress pass after
 // the stresses, the update pass after the update.

@@ -193,6 +193,10 @@ ModelInfo describe() {
   m.variants = {
       {"steps", "the paper's nine kernels: strains, stresses and accelerations through global memory", true, true},
       {"fused", "stresses from u per point written once, then one divergence-and-update kernel", true, true},
+      {"stream25d",
+       "one kernel streaming along z, the xy tile in shared memory: strains and stresses never reach memory "
+       "(sponge boundary; periodic and cpml step as fused)",
+       true, true},
       {"cpu", "OpenMP over planes, the shared point functions", false, true},
       {"reference", "double precision, plain loops (a yardstick for bench: it recomputes from t = 0)", false, false},
   };

@@ -49,7 +49,8 @@ for t in "${transports[@]}"; do
   table 1 heat3d-weak-$t heat3d --device gpu --transport $t --size 512 --steps 20 --repeat 3 --scaling weak
   table 1 heat3d-strong-$t heat3d --device gpu --transport $t --size 768 --steps 20 --repeat 3 --scaling strong
 done
-table 0 hydro3d hydro3d  # 0: no GPU boxes yet, one line saying so --device gpu --size 512 --steps 5 --repeat 1
+# must 0: hydro3d has no GPU boxes yet (one line says so)
+table 0 hydro3d hydro3d --device gpu --size 512 --steps 5 --repeat 1
 table 1 acoustic3d acoustic3d --device gpu --size 512 --steps 10 --repeat 1
 echo "== stencilscope bench heat3d --size 512 --device gpu (one GPU, every variant, for scale)"
 timeout 60 $e bench heat3d --size 512 --device gpu --steps 20 --repeat 3 >"$out/one-gpu-heat3d.txt" 2>&1 || status=1

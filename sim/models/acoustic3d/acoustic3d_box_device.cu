@@ -1,11 +1,12 @@
 // One rank's box of a distributed acoustic3d run on the GPU (acoustic3d_box.hpp): the
-// `global` kernel on the box's layout, with the inputs of HostAcoustic3DBox (the sponge's
-// tables of the whole grid cut to the box, (v dt/h)^2 of each global node), the sources whose
-// node the box holds added by acoustic3d_inject in list order, then the exchange of p and the
-// domain's own faces (0 beyond them, the odd image above a free top), in that order as on
-// the CPU box. Every node's p^{n+1} is acoustic3d_point on the values the one-GPU run gives
-// it, so the field is bitwise that of DeviceAcoustic3D (global) on the whole grid. Not yet:
-// the cpml rule (its psi and zeta as box fields on the GPU) and stream25d on a box.
+// `global` or `stream25d` kernel on the box's layout (both read p's ghost layers from
+// memory), with the inputs of HostAcoustic3DBox (the sponge's tables of the whole grid cut
+// to the box, (v dt/h)^2 of each global node), the sources whose node the box holds added
+// by acoustic3d_inject in list order, then the exchange of p and the domain's own faces (0
+// beyond them, the odd image above a free top), in that order as on the CPU box. Every
+// node's p^{n+1} is acoustic3d_point on the values the one-GPU run gives it, so the field is
+// bitwise that of DeviceAcoustic3D (either variant) on the whole grid.
+// Not yet: the cpml rule (its psi and zeta as box fields on the GPU, psi exchanged).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -45,9 +46,13 @@ __global__ void acoustic3d_box_faces(float* f, Grid3D g, int axis, int side, int
 
 class DeviceAcoustic3DBox final : public BoxSimulation {
  public:
-  DeviceAcoustic3DBox(const Acoustic3DSetup& setup, const BoxPlacement& where)
-      : setup_(setup), where_(where), grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
+  DeviceAcoustic3DBox(const Acoustic3DSetup& setup, const BoxPlacement& where, Acoustic3DVariant variant)
+      : setup_(setup), where_(where), variant_(variant),
+        grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
         radius_(radius_of_order(setup.config.order)), rule_(ghost_rule_of(setup)) {
+    int dev = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, dev));
     const Grid3D& g = grid_;
     const std::array<int, 3>& lo = where_.box.lo;
     check_device_memory(4 * g.elements() * sizeof(float), "acoustic3d on this rank's box");
@@ -86,15 +91,11 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
 
   void step(int n, HaloFill& halo) override {
     const Grid3D& g = grid_;
-    const dim3 blocks(blocks_for(g.nx, kAcousticGlobalBX), blocks_for(g.ny, kAcousticGlobalBY),
-                      std::min<unsigned>(g.nz, kMaxGridZ));
-    if (blocks.y > kMaxGridZ) throw Error("global: the box's ny " + std::to_string(g.ny) + " is too large for a launch");
     dispatch_radius(setup_.config.order, [&]<int R>() {
       for (int s = 0; s < n; ++s) {
         float* out = field_[next_].get();
         const Acoustic3DStepArgs<float> a{field_[cur_].get(), field_[prev_].get(), c2_.get(), damp_.get(), out, g};
-        acoustic3d_step_global<float, R><<<blocks, dim3(kAcousticGlobalBX, kAcousticGlobalBY), 0, stream_.get()>>>(a);
-        SS_CUDA_LAUNCH_CHECK("acoustic3d_step_global");
+        launch_interior<R>(a);
         inject(out);
         fill_ghosts(out, halo);
         const int old_prev = prev_;
@@ -109,6 +110,38 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
   }
 
  private:
+  // The one-GPU run's launches (acoustic3d_device.cu's launch_interior) on the box's layout:
+  // both kernels read the ghost layers from memory, whoever wrote them.
+  template <int R>
+  void launch_interior(const Acoustic3DStepArgs<float>& a) {
+    const Grid3D& g = a.g;
+    if (variant_ == Acoustic3DVariant::global) {
+      const dim3 blocks(blocks_for(g.nx, kAcousticGlobalBX), blocks_for(g.ny, kAcousticGlobalBY),
+                        std::min<unsigned>(g.nz, kMaxGridZ));
+      if (blocks.y > kMaxGridZ) throw Error("global: the box's ny " + std::to_string(g.ny) + " is too large for a launch");
+      acoustic3d_step_global<float, R><<<blocks, dim3(kAcousticGlobalBX, kAcousticGlobalBY), 0, stream_.get()>>>(a);
+      SS_CUDA_LAUNCH_CHECK("acoustic3d_step_global");
+      return;
+    }
+    const long long tiles = static_cast<long long>(blocks_for(g.nx, kAcoustic25BX)) * blocks_for(g.ny, kAcoustic25BY);
+    const int slab = acoustic3d_slab_planes(tiles, g.nz, sm_count_);
+    const dim3 blocks(blocks_for(g.nx, kAcoustic25BX), blocks_for(g.ny, kAcoustic25BY), blocks_for(g.nz, slab));
+    if (blocks.y > kMaxGridZ || blocks.z > kMaxGridZ)
+      throw Error("stream25d: the box's " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " is too large for a launch");
+    using Shape = Acoustic25Shape<float, R>;
+    if constexpr (Shape::smem_bytes > 48 * 1024) {
+      static const bool opted = [] {
+        SS_CUDA_CHECK(cudaFuncSetAttribute(acoustic3d_step_stream25d<float, R>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(Shape::smem_bytes)));
+        return true;
+      }();
+      (void)opted;
+    }
+    acoustic3d_step_stream25d<float, R><<<blocks, dim3(kAcoustic25BX, kAcoustic25BY), Shape::smem_bytes, stream_.get()>>>(
+        a, slab);
+    SS_CUDA_LAUNCH_CHECK("acoustic3d_step_stream25d");
+  }
+
   std::vector<float> interior(const float* f) const {
     const Grid3D& g = grid_;
     std::vector<float> out(g.points());
@@ -157,6 +190,8 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
 
   Acoustic3DSetup setup_;
   BoxPlacement where_;
+  Acoustic3DVariant variant_;
+  int sm_count_ = 0;
   Grid3D grid_;
   int radius_;
   AcousticGhostRule rule_;
@@ -171,12 +206,12 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
 
 std::unique_ptr<BoxSimulation> make_acoustic3d_device_box(const Acoustic3DSetup& setup, const BoxPlacement& where,
                                                           Acoustic3DVariant variant) {
-  if (variant != Acoustic3DVariant::global)
-    throw Error("acoustic3d's boxes on the GPU step with global, not " + std::string(to_string(variant)));
+  if (variant != Acoustic3DVariant::global && variant != Acoustic3DVariant::stream25d)
+    throw Error("acoustic3d's boxes on the GPU step with global or stream25d, not " + std::string(to_string(variant)));
   if (setup.cpml_layout.any()) throw Error("acoustic3d's boxes on the GPU do not run the cpml boundary yet");
   std::string why;
   if (!cuda_available(&why)) throw Error(why);
-  return std::make_unique<DeviceAcoustic3DBox>(setup, where);
+  return std::make_unique<DeviceAcoustic3DBox>(setup, where, variant);
 }
 
 }  // namespace ss

@@ -376,7 +376,7 @@ class Acoustic3DModel final : public Model {
       return make_acoustic3d_device_box(setup, where, parse_acoustic3d_variant(variant));
     }
     if (variant != "cpu")
-      throw Error(fmt::format("a distributed run steps a CPU variant ({}) or, on the GPU, global",
+      throw Error(fmt::format("a distributed run steps a CPU variant ({}) or, on the GPU, global or stream25d",
                               info_.variant_list("cpu")));
     const std::size_t fields = 4 + (setup.cpml_layout.any() ? 6 : 0);
     check_host_memory(fields * static_cast<std::size_t>(where.box.cells()) * sizeof(float) +

@@ -258,10 +258,12 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
   }
   report.rows.push_back(many);
   report.footer = fmt::format(
-      "GCells/s: cells x steps / time; halo: time in the exchange per step (slowest rank, and the mean; {}), not "
-      "hidden (no overlap yet); efficiency: {}; bitwise: the field gathered after the first run of {} steps against "
-      "the one-rank run's",
-      gpu ? "the box's stream from the first pack to the last unpack, CUDA events" : "wall time", strong ? "T(1) / (N T(N)) on the same grid" : "T(1) / T(N), the grid growing with the ranks", steps);
+      "GCells/s: cells x steps / time; halo: time in the exchange per step (slowest rank, and the mean; {}); "
+      "efficiency: {}; bitwise: the field gathered after the first run of {} steps against the one-rank run's",
+      gpu ? "on the exchange stream from the first pack to the last unpack, CUDA events; a box may overlap it with "
+            "its interior (heat3d does)"
+          : "wall time, not hidden",
+      strong ? "T(1) / (N T(N)) on the same grid" : "T(1) / T(N), the grid growing with the ranks", steps);
   return report;
 }
 

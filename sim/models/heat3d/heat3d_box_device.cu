@@ -4,6 +4,11 @@
 // values on the domain's own faces, from fill_box_ghosts3d_kernel at global indices).
 // Every cell goes through heat3d_point with the same neighbour values as on one GPU, so
 // the field is bitwise that of DeviceHeat3D on the whole grid (and of HostHeat3D).
+// Overlap (issue 19): a step computes the shells (the R layers the neighbours read) first,
+// then the variant's kernel over the whole box on the compute stream while the exchange
+// stream packs and sends the shells; the next step waits for the exchange. The shells are
+// computed twice (R layers per exchanged face: 1% of a 768^3 box split in two), which keeps
+// shared3d's and global's kernels as they are; both writes are the same bits.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -37,12 +42,61 @@ void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, cudaStream
   }
 }
 
+/// Cells [lo, lo + n) of a box's interior.
+struct CellRegion {
+  int lo[3];
+  int n[3];
+  long long cells() const { return static_cast<long long>(n[0]) * n[1] * n[2]; }
+};
+
+/// heat3d_step_global over a region of the interior: the same loads, the same point function.
+template <int R>
+__global__ void __launch_bounds__(kHeatGlobalBX* kHeatGlobalBY)
+    heat3d_step_global_region(Heat3DStepArgs<float> a, CellRegion r) {
+  const int i = r.lo[0] + static_cast<int>(blockIdx.x) * kHeatGlobalBX + static_cast<int>(threadIdx.x);
+  const int j = r.lo[1] + static_cast<int>(blockIdx.y) * kHeatGlobalBY + static_cast<int>(threadIdx.y);
+  if (i >= r.lo[0] + r.n[0] || j >= r.lo[1] + r.n[1]) return;
+  const std::ptrdiff_t pitch = a.g.pitch, plane = static_cast<std::ptrdiff_t>(a.g.plane());
+  for (int k = r.lo[2] + static_cast<int>(blockIdx.z); k < r.lo[2] + r.n[2]; k += static_cast<int>(gridDim.z)) {
+    const float* p = a.in + a.g.index(i, j, k);
+    float row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
+#pragma unroll
+    for (int m = 0; m <= 2 * R; ++m) {
+      row[m] = __ldg(p + (m - R));
+      col[m] = __ldg(p + (m - R) * pitch);
+      dep[m] = __ldg(p + (m - R) * plane);
+    }
+    a.out[a.g.index(i, j, k)] = heat3d_point<float, R>(row, col, dep, a.c);
+  }
+}
+
+/// The shells of a box: the `width` layers next to each face whose ghosts come from the
+/// exchange (what the neighbours read), as disjoint regions, axis by axis.
+std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& where, int width) {
+  std::vector<CellRegion> shells;
+  CellRegion core{{0, 0, 0}, {g.nx, g.ny, g.nz}};
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      if (where.domain_face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)]) continue;
+      const int w = std::min(width, core.n[a]);
+      if (w == 0) continue;
+      CellRegion shell = core;
+      shell.n[a] = w;
+      if (side == 0) core.lo[a] += w;
+      else shell.lo[a] = core.lo[a] + core.n[a] - w;
+      core.n[a] -= w;
+      if (shell.cells() > 0) shells.push_back(shell);
+    }
+  return shells;
+}
+
 class DeviceHeat3DBox final : public BoxSimulation {
  public:
   DeviceHeat3DBox(const Heat3DSetup& setup, const BoxPlacement& where, Heat3DVariant variant)
       : setup_(setup), where_(where), variant_(variant),
         grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
-        faces_(box_ghost_faces(grid_, where.domain_face, radius_of_order(setup.config.order))) {
+        faces_(box_ghost_faces(grid_, where.domain_face, radius_of_order(setup.config.order))),
+        shells_(exchanged_shells(grid_, where, radius_of_order(setup.config.order))) {
     const std::vector<float> host_tables = analytic_tables3d<float>(setup);
     check_device_memory((2 * grid_.elements() + host_tables.size()) * sizeof(float), "heat3d on this rank's box");
     tables_ = DeviceBuffer<float>(std::max<std::size_t>(host_tables.size(), 1));
@@ -61,12 +115,17 @@ class DeviceHeat3DBox final : public BoxSimulation {
 
   const Grid3D& grid() const override { return grid_; }
   long steps_done() const override { return steps_done_; }
-  void* device_stream() const override { return stream_.get(); }
-  void synchronize() override { SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+  // The exchange runs on a stream of its own, so that it overlaps the interior's compute.
+  void* device_stream() const override { return exchange_stream_.get(); }
+  void synchronize() override {
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(exchange_stream_.get()));
+  }
 
   void refresh_ghosts(HaloFill& halo) override {
     upload_rules(steps_done_, 1);
-    fill_ghosts(field_[current_].get(), rules_.get(), halo);
+    launch_fill_box_ghosts3d(field_[current_].get(), grid_, where_.box.lo, faces_, rules_.get(), stream_.get());
+    exchange(field_[current_].get(), halo);
   }
 
   void step(int n, HaloFill& halo) override {
@@ -77,8 +136,14 @@ class DeviceHeat3DBox final : public BoxSimulation {
         upload_rules(steps_done_ + 1, chunk);  // slot k: the rule at the time of step k's output
         for (int k = 0; k < chunk; ++k) {
           float* out = field_[1 - current_].get();
-          launch_box_step<R>(variant_, Heat3DStepArgs<float>{field_[current_].get(), out, grid_, c}, stream_.get());
-          fill_ghosts(out, rules_.get() + k, halo);
+          const Heat3DStepArgs<float> a{field_[current_].get(), out, grid_, c};
+          // Overlap: the shells first, then (on the same stream) the variant's kernel over the
+          // whole box and the domain's faces, while the exchange stream sends the shells.
+          for (const CellRegion& r : shells_) launch_region<R>(a, r);
+          SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
+          launch_box_step<R>(variant_, a, stream_.get());
+          launch_fill_box_ghosts3d(out, grid_, where_.box.lo, faces_, rules_.get() + k, stream_.get());
+          exchange(out, halo, /*after_shells=*/true);
           current_ = 1 - current_;
           ++steps_done_;
         }
@@ -113,12 +178,27 @@ class DeviceHeat3DBox final : public BoxSimulation {
                                   cudaMemcpyHostToDevice, stream_.get()));
   }
 
-  // The domain's faces by the rule, then the faces between ranks by the exchange (which
-  // sends interior cells only, so it never reads what the boundary step writes).
-  void fill_ghosts(float* f, const GhostRule3D<float>* rule, HaloFill& halo) {
-    launch_fill_box_ghosts3d(f, grid_, where_.box.lo, faces_, rule, stream_.get());
+  template <int R>
+  void launch_region(const Heat3DStepArgs<float>& a, const CellRegion& r) {
+    constexpr unsigned kMaxGridZ = 65535;
+    const dim3 blocks(blocks_for(r.n[0], kHeatGlobalBX), blocks_for(r.n[1], kHeatGlobalBY),
+                      std::min<unsigned>(static_cast<unsigned>(r.n[2]), kMaxGridZ));
+    heat3d_step_global_region<R><<<blocks, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, stream_.get()>>>(a, r);
+    SS_CUDA_LAUNCH_CHECK("heat3d_step_global_region");
+  }
+
+  // The faces between ranks, on the exchange stream: after the shells of f (a step) or after
+  // everything queued on the compute stream (refresh_ghosts); the next step waits for it.
+  // The exchange packs only the shells' cells and unpacks only ghosts between ranks; the
+  // compute stream meanwhile writes the rest of the interior (and the shells again, the same
+  // bits: every variant computes heat3d_point on the same values) and the domain's ghosts.
+  void exchange(float* f, HaloFill& halo, bool after_shells = false) {
+    if (!after_shells) SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(exchange_stream_.get(), shells_done_.get(), 0));
     float* const fields[] = {f};
     halo.fill(fields);
+    SS_CUDA_CHECK(cudaEventRecord(exchange_done_.get(), exchange_stream_.get()));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), exchange_done_.get(), 0));
   }
 
   Heat3DSetup setup_;
@@ -126,7 +206,10 @@ class DeviceHeat3DBox final : public BoxSimulation {
   Heat3DVariant variant_;
   Grid3D grid_;
   BoxGhostFaces faces_;
-  CudaStream stream_;
+  std::vector<CellRegion> shells_;
+  CudaStream stream_;           ///< compute: the steps, the domain's faces, the copies
+  CudaStream exchange_stream_;  ///< the halo exchange (device_stream())
+  CudaEvent shells_done_, exchange_done_;
   DeviceBuffer<float> tables_;
   DeviceBuffer<float> field_[2];
   DeviceBuffer<GhostRule3D<float>> rules_{kRuleRing};

@@ -50,6 +50,7 @@ struct BenchArgs {
   int repeats = 5;
   std::string decomp;   ///< --decomp AxBxC: ranks per axis of a distributed run
   std::string scaling;  ///< --scaling strong|weak of a distributed run
+  std::string transport;  ///< --transport staged|nccl: GPU halos of a distributed run
   ParamArgs params;  ///< --param and the flag per parameter name (param_options.hpp)
   SourceArgs sources;  ///< --point-source, --receivers, --seismogram: a run of the first live variant first
   // Given or not: the defaults are the chosen model's.
@@ -358,10 +359,19 @@ int run_distributed(const BenchArgs& a) {
     auto [m, r] = prepare_request(a);
     model = m;
     const ModelInfo& info = model->info();
-    if (a.device == "gpu" || (a.variant != "all" && a.variant != info.fastest_cpu))
-      throw Error(fmt::format("a distributed run steps {}'s {} variant on the CPU backend (the GPU halo transports "
-                              "are not wired to a model yet)",
-                              info.name, info.fastest_cpu));
+    // The variant a distributed run steps is the model's: its CPU variant, or on the GPU
+    // the one its boxes step (DistributedSpec::gpu_variant).
+    const std::string gpu_variant = model->distributed(r.config).gpu_variant;
+    const bool gpu = a.device == "gpu" || (!gpu_variant.empty() && a.variant == gpu_variant);
+    const std::string& wanted = gpu ? gpu_variant : info.fastest_cpu;
+    if ((a.variant != "all" && a.variant != wanted) || (gpu && gpu_variant.empty()))
+      throw Error(fmt::format("a distributed run steps {}'s {} variant on the CPU backend{}", info.name,
+                              info.fastest_cpu,
+                              gpu_variant.empty() ? std::string(" (its boxes do not run on the GPU yet)")
+                                                  : fmt::format(" or its {} variant on the GPU (--device gpu)", gpu_variant)));
+    if (!a.transport.empty() && !gpu) throw Error("--transport is for GPU halos (--device gpu)");
+    request.backend = gpu ? Backend::gpu : Backend::cpu;
+    request.transport = a.transport;
     request.bench = r;
     if (!root) request.bench.progress = {};
     if (!a.decomp.empty()) request.decomp = parse_decomp(a.decomp);
@@ -471,6 +481,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
   bench->add_option("--scaling", args->scaling,
                     "Distributed runs: strong (the --size grid on N ranks, checked bitwise against one rank) or weak "
                     "(--size per rank); the one-rank run is made in the same command (default strong)");
+  bench->add_option("--transport", args->transport,
+                    "Distributed runs on the GPU (--device gpu): staged (MPI on pinned host buffers) or nccl "
+                    "(default: nccl where built and each rank of a node has a GPU of its own, else staged)");
   add_param_options(bench, args->params);  // --param, and --alpha, --bc, --axis, ... from the registry
   return [args] { return run_bench(*args); };
 }

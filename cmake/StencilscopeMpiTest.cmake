@@ -42,6 +42,23 @@ foreach(n 2 3 4)
                        PROCESSORS ${n} ENVIRONMENT "${STENCILSCOPE_MPI_ENV}")
 endforeach()
 
+# GPU boxes: N ranks on the GPUs (local rank modulo the node's GPUs) against one GPU, bit
+# for bit, with each halo transport. Label gpu: skipped (and said so) without a CUDA device
+# or, for nccl, without NCCL or with ranks sharing a GPU (np 3 on two GPUs, np 2 on one).
+add_executable(test_gpu_boxes_mpi mpi/test_gpu_boxes_mpi.cpp)
+target_link_libraries(test_gpu_boxes_mpi PRIVATE sim_dist GTest::gtest fmt::fmt)
+target_compile_options(test_gpu_boxes_mpi PRIVATE -Wall -Wextra)
+foreach(run 2_staged 2_nccl 3_staged)
+  string(REGEX REPLACE "_.*" "" n ${run})
+  string(REGEX REPLACE ".*_" "" transport ${run})
+  add_test(NAME mpi_gpu_boxes_np${run}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${STENCILSCOPE_MPIEXEC_FLAGS}
+                   $<TARGET_FILE:test_gpu_boxes_mpi>)
+  set_tests_properties(mpi_gpu_boxes_np${run} PROPERTIES LABELS "gpu;mpi" TIMEOUT 300 RESOURCE_LOCK mpi
+                       PROCESSORS ${n} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+                       ENVIRONMENT "${STENCILSCOPE_MPI_ENV};STENCILSCOPE_TEST_TRANSPORT=${transport}")
+endforeach()
+
 # The command line under mpirun: bench's table, and bad input leaving every rank.
 string(REPLACE ";" " " _flags "${STENCILSCOPE_MPIEXEC_FLAGS}")
 stencilscope_test(test_cli_mpi SOURCES test_cli_mpi.cpp LIBS sim LABEL "host;mpi" RESOURCE_LOCK mpi)

@@ -2,7 +2,7 @@
 // the decomposition, the halo time and the bitwise check against one rank (strong and
 // weak scaling); bad input (a --decomp that is not N, more ranks than cells along an
 // axis, boxes thinner than the stencil radius, a model that does not distribute, a GPU
-// variant) gives one line from rank 0 and a non-zero exit of the whole job, within a
+// variant its boxes do not step, --device gpu without a device) gives one line from rank 0 and a non-zero exit of the whole job, within a
 // timeout (no rank left waiting).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cli_run.hpp"
+#include "sim/core/device.hpp"
 
 namespace {
 
@@ -120,6 +121,29 @@ TEST(CliMpi, BoxThinnerThanTheStencilRadius) {
 TEST(CliMpi, ModelsAndVariantsThatDoNotRunDistributed) {
   expect_mpi_error(2, "bench deriv3d --size 16 --steps 1", "does not run distributed");
   expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --variant stream25d", "on the CPU backend");
+}
+
+// --device gpu: each rank its box on a GPU (local rank modulo the GPUs). Without a CUDA
+// device (this machine, CI) one line from rank 0; with one (tests/device/dist-check.sh) the
+// table, bitwise equal to the one-GPU run, halos staged (works with both ranks on one GPU).
+TEST(CliMpi, GpuBoxesTableOrOneLineWithoutADevice) {
+  const std::string args = "bench heat3d --size 37x29x23 --steps 4 --repeat 1 --device gpu --transport staged";
+  if (ss::cuda_device_count() == 0) {
+    expect_mpi_error(2, args, "no CUDA device");
+    return;
+  }
+  const auto r = run_mpi(2, args);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("GPU backend, shared3d variant"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("staged"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+}
+
+TEST(CliMpi, GpuRunsThatCannotBe) {
+  expect_mpi_error(2, "bench hydro3d --size 16 --steps 1 --device gpu", "do not run on the GPU yet");
+  expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --transport nccl", "--transport is for GPU halos");
+  expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --device gpu --transport carrier", "unknown --transport");
 }
 
 TEST(CliMpi, AFailureOfRankZeroAloneStillEndsEveryRank) {

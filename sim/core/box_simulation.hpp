@@ -29,6 +29,9 @@ struct DistributedSpec {
   bool edges = false;              ///< the stencil reads edge and corner ghosts (mixed derivatives):
                                    ///< the exchange then goes axis by axis, carrying earlier axes' ghosts
   std::size_t fields = 1;          ///< the most fields one exchange carries
+  /// The GPU variant that steps boxes on the GPU (create_box with it gives a box whose fields
+  /// live in device memory); empty: this model's boxes run on the CPU only.
+  std::string gpu_variant;
 };
 
 /// Where one rank's box sits.
@@ -56,7 +59,8 @@ class HaloFill {
   virtual void fill(std::span<float* const> fields) = 0;
 };
 
-/// One rank's box of a distributed run (float, CPU backend).
+/// One rank's box of a distributed run (float), on the CPU or, made with a GPU variant, on
+/// the GPU current when it was created (device_stream() then says which stream it steps on).
 class BoxSimulation {
  public:
   virtual ~BoxSimulation() = default;
@@ -71,6 +75,12 @@ class BoxSimulation {
   /// The box's interior of every stepped field (x fastest), as SimState::fields holds the
   /// whole grid's.
   virtual std::vector<std::vector<float>> interiors() const = 0;
+  /// nullptr for a box on the CPU; for a box on the GPU the cudaStream_t (as void*) every
+  /// step runs on: the fields it hands to HaloFill::fill are device pointers, and the fill
+  /// must be ordered on this stream (DeviceHaloExchange).
+  virtual void* device_stream() const { return nullptr; }
+  /// Returns when the steps queued so far have finished (a GPU box's steps are asynchronous).
+  virtual void synchronize() {}
 };
 
 }  // namespace ss

@@ -47,6 +47,17 @@ std::vector<DeviceInfo> cuda_devices(std::string* why) {
 
 bool cuda_available(std::string* why) { return !cuda_devices(why).empty(); }
 
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+void use_cuda_device(int index) { SS_CUDA_CHECK(cudaSetDevice(index)); }
+
 std::string cuda_device_name() {
   const auto d = cuda_devices();
   return d.empty() ? std::string() : d.front().name;

@@ -23,6 +23,10 @@ std::vector<DeviceInfo> cuda_devices(std::string* why = nullptr);
 
 /// True when a CUDA device can run kernels; otherwise `why` says why not.
 bool cuda_available(std::string* why = nullptr);
+/// How many CUDA devices this process sees (0 without a driver, a device or CUDA); creates no context.
+int cuda_device_count();
+/// Makes device `index` current for this thread (and the CUDA work it creates from now on); throws ss::Error.
+void use_cuda_device(int index);
 
 /// Throws ss::Error "no CUDA device: <why>" unless cuda_available().
 void require_cuda_device();

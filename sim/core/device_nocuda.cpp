@@ -16,6 +16,8 @@ std::vector<DeviceInfo> cuda_devices(std::string* why) {
   return {};
 }
 bool cuda_available(std::string* why) { return !cuda_devices(why).empty(); }
+int cuda_device_count() { return 0; }
+void use_cuda_device(int) { throw Error(kNoCuda); }
 std::string cuda_device_name() { return {}; }
 void check_device_memory(std::size_t, const char*) { throw Error(kNoCuda); }
 double measure_copy_gbps(std::size_t, int) { throw Error(kNoCuda); }

@@ -371,9 +371,10 @@ class Model {
   /// How `config` (validated) runs over several ranks (sim/core/box_simulation.hpp); by
   /// default it does not, and says so.
   virtual DistributedSpec distributed(const ModelConfig& config) const;
-  /// One rank's box of a distributed run of `config` on the CPU backend, stepped by
-  /// `variant` (a live CPU variant); throws ss::Error when the model does not run
-  /// distributed or the variant does not step boxes.
+  /// One rank's box of a distributed run of `config`, stepped by `variant`: the model's
+  /// CPU variant (a box on the CPU) or DistributedSpec::gpu_variant (a box on the current
+  /// CUDA device); throws ss::Error when the model does not run distributed or the variant
+  /// does not step boxes.
   virtual std::unique_ptr<BoxSimulation> create_box(const ModelConfig& config, const BoxPlacement& where,
                                                     std::string_view variant) const;
 };

@@ -8,7 +8,9 @@
 
 #include "sim/core/build_info.hpp"
 #include "sim/dist/gather.hpp"
+#include "sim/core/device.hpp"
 #include "sim/dist/halo_exchange.hpp"
+#include "sim/dist/halo_exchange_device.hpp"
 
 namespace ss::dist {
 
@@ -53,8 +55,43 @@ Plan make_plan(const Model& model, const DistributedBenchRequest& r, int ranks) 
   p.decomposition = make_decomposition(global, ranks, dims, p.spec.ghost_width);
   p.global = r.scaling == Scaling::weak ? make_config(model, global, b.config.order, b.given) : p.one_rank;
   p.spec = model.distributed(p.global);
+  if (r.backend == Backend::gpu) {
+    if (p.spec.gpu_variant.empty())
+      throw Error(fmt::format("{}'s boxes run on the CPU only (no GPU boxes yet): leave out --device gpu", info.name));
+    if (!r.transport.empty()) parse_device_transport(r.transport);
+    if (r.transport == "nccl" && !nccl_built())
+      throw Error("this build has no NCCL: GPU halos go through MPI on pinned host buffers (--transport staged)");
+  }
   return p;
 }
+
+/// The GPU of this rank: local rank modulo the node's devices (several ranks share one when
+/// there are more ranks than GPUs, as on a one-GPU machine), and the transport the run uses.
+DeviceTransport use_rank_gpu(MPI_Comm comm, const std::string& asked) {
+  const NodePlace place = node_place(comm);
+  const int devices = cuda_device_count();
+  if (devices == 0) {
+    std::string why;
+    cuda_available(&why);
+    throw Error("--device gpu: " + why);
+  }
+  use_cuda_device(place.local_rank % devices);
+  const bool shared = place.local_ranks > devices;
+  if (asked == "nccl" && shared)
+    throw Error(fmt::format("NCCL needs a GPU per rank: {} ranks share this node's {} GPU{} (--transport staged)",
+                            place.local_ranks, devices, devices == 1 ? "" : "s"));
+  if (!asked.empty()) return parse_device_transport(asked);
+  return nccl_built() && !shared ? DeviceTransport::nccl : DeviceTransport::staged;
+}
+
+/// A halo exchange and its timer, on the host or on the box's GPU.
+struct TimedHalo {
+  std::unique_ptr<HaloExchange> host;
+  std::unique_ptr<DeviceHaloExchange> device;
+  HaloFill& fill() { return host ? static_cast<HaloFill&>(*host) : *device; }
+  double seconds() const { return host ? host->seconds() : device->seconds(); }
+  void reset_timer() { host ? host->reset_timer() : device->reset_timer(); }
+};
 
 }  // namespace
 
@@ -72,10 +109,15 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
   agree(world, [&] { plan = make_plan(model, r, ranks); });
   const Decomposition& d = plan.decomposition;
 
+  const bool gpu = r.backend == Backend::gpu;
+  const std::string variant = gpu ? plan.spec.gpu_variant : info.fastest_cpu;
+  DeviceTransport transport = DeviceTransport::staged;
+  if (gpu) agree(world, [&] { transport = use_rank_gpu(world, r.transport); });
+
   // The one-rank run: rank 0 alone, the others wait without taking its cores.
   std::unique_ptr<Simulation> single;
   agree(world, [&] {
-    if (root) single = model.create(plan.one_rank, Backend::cpu, info.fastest_cpu);
+    if (root) single = model.create(plan.one_rank, r.backend, variant);
   });
   std::vector<double> single_ms;
   std::vector<std::vector<float>> single_fields;
@@ -96,16 +138,31 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
   CartComm cart(world, d, plan.spec.periodic);
   const BoxPlacement where = place_box(d, cart.rank(), plan.spec.periodic);
   std::unique_ptr<BoxSimulation> box;
-  agree(cart.get(), [&] { box = model.create_box(plan.global, where, info.fastest_cpu); });
-  HaloExchange halo(cart, where, box->grid(), plan.spec.ghost_width, plan.spec.edges, plan.spec.fields);
-  box->refresh_ghosts(halo);
+  TimedHalo halo;
+  agree(cart.get(), [&] {
+    box = model.create_box(plan.global, where, variant);
+    if (gpu && !box->device_stream()) throw Error(info.name + "'s box for " + variant + " is not on the GPU");
+  });
+  if (gpu) {
+    agree(cart.get(), [&] {  // collective: NCCL makes its communicator here
+      halo.device = std::make_unique<DeviceHaloExchange>(cart, where, box->grid(), plan.spec.ghost_width,
+                                                         plan.spec.edges, plan.spec.fields, box->device_stream(),
+                                                         transport);
+    });
+  } else {
+    halo.host = std::make_unique<HaloExchange>(cart, where, box->grid(), plan.spec.ghost_width, plan.spec.edges,
+                                               plan.spec.fields);
+  }
+  box->refresh_ghosts(halo.fill());
+  box->synchronize();
   std::vector<double> dist_ms, halo_ms_max, halo_ms_mean;
   std::vector<std::vector<float>> gathered;
   for (int rep = 0; rep < repeats; ++rep) {
     check_mpi(MPI_Barrier(cart.get()), "MPI_Barrier");
     halo.reset_timer();
     const double t0 = MPI_Wtime();
-    box->step(steps, halo);
+    box->step(steps, halo.fill());
+    box->synchronize();
     double times[2] = {(MPI_Wtime() - t0) * 1e3, halo.seconds() * 1e3 / steps};  // slowest rank's step time
     double halo_sum = times[1];
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, times, 2, MPI_DOUBLE, MPI_MAX, cart.get()), "MPI_Allreduce");
@@ -119,14 +176,22 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
 
   BenchReport report;
   report.model = info.name;
-  report.device = fmt::format("CPU, {} MPI ranks", ranks);
+  const std::string halo_path = gpu ? fmt::format("GPU halos {}", transport == DeviceTransport::nccl
+                                                                     ? "through NCCL"
+                                                                     : "through MPI on pinned host buffers (staged)")
+                                    : std::string("halos through MPI on host buffers");
+  report.device = gpu ? fmt::format("{}, {} MPI ranks, {} GPU{} on rank 0's node", cuda_device_name(), ranks,
+                                    cuda_device_count(), cuda_device_count() == 1 ? "" : "s")
+                      : fmt::format("CPU, {} MPI ranks", ranks);
   report.commit = build_info().commit;
   const bool strong = r.scaling == Scaling::strong;
-  report.title = fmt::format("{} over {} MPI ranks (CPU backend, halos through MPI on host buffers): {} scaling, order {}, "
+  report.title = fmt::format("{} over {} MPI ranks ({} backend, {} variant, {}): {} scaling, order {}, "
                              "float, {} steps, median of {} runs",
-                             info.title, ranks, strong ? "strong" : "weak", plan.global.order, steps, repeats);
-  report.note = "one rank: the model's " + info.fastest_cpu +
-                " variant on rank 0 alone, the others waiting; N ranks: each steps its box, time of the slowest rank";
+                             info.title, ranks, gpu ? "GPU" : "CPU", variant, halo_path, strong ? "strong" : "weak",
+                             plan.global.order, steps, repeats);
+  report.note = "one rank: the model's " + variant + " variant on rank 0 alone" + (gpu ? " (its GPU)" : "") +
+                ", the others waiting; N ranks: each steps its box" + (gpu ? " on its GPU" : "") +
+                ", time of the slowest rank";
   report.config = {{"model", info.name},
                    {"ranks", static_cast<long long>(ranks)},
                    {"decomposition", d.text()},
@@ -135,7 +200,9 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
                    {"order", static_cast<long long>(plan.global.order)},
                    {"steps", static_cast<long long>(steps)},
                    {"repeats", static_cast<long long>(repeats)},
-                   {"transport", std::string("mpi-host")}};
+                   {"backend", std::string(gpu ? "gpu" : "cpu")},
+                   {"variant", variant},
+                   {"transport", std::string(gpu ? to_string(transport) : "mpi-host")}};
   report.columns = {{"run", "run", 9, "{}", true},
                     {"ranks", "ranks", 5, "{}"},
                     {"decomp", "decomp", 7, "{}", true},
@@ -153,8 +220,8 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
                  const std::array<int, 3>& largest, double ms) {
     BenchRow w;
     w.model = info.name;
-    w.variant = info.fastest_cpu;
-    w.device = "cpu";
+    w.variant = variant;
+    w.device = gpu ? "gpu" : "cpu";
     w.order = plan.global.order;
     w.precision = "float";
     w.nx = global[0], w.ny = global[1], w.nz = global[2];
@@ -191,9 +258,11 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
   }
   report.rows.push_back(many);
   report.footer = fmt::format(
-      "GCells/s: cells x steps / time; halo: time in the exchange per step (slowest rank, and the mean), not "
-      "hidden on the CPU backend; efficiency: {}; bitwise: the field gathered after the first run of {} steps against "
-      "the one-rank run's",
+      "GCells/s: cells x steps / time; halo: time in the exchange per step (slowest rank, and the mean; {}); "
+      "efficiency: {}; bitwise: the field gathered after the first run of {} steps against the one-rank run's",
+      gpu ? "on the exchange stream from the first pack to the last unpack, CUDA events; a box may overlap it with "
+            "its interior (heat3d does)"
+          : "wall time, not hidden",
       strong ? "T(1) / (N T(N)) on the same grid" : "T(1) / T(N), the grid growing with the ranks", steps);
   return report;
 }

@@ -1,6 +1,5 @@
 // GPU halo transports: pack and unpack kernels over halo_plan.hpp's regions, MPI on
-// pinned host buffers, and NCCL where the build found it. See the header: compiled here,
-// not yet run on a GPU.
+// pinned host buffers, and NCCL where the build found it. See the header.
 #include "sim/dist/halo_exchange_device.hpp"
 
 #include <cuda_runtime.h>
@@ -146,7 +145,9 @@ struct DeviceHaloExchange::Impl {
 #ifdef STENCILSCOPE_WITH_NCCL
   std::unique_ptr<NcclComm> nccl;
 #endif
-  double seconds = 0;
+  // One pair of events per fill since reset_timer (the stream's time in the exchange).
+  std::vector<std::pair<CudaEvent, CudaEvent>> marks;
+  std::size_t marks_used = 0;
 
   void pack(const HaloFace& f, std::size_t k, std::span<float* const> fields_in) {
     const long long cells = f.send.cells();
@@ -266,7 +267,9 @@ void DeviceHaloExchange::fill(std::span<float* const> device_fields) {
   if (device_fields.size() > m.fields)
     throw Error("halo exchange set up for " + std::to_string(m.fields) + " fields was given " +
                 std::to_string(device_fields.size()));
-  const double t0 = MPI_Wtime();
+  if (m.marks_used == m.marks.size()) m.marks.emplace_back();
+  auto& mark = m.marks[m.marks_used++];
+  SS_CUDA_CHECK(cudaEventRecord(mark.first.get(), m.stream));
   for (int phase = 0; phase < m.phases; ++phase) {
 #ifdef STENCILSCOPE_WITH_NCCL
     if (m.transport == DeviceTransport::nccl) {
@@ -276,9 +279,19 @@ void DeviceHaloExchange::fill(std::span<float* const> device_fields) {
 #endif
     m.staged_phase(phase, device_fields);
   }
-  m.seconds += MPI_Wtime() - t0;
+  SS_CUDA_CHECK(cudaEventRecord(mark.second.get(), m.stream));
 }
 
-double DeviceHaloExchange::seconds() const { return impl_->seconds; }
+double DeviceHaloExchange::seconds() const {
+  const Impl& m = *impl_;
+  double total = 0;
+  for (std::size_t k = 0; k < m.marks_used; ++k) total += elapsed_ms(m.marks[k].first, m.marks[k].second);
+  return total * 1e-3;
+}
+
+void DeviceHaloExchange::reset_timer() {
+  if (impl_->marks_used) SS_CUDA_CHECK(cudaEventSynchronize(impl_->marks[impl_->marks_used - 1].second.get()));
+  impl_->marks_used = 0;
+}
 
 }  // namespace ss::dist

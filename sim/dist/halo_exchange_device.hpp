@@ -5,10 +5,12 @@
 //   nccl   - by NCCL, grouped ncclSend/ncclRecv on the box's stream, GPU to GPU (only in
 //            builds where CMake found NCCL: STENCILSCOPE_WITH_NCCL),
 // and unpacked on the device, all ordered on the box's stream.
-// Compiled with nvcc in CUDA builds with MPI. NOT YET RUN: no model steps a GPU box yet
-// and this machine has no GPU (docs/distributed.md: what is verified and what is not).
+// Compiled with nvcc in CUDA builds with MPI. heat3d's GPU boxes use it; written on a
+// machine without a GPU (docs/distributed.md: what is verified and what is not).
 #include <memory>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "sim/dist/halo_plan.hpp"
 #include "sim/dist/mpi_comm.hpp"
@@ -16,6 +18,14 @@
 namespace ss::dist {
 
 enum class DeviceTransport { staged, nccl };
+
+inline const char* to_string(DeviceTransport t) { return t == DeviceTransport::nccl ? "nccl" : "staged"; }
+/// "staged" or "nccl"; throws ss::Error naming the word.
+inline DeviceTransport parse_device_transport(std::string_view word) {
+  if (word == "staged") return DeviceTransport::staged;
+  if (word == "nccl") return DeviceTransport::nccl;
+  throw Error("unknown --transport '" + std::string(word) + "' (choose staged or nccl)");
+}
 
 /// True when this build can carry halos through NCCL.
 bool nccl_built();
@@ -36,8 +46,12 @@ class DeviceHaloExchange final : public HaloFill {
   /// Device fields of the box's layout (at most `fields`). staged: returns when the ghosts are unpacked
   /// (queued) and the stream has been waited for the MPI step; nccl: only queues.
   void fill(std::span<float* const> device_fields) override;
-  /// Host wall time spent in fill() (staged: the whole exchange; nccl: the enqueueing).
+  /// Time the box's stream spent in the fills since the last reset_timer, in seconds: from
+  /// an event recorded before each fill's first pack to one after its last unpack (CUDA
+  /// events on the stream: the transfer and, staged, the host's MPI step between the
+  /// copies; not the compute queued before). Waits for the stream.
   double seconds() const;
+  void reset_timer();
 
  private:
   struct Impl;

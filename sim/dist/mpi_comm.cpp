@@ -50,6 +50,18 @@ int world_size() {
   return n;
 }
 
+NodePlace node_place(MPI_Comm comm) {
+  int rank = 0;
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  NodePlace p;
+  MPI_Comm_rank(node, &p.local_rank);
+  MPI_Comm_size(node, &p.local_ranks);
+  MPI_Comm_free(&node);
+  return p;
+}
+
 void check_mpi(int code, const char* call) {
   if (code == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];

@@ -32,6 +32,14 @@ class MpiSession {
 int world_rank();
 int world_size();
 
+/// Where this rank sits on its node: its rank among the ranks of `comm` that share its
+/// memory (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED), and how many there are. Collective.
+struct NodePlace {
+  int local_rank = 0;
+  int local_ranks = 1;
+};
+NodePlace node_place(MPI_Comm comm);
+
 /// An ss::Error every rank of a communicator raised together with the same message (a
 /// bad input found the same way everywhere, or agreed on through agree()): rank 0 prints
 /// it, every rank leaves with a non-zero status.

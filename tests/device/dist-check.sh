@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# The distributed runs on a machine of several GPUs (nvidia-h200-x2 and up), in one device
-# call: build with CUDA, MPI and NCCL (no GUI), then
-#  - the MPI tests on 2, 3 and 4 ranks (CPU boxes bitwise equal to one rank, and the GPU
-#    halo transports — staged through pinned host buffers, and NCCL — against the host
-#    exchange: DeviceHaloExchange.StagedAndNcclFillAsTheHostExchange, rank r on GPU r % N),
-#  - the distributed bench tables of every distributable model on the CPU backend (one line
-#    each: the field equal to one rank's).
-# GPU boxes are not wired to a model yet, so there is no GPU scaling figure to take here.
-# Logs in $OUT (or ./out).
+# Distributed runs on the GPUs, in one device call (nvidia-h200-x2 and up; on a one-GPU
+# machine both ranks share device 0: a smoke test, NCCL cases skip and say why):
+# build with CUDA, MPI and NCCL (no GUI), then
+#  - the MPI tests: CPU boxes bitwise equal to one rank (mpi_distributed_np2/3/4, which also
+#    hold DeviceHaloExchange.StagedAndNcclFillAsTheHostExchange), GPU boxes bitwise equal to
+#    one GPU with each halo transport (mpi_gpu_boxes_np2_staged, _np2_nccl, _np3_staged:
+#    rank r on GPU local-rank % GPUs), and the command line (CliMpi.*, the GPU table);
+#  - the distributed bench tables on the GPUs (--device gpu, the model's box variant on one
+#    GPU against N ranks): heat3d weak scaling at 512^3 per rank and strong scaling at
+#    768^3, through NCCL (where every rank has its own GPU) and staged; acoustic3d at
+#    512^3 (global, sponge); hydro3d at 512^3 (its boxes run on the CPU only so far: one line
+#    says so); heat3d's one-GPU variants at 512^3 for scale (stream25d, the fastest, does not
+#    step boxes: the tables compare shared3d with shared3d).
+# Logs in $OUT (or ./out). About 5 minutes on a warm build (BUILD=dir reuses one).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared/device/README.md)
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false
 b=${BUILD:-build-gpu-mpi}
 [[ -f $b/build.ninja ]] || cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF \
   -DCMAKE_CUDA_ARCHITECTURES=90-real >"$out/cfg.log" 2>&1 || { tail -20 "$out/cfg.log"; exit 1; }
@@ -18,14 +24,35 @@ cmake --build $b --parallel "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "erro
 e=$b/bin/stencilscope
 status=0
 nvidia-smi --query-gpu=index,name --format=csv,noheader | tee "$out/devices.txt"
+gpus=$(wc -l <"$out/devices.txt")
 $e info | tee "$out/info.txt"
-ctest --test-dir $b -R "mpi_|Mpi|Distributed" -j2 --output-on-failure >"$out/ctest-mpi.log" 2>&1 || status=1
-grep -E "tests passed|\(Failed\)" "$out/ctest-mpi.log"
+
+# The tests (GPU boxes first: they are what this script is for).
+timeout 240 ctest --test-dir $b -R "mpi_gpu_boxes" --output-on-failure >"$out/ctest-gpu-boxes.log" 2>&1 || status=1
+grep -E "mpi_gpu_boxes.*(Passed|Failed|Skipped|\*\*\*)|tests passed|ranks on|SKIPPED|Failure|against|Expected" \
+  "$out/ctest-gpu-boxes.log" | head -40
+timeout 300 ctest --test-dir $b -R "mpi_distributed|CliMpi" -j4 --output-on-failure >"$out/ctest-mpi.log" 2>&1 || status=1
+grep -E "tests passed|\(Failed\)|Timeout" "$out/ctest-mpi.log"
 grep -h "DeviceHaloExchange" -A3 "$out/ctest-mpi.log" | grep -E "OK|FAILED|SKIPPED" | sort | uniq -c
-mpi=(mpirun --allow-run-as-root --oversubscribe -q -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=4)
-for m in heat3d hydro3d acoustic3d elastic3d; do
-  echo "== mpirun -np 2 stencilscope bench $m --size 96 --scaling strong"
-  timeout 300 "${mpi[@]}" -np 2 $e bench $m --size 96 --steps 5 --scaling strong >"$out/dist-$m.txt" 2>&1 || status=1
-  grep -vE "^\s*$" "$out/dist-$m.txt" | tail -6
+
+# The tables. NCCL only where every rank has its own GPU.
+mpi=(timeout 150 mpirun --allow-run-as-root --oversubscribe -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=4)
+transports=(staged)
+if grep -q "NCCL" "$out/info.txt" && ((gpus >= 2)); then transports=(nccl staged); fi
+table() {  # must (1: a failure fails the script), name, then the bench arguments
+  local must=$1 name=$2; shift 2
+  echo "== mpirun -np 2 stencilscope bench $*"
+  "${mpi[@]}" -np 2 $e bench "$@" >"$out/dist-$name.txt" 2>&1 || ((must == 0)) || status=1
+  grep -vE "^\s*$" "$out/dist-$name.txt" | tail -7
+}
+for t in "${transports[@]}"; do
+  table 1 heat3d-weak-$t heat3d --device gpu --transport $t --size 512 --steps 20 --repeat 3 --scaling weak
+  table 1 heat3d-strong-$t heat3d --device gpu --transport $t --size 768 --steps 20 --repeat 3 --scaling strong
 done
+# must 0: hydro3d has no GPU boxes yet (one line says so)
+table 0 hydro3d hydro3d --device gpu --size 512 --steps 5 --repeat 1
+table 1 acoustic3d acoustic3d --device gpu --size 512 --steps 10 --repeat 1
+echo "== stencilscope bench heat3d --size 512 --device gpu (one GPU, every variant, for scale)"
+timeout 60 $e bench heat3d --size 512 --device gpu --steps 20 --repeat 3 >"$out/one-gpu-heat3d.txt" 2>&1 || status=1
+grep -vE "^\s*$" "$out/one-gpu-heat3d.txt" | tail -6
 exit $status

@@ -220,6 +220,7 @@ DistributedSpec acoustic3d_distributed_spec(const Acoustic3DSetup& setup) {
   s.periodic = {periodic, periodic, periodic};
   s.edges = false;
   s.fields = setup.cpml_layout.any() ? 3 : 1;
+  if (!setup.cpml_layout.any()) s.gpu_variant = "global";  // acoustic3d_box_device.cu
   return s;
 }
 

@@ -15,8 +15,16 @@ namespace ss {
 /// node; receivers are not recorded. interiors() is {p, p_prev}, as the model's SimState.
 std::unique_ptr<BoxSimulation> make_acoustic3d_box(const Acoustic3DSetup& setup, const BoxPlacement& where);
 
+/// The same box on the current CUDA device (acoustic3d_box_device.cu): the `global` or
+/// `stream25d` kernel, bitwise equal to DeviceAcoustic3D's on the whole grid; its fields live in
+/// device memory and the exchange is a DeviceHaloExchange on device_stream(). Throws
+/// ss::Error for another variant, under cpml (not yet on GPU boxes) or without a device.
+std::unique_ptr<BoxSimulation> make_acoustic3d_device_box(const Acoustic3DSetup& setup, const BoxPlacement& where,
+                                                          Acoustic3DVariant variant);
+
 /// How a setup runs distributed: ghost width R, periodic axes under the periodic rule, no
-/// edges, one field (three under cpml: the psi exchange).
+/// edges, one field (three under cpml: the psi exchange); its GPU boxes step
+/// `global`, except under cpml.
 DistributedSpec acoustic3d_distributed_spec(const Acoustic3DSetup& setup);
 
 }  // namespace ss

@@ -370,8 +370,14 @@ class Acoustic3DModel final : public Model {
   std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,
                                             std::string_view variant) const override {
     check_live_variant(info_, variant);
-    if (variant != "cpu") throw Error(fmt::format("a distributed run steps a CPU variant ({})", info_.variant_list("cpu")));
     const Acoustic3DSetup setup = make_acoustic3d_setup(to_acoustic3d(c));
+    if (const VariantSpec* v = info_.variant(variant); v && v->gpu) {
+      require_cuda_device();
+      return make_acoustic3d_device_box(setup, where, parse_acoustic3d_variant(variant));
+    }
+    if (variant != "cpu")
+      throw Error(fmt::format("a distributed run steps a CPU variant ({}) or, on the GPU, global or stream25d",
+                              info_.variant_list("cpu")));
     const std::size_t fields = 4 + (setup.cpml_layout.any() ? 6 : 0);
     check_host_memory(fields * static_cast<std::size_t>(where.box.cells()) * sizeof(float) +
                           setup.grid.points() * sizeof(float),

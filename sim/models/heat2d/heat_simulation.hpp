@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -147,9 +148,11 @@ class HeatDeviceSimulation : public HeatSimulation<Solver> {
 /// The Model of a heat model: validation, creation on either backend and the bench,
 /// over its functions (to_config: ModelConfig -> Heat2DConfig/Heat3DConfig; make_setup;
 /// parse: a variant name; run_bench; make_box: one rank's box of a distributed run, or
-/// nullptr where the model runs on one rank only) and its two Simulation types.
+/// nullptr where the model runs on one rank only; DeviceBoxes: void, or a type with the
+/// GPU variant its boxes step (`variant`) and `make(setup, placement, variant)` for boxes
+/// on the GPU) and its two Simulation types.
 template <typename HostSim, typename DeviceSim, typename BenchOptions, auto to_config, auto make_setup, auto parse,
-          auto run_bench, auto make_box = nullptr>
+          auto run_bench, auto make_box = nullptr, typename DeviceBoxes = void>
 class HeatModel final : public Model {
  public:
   explicit HeatModel(ModelInfo info) : info_(std::move(info)) {}
@@ -186,6 +189,7 @@ class HeatModel final : public Model {
       s.ghost_width = radius_of_order(setup.config.order);
       const bool wraps = setup.config.boundary == Boundary::periodic;
       s.periodic = {wraps, wraps, wraps};
+      if constexpr (!std::is_void_v<DeviceBoxes>) s.gpu_variant = DeviceBoxes::variant;
       return s;
     }
   }
@@ -195,9 +199,17 @@ class HeatModel final : public Model {
       return Model::create_box(c, where, variant);
     } else {
       check_live_variant(info_, variant);
-      if (variant != info_.fastest_cpu)
-        throw Error(fmt::format("a distributed run of {} steps its {} variant", info_.name, info_.fastest_cpu));
       const auto setup = make_setup(to_config(c));
+      if constexpr (!std::is_void_v<DeviceBoxes>) {
+        const VariantSpec* v = info_.variant(variant);
+        if (v && v->gpu) {
+          require_cuda_device();
+          return DeviceBoxes::make(setup, where, variant);
+        }
+      }
+      if (variant != info_.fastest_cpu)
+        throw Error(fmt::format("a distributed run of {} steps its {} variant on the CPU{}", info_.name,
+                                info_.fastest_cpu, std::is_void_v<DeviceBoxes> ? "" : " or its GPU variants"));
       check_host_memory(2 * static_cast<std::size_t>(where.box.cells()) * sizeof(float),
                         (info_.name + " on this rank's box").c_str());
       return make_box(setup, where);

@@ -37,6 +37,9 @@ template <typename T> void DeviceHeat3D<T>::refresh_ghosts() { throw Error(kNoCu
 template <typename T> void DeviceHeat3D<T>::step_timed_async(Heat3DVariant, int) { throw Error(kNoCuda); }
 template <typename T> std::optional<double> DeviceHeat3D<T>::finished_batch_ms() { throw Error(kNoCuda); }
 template <typename T> bool DeviceHeat3D<T>::idle() const { throw Error(kNoCuda); }
+std::unique_ptr<BoxSimulation> make_heat3d_device_box(const Heat3DSetup&, const BoxPlacement&, Heat3DVariant) {
+  throw Error(kNoCuda);
+}
 template class DeviceHeat3D<float>;
 template class DeviceHeat3D<double>;
 

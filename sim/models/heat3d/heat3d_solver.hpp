@@ -4,6 +4,7 @@
 // independently; DeviceHeat3D runs the GPU variants.
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "sim/models/heat2d/heat2d_solver.hpp"  // ErrorNorms, compare_to_reference
@@ -58,6 +59,25 @@ class HostHeat3D {
 /// (fill_box_ghosts3d_host), the halo exchange on the others; bitwise equal to HostHeat3D
 /// on the whole grid.
 std::unique_ptr<BoxSimulation> make_heat3d_box(const Heat3DSetup& setup, const BoxPlacement& where);
+
+/// One rank's box on the current CUDA device (heat3d_box_device.cu): the `global` or
+/// `shared3d` kernel on the box's layout, the boundary step on the domain's faces only
+/// (at global indices, as fill_box_ghosts3d_host), the halo exchange (a DeviceHaloExchange
+/// on device_stream()) on the others; bitwise equal to DeviceHeat3D and HostHeat3D on the
+/// whole grid. Throws ss::Error for another variant or without a CUDA device.
+std::unique_ptr<BoxSimulation> make_heat3d_device_box(const Heat3DSetup& setup, const BoxPlacement& where,
+                                                      Heat3DVariant variant);
+
+/// What heat3d's model hands to a distributed run on the GPU: the variant its GPU boxes
+/// step with (shared3d: stream25d stages the whole grid's boundary inside its kernel) and
+/// the box maker.
+struct Heat3DDeviceBoxes {
+  static constexpr const char* variant = "shared3d";
+  static std::unique_ptr<BoxSimulation> make(const Heat3DSetup& setup, const BoxPlacement& where,
+                                             std::string_view variant_name) {
+    return make_heat3d_device_box(setup, where, parse_heat3d_variant(variant_name));
+  }
+};
 
 /// The reference solution after `steps` steps in double: interior, x fastest.
 std::vector<double> heat3d_reference(const Heat3DSetup& setup, int steps);

@@ -103,7 +103,7 @@ class DeviceSim final : public HeatDeviceSimulation<DeviceHeat3D<float>, Heat3DV
 
 const Model& heat3d_model() {
   static const HeatModel<HostSim, DeviceSim, Heat3DBenchOptions, to_heat3d, make_heat3d_setup, parse_heat3d_variant,
-                         run_heat3d_bench, make_heat3d_box>
+                         run_heat3d_bench, make_heat3d_box, Heat3DDeviceBoxes>
       model(describe());
   return model;
 }

@@ -1,0 +1,217 @@
+// One rank's box of a distributed acoustic3d run on the GPU (acoustic3d_box.hpp): the
+// `global` or `stream25d` kernel on the box's layout (both read p's ghost layers from
+// memory), with the inputs of HostAcoustic3DBox (the sponge's tables of the whole grid cut
+// to the box, (v dt/h)^2 of each global node), the sources whose node the box holds added
+// by acoustic3d_inject in list order, then the exchange of p and the domain's own faces (0
+// beyond them, the odd image above a free top), in that order as on the CPU box. Every
+// node's p^{n+1} is acoustic3d_point on the values the one-GPU run gives it, so the field is
+// bitwise that of DeviceAcoustic3D (either variant) on the whole grid.
+// Not yet: the cpml rule (its psi and zeta as box fields on the GPU, psi exchanged).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sim/core/cuda_check.cuh"
+#include "sim/core/device.hpp"
+#include "sim/core/stencil.hpp"
+#include "sim/models/acoustic3d/acoustic3d_box.hpp"
+#include "sim/models/acoustic3d/acoustic3d_kernels.cuh"
+
+namespace ss {
+
+namespace {
+
+constexpr unsigned kMaxGridZ = 65535;
+
+/// The domain's faces of the box: `width` layers each, 0, or above a free top (the low z
+/// face) the odd image p(-m) = -p(m). Faces do not overlap (each spans the interior of the
+/// other two axes) and read only interior nodes or ghosts the exchange wrote before.
+__global__ void acoustic3d_box_faces(float* f, Grid3D g, int axis, int side, int width, bool mirror) {
+  const int n[3] = {g.nx, g.ny, g.nz};
+  const int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2;  // the face's two axes
+  const long long cells = static_cast<long long>(width) * n[u] * n[v];
+  for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < cells;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int x = static_cast<int>(e % n[u]);
+    const long long rest = e / n[u];
+    const int y = static_cast<int>(rest % n[v]), m = 1 + static_cast<int>(rest / n[v]);
+    int at[3], image[3];
+    at[u] = image[u] = x;
+    at[v] = image[v] = y;
+    at[axis] = side == 0 ? -m : n[axis] - 1 + m;
+    image[axis] = m;
+    f[g.index(at[0], at[1], at[2])] = mirror ? -f[g.index(image[0], image[1], image[2])] : 0.0f;
+  }
+}
+
+class DeviceAcoustic3DBox final : public BoxSimulation {
+ public:
+  DeviceAcoustic3DBox(const Acoustic3DSetup& setup, const BoxPlacement& where, Acoustic3DVariant variant)
+      : setup_(setup), where_(where), variant_(variant),
+        grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
+        radius_(radius_of_order(setup.config.order)), rule_(ghost_rule_of(setup)) {
+    int dev = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, dev));
+    const Grid3D& g = grid_;
+    const std::array<int, 3>& lo = where_.box.lo;
+    check_device_memory(4 * g.elements() * sizeof(float), "acoustic3d on this rank's box");
+    // The sponge's per-axis tables of the whole grid, cut to the box: x (nx), y (ny), z (nz).
+    const std::vector<float> whole = damping_tables<float>(setup_);
+    const int n[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
+    std::vector<float> damp;
+    int base = 0;
+    for (int a = 0; a < 3; ++a) {
+      damp.insert(damp.end(), whole.begin() + base + lo[a], whole.begin() + base + lo[a] + where_.box.n[a]);
+      base += n[a];
+    }
+    std::vector<float> c2(g.elements(), 0.0f);
+    for (int k = 0; k < g.nz; ++k)
+      for (int j = 0; j < g.ny; ++j)
+        for (int i = 0; i < g.nx; ++i)
+          c2[g.index(i, j, k)] = static_cast<float>(setup_.courant2(lo[0] + i, lo[1] + j, lo[2] + k));
+    damp_ = DeviceBuffer<float>(damp.size());
+    c2_ = DeviceBuffer<float>(c2.size());
+    SS_CUDA_CHECK(cudaMemcpyAsync(damp_.get(), damp.data(), damp.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                  stream_.get()));
+    SS_CUDA_CHECK(cudaMemcpyAsync(c2_.get(), c2.data(), c2.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                  stream_.get()));
+    for (auto& f : field_) {
+      f = DeviceBuffer<float>(g.elements());
+      SS_CUDA_CHECK(cudaMemsetAsync(f.get(), 0, f.bytes(), stream_.get()));
+    }
+    synchronize();  // on the box's own (non-blocking) stream, before the host buffers go
+  }
+
+  const Grid3D& grid() const override { return grid_; }
+  long steps_done() const override { return steps_done_; }
+  void* device_stream() const override { return stream_.get(); }
+  void synchronize() override { SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+  void refresh_ghosts(HaloFill& halo) override { fill_ghosts(field_[cur_].get(), halo); }
+
+  void step(int n, HaloFill& halo) override {
+    const Grid3D& g = grid_;
+    dispatch_radius(setup_.config.order, [&]<int R>() {
+      for (int s = 0; s < n; ++s) {
+        float* out = field_[next_].get();
+        const Acoustic3DStepArgs<float> a{field_[cur_].get(), field_[prev_].get(), c2_.get(), damp_.get(), out, g};
+        launch_interior<R>(a);
+        inject(out);
+        fill_ghosts(out, halo);
+        const int old_prev = prev_;
+        prev_ = cur_, cur_ = next_, next_ = old_prev;
+        ++steps_done_;
+      }
+    });
+  }
+
+  std::vector<std::vector<float>> interiors() const override {
+    return {interior(field_[cur_].get()), interior(field_[prev_].get())};
+  }
+
+ private:
+  // The one-GPU run's launches (acoustic3d_device.cu's launch_interior) on the box's layout:
+  // both kernels read the ghost layers from memory, whoever wrote them.
+  template <int R>
+  void launch_interior(const Acoustic3DStepArgs<float>& a) {
+    const Grid3D& g = a.g;
+    if (variant_ == Acoustic3DVariant::global) {
+      const dim3 blocks(blocks_for(g.nx, kAcousticGlobalBX), blocks_for(g.ny, kAcousticGlobalBY),
+                        std::min<unsigned>(g.nz, kMaxGridZ));
+      if (blocks.y > kMaxGridZ) throw Error("global: the box's ny " + std::to_string(g.ny) + " is too large for a launch");
+      acoustic3d_step_global<float, R><<<blocks, dim3(kAcousticGlobalBX, kAcousticGlobalBY), 0, stream_.get()>>>(a);
+      SS_CUDA_LAUNCH_CHECK("acoustic3d_step_global");
+      return;
+    }
+    const long long tiles = static_cast<long long>(blocks_for(g.nx, kAcoustic25BX)) * blocks_for(g.ny, kAcoustic25BY);
+    const int slab = acoustic3d_slab_planes(tiles, g.nz, sm_count_);
+    const dim3 blocks(blocks_for(g.nx, kAcoustic25BX), blocks_for(g.ny, kAcoustic25BY), blocks_for(g.nz, slab));
+    if (blocks.y > kMaxGridZ || blocks.z > kMaxGridZ)
+      throw Error("stream25d: the box's " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " is too large for a launch");
+    using Shape = Acoustic25Shape<float, R>;
+    if constexpr (Shape::smem_bytes > 48 * 1024) {
+      static const bool opted = [] {
+        SS_CUDA_CHECK(cudaFuncSetAttribute(acoustic3d_step_stream25d<float, R>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(Shape::smem_bytes)));
+        return true;
+      }();
+      (void)opted;
+    }
+    acoustic3d_step_stream25d<float, R><<<blocks, dim3(kAcoustic25BX, kAcoustic25BY), Shape::smem_bytes, stream_.get()>>>(
+        a, slab);
+    SS_CUDA_LAUNCH_CHECK("acoustic3d_step_stream25d");
+  }
+
+  std::vector<float> interior(const float* f) const {
+    const Grid3D& g = grid_;
+    std::vector<float> out(g.points());
+    for (int k = 0; k < g.nz; ++k)  // rows of nx out of the padded pitch, one 2D copy per plane
+      SS_CUDA_CHECK(cudaMemcpy2DAsync(out.data() + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(float),
+                                      f + g.index(0, 0, k), g.pitch * sizeof(float), g.nx * sizeof(float), g.ny,
+                                      cudaMemcpyDeviceToHost, stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return out;
+  }
+
+  // The sources whose node lies in the box, in list order, at the box's indices (as the CPU
+  // box); the list travels by value, as in the one-GPU run.
+  void inject(float* out) {
+    AcousticSourceStep<float> l;
+    const Box& b = where_.box;
+    for (std::size_t r = 0; r < setup_.sources.size(); ++r) {
+      const auto& node = setup_.sources[r].node;
+      bool inside = true;
+      for (int a = 0; a < 3; ++a) inside = inside && node[a] >= b.lo[a] && node[a] < b.lo[a] + b.n[a];
+      if (!inside) continue;
+      l.at[l.n] = static_cast<long long>(grid_.index(node[0] - b.lo[0], node[1] - b.lo[1], node[2] - b.lo[2]));
+      l.add[l.n] = static_cast<float>(setup_.source_increment(steps_done_, r));
+      ++l.n;
+    }
+    if (l.n == 0) return;
+    acoustic3d_inject<float><<<1, 32, 0, stream_.get()>>>(out, l);
+    SS_CUDA_LAUNCH_CHECK("acoustic3d_inject");
+  }
+
+  // The exchange first, then the domain's faces (the image may be a ghost it just wrote).
+  void fill_ghosts(float* f, HaloFill& halo) {
+    float* const fields[] = {f};
+    halo.fill(fields);
+    const int n[3] = {grid_.nx, grid_.ny, grid_.nz};
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        if (!where_.domain_face[a][side]) continue;
+        const long long cells = static_cast<long long>(radius_) * n[(a + 1) % 3] * n[(a + 2) % 3];
+        const unsigned blocks = std::min<unsigned>(blocks_for(cells, 256), 4096);
+        acoustic3d_box_faces<<<blocks, 256, 0, stream_.get()>>>(f, grid_, a, side, radius_,
+                                                                a == 2 && side == 0 && rule_.free_top);
+        SS_CUDA_LAUNCH_CHECK("acoustic3d_box_faces");
+      }
+  }
+
+  Acoustic3DSetup setup_;
+  BoxPlacement where_;
+  Acoustic3DVariant variant_;
+  int sm_count_ = 0;
+  Grid3D grid_;
+  int radius_;
+  AcousticGhostRule rule_;
+  CudaStream stream_;
+  DeviceBuffer<float> damp_, c2_;
+  DeviceBuffer<float> field_[3];
+  int prev_ = 0, cur_ = 1, next_ = 2;
+  long steps_done_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<BoxSimulation> make_acoustic3d_device_box(const Acoustic3DSetup& setup, const BoxPlacement& where,
+                                                          Acoustic3DVariant variant) {
+  if (variant != Acoustic3DVariant::global && variant != Acoustic3DVariant::stream25d)
+    throw Error("acoustic3d's boxes on the GPU step with global or stream25d, not " + std::string(to_string(variant)));
+  if (setup.cpml_layout.any()) throw Error("acoustic3d's boxes on the GPU do not run the cpml boundary yet");
+  std::string why;
+  if (!cuda_available(&why)) throw Error(why);
+  return std::make_unique<DeviceAcoustic3DBox>(setup, where, variant);
+}
+
+}  // namespace ss

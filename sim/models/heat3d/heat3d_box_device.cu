@@ -1,0 +1,233 @@
+// One rank's box of a distributed heat3d run on the GPU: the global or shared3d kernel
+// on the box's layout (the kernels step a grid's interior and read R ghost layers, which
+// here hold either the neighbours' cells, from the halo exchange, or the boundary rule's
+// values on the domain's own faces, from fill_box_ghosts3d_kernel at global indices).
+// Every cell goes through heat3d_point with the same neighbour values as on one GPU, so
+// the field is bitwise that of DeviceHeat3D on the whole grid (and of HostHeat3D).
+// Overlap (issue 19): a step computes the shells (the R layers the neighbours read) first,
+// then the variant's kernel over the whole box on the compute stream while the exchange
+// stream packs and sends the shells; the next step waits for the exchange. The shells are
+// computed twice (R layers per exchanged face: 1% of a 768^3 box split in two), which keeps
+// shared3d's and global's kernels as they are; both writes are the same bits.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "sim/core/box_ghosts3d_kernels.cuh"
+#include "sim/core/cuda_check.cuh"
+#include "sim/core/device.hpp"
+#include "sim/models/heat3d/heat3d_kernels.cuh"
+#include "sim/models/heat3d/heat3d_solver.hpp"
+
+namespace ss {
+
+namespace {
+
+constexpr unsigned kMaxGridYZ = 65535;
+
+template <int R>
+void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, cudaStream_t s) {
+  const Grid3D& g = a.g;
+  if (v == Heat3DVariant::global) {
+    const dim3 grid(blocks_for(g.nx, kHeatGlobalBX), blocks_for(g.ny, kHeatGlobalBY), std::min<unsigned>(g.nz, kMaxGridYZ));
+    if (grid.y > kMaxGridYZ) throw Error("global: ny " + std::to_string(g.ny) + " is too large for this launch");
+    heat3d_step_global<float, R><<<grid, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, s>>>(a);
+    SS_CUDA_LAUNCH_CHECK("heat3d_step_global");
+  } else {
+    const dim3 grid(blocks_for(g.nx, kShared3BX), blocks_for(g.ny, kShared3BY),
+                    std::min<unsigned>(blocks_for(g.nz, kShared3BZ), kMaxGridYZ));
+    if (grid.y > kMaxGridYZ) throw Error("shared3d: ny " + std::to_string(g.ny) + " is too large for this launch");
+    heat3d_step_shared3d<float, R><<<grid, dim3(kShared3BX, kShared3BY, kShared3BZ), 0, s>>>(a);
+    SS_CUDA_LAUNCH_CHECK("heat3d_step_shared3d");
+  }
+}
+
+/// Cells [lo, lo + n) of a box's interior.
+struct CellRegion {
+  int lo[3];
+  int n[3];
+  long long cells() const { return static_cast<long long>(n[0]) * n[1] * n[2]; }
+};
+
+/// heat3d_step_global over a region of the interior: the same loads, the same point function.
+template <int R>
+__global__ void __launch_bounds__(kHeatGlobalBX* kHeatGlobalBY)
+    heat3d_step_global_region(Heat3DStepArgs<float> a, CellRegion r) {
+  const int i = r.lo[0] + static_cast<int>(blockIdx.x) * kHeatGlobalBX + static_cast<int>(threadIdx.x);
+  const int j = r.lo[1] + static_cast<int>(blockIdx.y) * kHeatGlobalBY + static_cast<int>(threadIdx.y);
+  if (i >= r.lo[0] + r.n[0] || j >= r.lo[1] + r.n[1]) return;
+  const std::ptrdiff_t pitch = a.g.pitch, plane = static_cast<std::ptrdiff_t>(a.g.plane());
+  for (int k = r.lo[2] + static_cast<int>(blockIdx.z); k < r.lo[2] + r.n[2]; k += static_cast<int>(gridDim.z)) {
+    const float* p = a.in + a.g.index(i, j, k);
+    float row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
+#pragma unroll
+    for (int m = 0; m <= 2 * R; ++m) {
+      row[m] = __ldg(p + (m - R));
+      col[m] = __ldg(p + (m - R) * pitch);
+      dep[m] = __ldg(p + (m - R) * plane);
+    }
+    a.out[a.g.index(i, j, k)] = heat3d_point<float, R>(row, col, dep, a.c);
+  }
+}
+
+/// The shells of a box: the `width` layers next to each face whose ghosts come from the
+/// exchange (what the neighbours read), as disjoint regions, axis by axis.
+std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& where, int width) {
+  std::vector<CellRegion> shells;
+  CellRegion core{{0, 0, 0}, {g.nx, g.ny, g.nz}};
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      if (where.domain_face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)]) continue;
+      const int w = std::min(width, core.n[a]);
+      if (w == 0) continue;
+      CellRegion shell = core;
+      shell.n[a] = w;
+      if (side == 0) core.lo[a] += w;
+      else shell.lo[a] = core.lo[a] + core.n[a] - w;
+      core.n[a] -= w;
+      if (shell.cells() > 0) shells.push_back(shell);
+    }
+  return shells;
+}
+
+class DeviceHeat3DBox final : public BoxSimulation {
+ public:
+  DeviceHeat3DBox(const Heat3DSetup& setup, const BoxPlacement& where, Heat3DVariant variant)
+      : setup_(setup), where_(where), variant_(variant),
+        grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
+        faces_(box_ghost_faces(grid_, where.domain_face, radius_of_order(setup.config.order))),
+        shells_(exchanged_shells(grid_, where, radius_of_order(setup.config.order))) {
+    const std::vector<float> host_tables = analytic_tables3d<float>(setup);
+    check_device_memory((2 * grid_.elements() + host_tables.size()) * sizeof(float), "heat3d on this rank's box");
+    tables_ = DeviceBuffer<float>(std::max<std::size_t>(host_tables.size(), 1));
+    if (!host_tables.empty())
+      SS_CUDA_CHECK(cudaMemcpyAsync(tables_.get(), host_tables.data(), host_tables.size() * sizeof(float),
+                                    cudaMemcpyHostToDevice, stream_.get()));
+    std::vector<float> initial(grid_.elements(), 0.0f);  // as HostHeat3DBox: edges and padding zero
+    heat3d_initial_box(setup_, where_.box, grid_, initial.data());
+    for (auto& f : field_) {
+      f = DeviceBuffer<float>(grid_.elements());
+      SS_CUDA_CHECK(cudaMemcpyAsync(f.get(), initial.data(), initial.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                    stream_.get()));
+    }
+    synchronize();  // on the box's own (non-blocking) stream, before the host buffers go
+  }
+
+  const Grid3D& grid() const override { return grid_; }
+  long steps_done() const override { return steps_done_; }
+  // The exchange runs on a stream of its own, so that it overlaps the interior's compute.
+  void* device_stream() const override { return exchange_stream_.get(); }
+  void synchronize() override {
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(exchange_stream_.get()));
+  }
+
+  void refresh_ghosts(HaloFill& halo) override {
+    upload_rules(steps_done_, 1);
+    launch_fill_box_ghosts3d(field_[current_].get(), grid_, where_.box.lo, faces_, rules_.get(), stream_.get());
+    exchange(field_[current_].get(), halo);
+  }
+
+  void step(int n, HaloFill& halo) override {
+    const float c = static_cast<float>(setup_.courant());
+    dispatch_radius(setup_.config.order, [&]<int R>() {
+      for (int done = 0; done < n;) {
+        const int chunk = std::min(n - done, kRuleRing);
+        upload_rules(steps_done_ + 1, chunk);  // slot k: the rule at the time of step k's output
+        for (int k = 0; k < chunk; ++k) {
+          float* out = field_[1 - current_].get();
+          const Heat3DStepArgs<float> a{field_[current_].get(), out, grid_, c};
+          // Overlap: the shells first, then (on the same stream) the variant's kernel over the
+          // whole box and the domain's faces, while the exchange stream sends the shells.
+          for (const CellRegion& r : shells_) launch_region<R>(a, r);
+          SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
+          launch_box_step<R>(variant_, a, stream_.get());
+          launch_fill_box_ghosts3d(out, grid_, where_.box.lo, faces_, rules_.get() + k, stream_.get());
+          exchange(out, halo, /*after_shells=*/true);
+          current_ = 1 - current_;
+          ++steps_done_;
+        }
+        done += chunk;
+      }
+    });
+  }
+
+  std::vector<std::vector<float>> interiors() const override {
+    const Grid3D& g = grid_;
+    std::vector<float> out(g.points());
+    for (int k = 0; k < g.nz; ++k)  // rows of nx out of the padded pitch, one 2D copy per plane
+      SS_CUDA_CHECK(cudaMemcpy2DAsync(out.data() + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(float),
+                                      field_[current_].get() + g.index(0, 0, k), g.pitch * sizeof(float),
+                                      g.nx * sizeof(float), g.ny, cudaMemcpyDeviceToHost, stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return {std::move(out)};
+  }
+
+ private:
+  // Ghost rules in device memory, uploaded per chunk of steps (stream-ordered: a slot is
+  // rewritten only after the kernels queued before the copy have read it).
+  static constexpr int kRuleRing = 256;
+
+  void upload_rules(long first_step, int count) {
+    rules_host_.resize(static_cast<std::size_t>(count));
+    for (int k = 0; k < count; ++k)
+      rules_host_[static_cast<std::size_t>(k)] =
+          make_ghost_rule3d<float>(setup_, (first_step + k) * setup_.dt, tables_.get());
+    // From pageable memory: the copy has read rules_host_ when the call returns.
+    SS_CUDA_CHECK(cudaMemcpyAsync(rules_.get(), rules_host_.data(), count * sizeof(GhostRule3D<float>),
+                                  cudaMemcpyHostToDevice, stream_.get()));
+  }
+
+  template <int R>
+  void launch_region(const Heat3DStepArgs<float>& a, const CellRegion& r) {
+    constexpr unsigned kMaxGridZ = 65535;
+    const dim3 blocks(blocks_for(r.n[0], kHeatGlobalBX), blocks_for(r.n[1], kHeatGlobalBY),
+                      std::min<unsigned>(static_cast<unsigned>(r.n[2]), kMaxGridZ));
+    heat3d_step_global_region<R><<<blocks, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, stream_.get()>>>(a, r);
+    SS_CUDA_LAUNCH_CHECK("heat3d_step_global_region");
+  }
+
+  // The faces between ranks, on the exchange stream: after the shells of f (a step) or after
+  // everything queued on the compute stream (refresh_ghosts); the next step waits for it.
+  // The exchange packs only the shells' cells and unpacks only ghosts between ranks; the
+  // compute stream meanwhile writes the rest of the interior (and the shells again, the same
+  // bits: every variant computes heat3d_point on the same values) and the domain's ghosts.
+  void exchange(float* f, HaloFill& halo, bool after_shells = false) {
+    if (!after_shells) SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(exchange_stream_.get(), shells_done_.get(), 0));
+    float* const fields[] = {f};
+    halo.fill(fields);
+    SS_CUDA_CHECK(cudaEventRecord(exchange_done_.get(), exchange_stream_.get()));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), exchange_done_.get(), 0));
+  }
+
+  Heat3DSetup setup_;
+  BoxPlacement where_;
+  Heat3DVariant variant_;
+  Grid3D grid_;
+  BoxGhostFaces faces_;
+  std::vector<CellRegion> shells_;
+  CudaStream stream_;           ///< compute: the steps, the domain's faces, the copies
+  CudaStream exchange_stream_;  ///< the halo exchange (device_stream())
+  CudaEvent shells_done_, exchange_done_;
+  DeviceBuffer<float> tables_;
+  DeviceBuffer<float> field_[2];
+  DeviceBuffer<GhostRule3D<float>> rules_{kRuleRing};
+  std::vector<GhostRule3D<float>> rules_host_;
+  int current_ = 0;
+  long steps_done_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<BoxSimulation> make_heat3d_device_box(const Heat3DSetup& setup, const BoxPlacement& where,
+                                                      Heat3DVariant variant) {
+  if (variant != Heat3DVariant::global && variant != Heat3DVariant::shared3d)
+    throw Error("heat3d's boxes on the GPU step with global or shared3d, not " + std::string(to_string(variant)) +
+                " (its boundary is staged inside the kernel for the whole grid's faces)");
+  std::string why;
+  if (!cuda_available(&why)) throw Error(why);
+  return std::make_unique<DeviceHeat3DBox>(setup, where, variant);
+}
+
+}  // namespace ss

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call, several checks: runs each "NAME:SECONDS:COMMAND" in turn under its own
 # time limit, its output in $OUT/NAME.log, prints the last TAIL (default 25) lines of each
-# with its exit status and time, and packs every log and everything the checks wrote under
+# with its exit status and time (each check's own files go to $OUT/NAME/), and packs every log and everything the checks wrote under
 # $OUT (or ./out) into $OUT/logs.tar.gz (PNGs stay beside it), so that few files come back.
 #   tests/device/run-many.sh "build:300:cmake --build build-gpu" "tp:200:tests/device/throughput.sh 200" ...
 set -uo pipefail
@@ -10,7 +10,8 @@ status=0
 for spec in "$@"; do
   name=${spec%%:*}; rest=${spec#*:}; limit=${rest%%:*}; cmd=${rest#*:}
   start=$SECONDS
-  timeout --kill-after=10 "$limit" bash -c "$cmd" >"$out/$name.log" 2>&1
+  mkdir -p "$out/$name"
+  OUT="$out/$name" timeout --kill-after=10 "$limit" bash -c "$cmd" >"$out/$name.log" 2>&1
   rc=$?
   [[ $rc == 0 ]] || status=1
   echo "=== $name: exit $rc in $((SECONDS - start)) s$([[ $rc == 124 ]] && echo " (time limit $limit s)")"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "sim/core/cuda_check.cuh"
@@ -59,11 +60,15 @@ int stream_strips(const Grid2D& g) {
 }
 
 // Packs each `stream` lane walks: 1, or 2 with STENCILSCOPE_STREAM_PACKS=2 (the
-// kernel's PX; docs/perf.md, session 15), for tuning.
+// kernel's PX; docs/perf.md, session 15), for tuning; "auto": 2 where DRAM is fast for
+// the SMs (the H200, not the H100; see cuda_peak_gbps_per_sm), ready for a per-device
+// default once the device runs have shown where two packs win.
 int stream_packs() {
   static const int packs = [] {
     const char* e = std::getenv("STENCILSCOPE_STREAM_PACKS");
-    return e && std::atoi(e) == 2 ? 2 : 1;
+    const std::string v = e ? e : "";
+    if (v == "auto") return cuda_peak_gbps_per_sm() > kSmBoundPeakGbpsPerSm ? 2 : 1;
+    return v == "2" ? 2 : 1;
   }();
   return packs;
 }

@@ -26,6 +26,9 @@ constexpr unsigned kMaxGridYZ = 65535;
 
 // stream25d's shapes by STENCILSCOPE_STREAM25 (read once per process): 0 "8x8", 1 the
 // default, 2 "16x16", then the two-pack shapes "2pack" and "2pack24" (session 15).
+// "auto" takes 2pack where DRAM is fast for the SMs (kSmBoundPeakGbpsPerSm: the
+// H200, not the H100), else the default: a per-device choice ready for when the
+// device runs have shown where two packs win (docs/perf.md, session 15).
 constexpr int kShape2Pack = 3, kShape2Pack24 = 4;
 int stream25d_shape_from_env() {
   const char* e = std::getenv("STENCILSCOPE_STREAM25");
@@ -34,6 +37,7 @@ int stream25d_shape_from_env() {
   if (v == "16x16") return 2;
   if (v == "2pack") return kShape2Pack;
   if (v == "2pack24") return kShape2Pack24;
+  if (v == "auto") return cuda_peak_gbps_per_sm() > kSmBoundPeakGbpsPerSm ? kShape2Pack : 1;
   return 1;
 }
 

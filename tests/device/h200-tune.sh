@@ -57,7 +57,7 @@ echo "tests: $((SECONDS - t1)) s"
 t2=$SECONDS
 bench() {  # name env-assignment bench-arguments...
   local name=$1 envset=$2; shift 2
-  env $envset timeout 40 "$exe" bench "$@" --json "$log/$name.json" >"$log/$name.txt" 2>&1 || echo "bench $name failed: $(tail -1 "$log/$name.txt")"
+  env $envset timeout 60 "$exe" bench "$@" --json "$log/$name.json" >"$log/$name.txt" 2>&1 || echo "bench $name failed: $(tail -1 "$log/$name.txt")"
 }
 h3="heat3d --variant stream25d --order 8 --steps 10 --repeat 3 --device gpu"
 for shape in "${shapes[@]}"; do

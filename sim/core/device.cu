@@ -58,6 +58,17 @@ int cuda_device_count() {
 
 void use_cuda_device(int index) { SS_CUDA_CHECK(cudaSetDevice(index)); }
 
+double cuda_peak_gbps_per_sm() {
+  int dev = 0, clock_khz = 0, bus_bits = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) {
+    cudaGetLastError();
+    return 0;
+  }
+  return 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9 / sms;
+}
+
 std::string cuda_device_name() {
   const auto d = cuda_devices();
   return d.empty() ? std::string() : d.front().name;

@@ -34,6 +34,15 @@ void require_cuda_device();
 /// The device's name ("" without a device).
 std::string cuda_device_name();
 
+/// Peak DRAM bandwidth of the current device per multiprocessor, GB/s, from its memory
+/// clock and bus width (0 when the driver does not say or there is no device). About 25
+/// on an H100 SXM and 37 on an H200 (same SMs): where it is high, streaming stencils are
+/// bound inside the SM rather than by DRAM (docs/perf.md, sessions 9 and 15).
+double cuda_peak_gbps_per_sm();
+
+/// The line between the two for the streaming kernels' "auto" shapes, GB/s per SM.
+inline constexpr double kSmBoundPeakGbpsPerSm = 30;
+
 /// Throws ss::Error naming both figures when `bytes` more device memory does not fit.
 void check_device_memory(std::size_t bytes, const char* what);
 

@@ -19,6 +19,7 @@ bool cuda_available(std::string* why) { return !cuda_devices(why).empty(); }
 int cuda_device_count() { return 0; }
 void use_cuda_device(int) { throw Error(kNoCuda); }
 std::string cuda_device_name() { return {}; }
+double cuda_peak_gbps_per_sm() { return 0; }
 void check_device_memory(std::size_t, const char*) { throw Error(kNoCuda); }
 double measure_copy_gbps(std::size_t, int) { throw Error(kNoCuda); }
 void copy_device_to_host(void*, const void*, std::size_t, void*) { throw Error(kNoCuda); }

@@ -49,7 +49,7 @@ copy = ("        if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_a
 hinted = ("        const T* from_global = dst_slot[n] >> kFillShift == kFillCopy ? a.in + src[n] + zoff : a.faces + src[n] + z * face_plane;\n"
           "        if (dst_slot[n] >> kFillShift == kFillCopy || kSine)\n"
           "          asm volatile(\"cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\" ::\"r\"(shared_address(to)), \"l\"(from_global), \"l\"(hint_policy) : \"memory\");\n")
-start = "  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kStream25BX + tx;\n"
+start = "  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TXT + tx;\n"
 policy = "  std::uint64_t hint_policy;\n  asm(\"createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\" : \"=l\"(hint_policy));\n"
 assert copy in s and start in s
 open(p, "w").write(s.replace(copy, hinted).replace(start, start + policy))

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "sim/core/cuda_check.cuh"
@@ -58,6 +59,20 @@ int stream_strips(const Grid2D& g) {
   return static_cast<int>(std::clamp<long long>(strips, 1, g.ny));
 }
 
+// Packs each `stream` lane walks: 1, or 2 with STENCILSCOPE_STREAM_PACKS=2 (the
+// kernel's PX; docs/perf.md, session 15), for tuning; "auto": 2 where DRAM is fast for
+// the SMs (the H200, not the H100; see cuda_peak_gbps_per_sm), ready for a per-device
+// default once the device runs have shown where two packs win.
+int stream_packs() {
+  static const int packs = [] {
+    const char* e = std::getenv("STENCILSCOPE_STREAM_PACKS");
+    const std::string v = e ? e : "";
+    if (v == "auto") return cuda_peak_gbps_per_sm() > kSmBoundPeakGbpsPerSm ? 2 : 1;
+    return v == "2" ? 2 : 1;
+  }();
+  return packs;
+}
+
 template <typename T, int R>
 void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, const GhostRule<T>* rule) {
   const Grid2D& g = a.g;
@@ -85,11 +100,15 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, const Gho
       break;
     }
     case Heat2DVariant::stream: {
-      constexpr int tile = kStreamThreads * Pack<T>::n;
-      a.block_rows_y = stream_strips(g);
-      const dim3 grid(blocks_for(g.nx, tile), std::min<unsigned>(a.block_rows_y, kMaxGridY));
-      heat2d_step_stream<T, R, kStreamThreads><<<grid, kStreamThreads, 0, s>>>(a, rule);
-      SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
+      auto go = [&]<int PX>() {
+        constexpr int threads = kStreamThreadsFor<PX>, tile = threads * Pack<T>::n * PX;
+        a.block_rows_y = stream_strips(g);
+        const dim3 grid(blocks_for(g.nx, tile), std::min<unsigned>(a.block_rows_y, kMaxGridY));
+        heat2d_step_stream<T, R, threads, PX><<<grid, threads, 0, s>>>(a, rule);
+        SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
+      };
+      if (stream_packs() == 2) go.template operator()<2>();
+      else go.template operator()<1>();
       return;  // the boundary step is fused into its epilogue
     }
     default:

@@ -177,18 +177,27 @@ inline constexpr int kStreamRows = 12;  // rows per strip
 // Rows loaded ahead and blocks per SM the register budget is cut for: radius 3-4
 // 8 rows ahead at four blocks of 128 threads (up to 128 registers: 0.995 at
 // 8192^2), radius 1-2 4 rows ahead at six blocks (0.98 at order 2).
-template <int R>
-inline constexpr int kStreamAhead = R >= 3 ? 8 : 4;
-template <int R>
-inline constexpr int kStreamMinBlocks = R >= 3 ? 4 : 6;
+//
+// PX, packs per lane (session 15, for the H200, where the step is bound in the SM):
+// with PX = 2 each lane walks two neighbouring packs, so the per-row work that does
+// not grow with the outputs (the halo loads, the pipeline's commit and wait, the
+// warp barrier, the pointer steps) serves 8 floats instead of 4. Its queue is twice
+// as long, so it loads 4 rows ahead in blocks of 64 threads (2 warps, the ring
+// within the static shared memory), at least 6 blocks per SM (up to 168 registers).
+template <int R, int PX = 1>
+inline constexpr int kStreamAhead = PX == 1 ? (R >= 3 ? 8 : 4) : 4;
+template <int R, int PX = 1>
+inline constexpr int kStreamMinBlocks = PX == 1 ? (R >= 3 ? 4 : 6) : 6;
+template <int PX>
+inline constexpr int kStreamThreadsFor = PX == 1 ? kStreamThreads : 64;
 
-template <typename T, int R, int kThreads, int kPF = kStreamAhead<R>>
-__global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R>)
+template <typename T, int R, int kThreads, int PX = 1, int kPF = kStreamAhead<R, PX>>
+__global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R, PX>)
     heat2d_step_stream(Heat2DStepArgs<T> a, const GhostRule<T>* rule) {
   constexpr int W = Pack<T>::n;
   constexpr int kWarps = kThreads / 32;
-  constexpr int TW = kThreads * W;
-  constexpr int WW = 32 * W;
+  constexpr int TW = kThreads * W * PX;
+  constexpr int WW = 32 * W * PX;
   constexpr int HV = (R + W - 1) / W, H = HV * W;
   constexpr int LW = WW + 2 * H;
   constexpr int Q = 2 * R + 1 + kPF;  // queue length: positions t - R .. t + R + kPF
@@ -199,16 +208,16 @@ __global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R>)
   const int nx = a.g.nx, ny = a.g.ny;
   const int i0 = blockIdx.x * TW;
   const int s0 = i0 + warp * WW;           // first column of this warp's segment
-  const int c = s0 + lane * W;             // first column of this thread
-  const bool column = c < nx + R;          // some interior point reads these columns
+  const int c = s0 + lane * W * PX;        // first column of this thread
+  // column(p): some interior point reads the columns of own pack p
+  auto column = [c, nx](int p) { return c + p * W < nx + R; };
   int halo_c = -2 * kGhost - W;            // lanes 0..HV-1 fetch the left halo, the last HV the right
   if (lane < HV) halo_c = s0 - H + lane * W;
   if (lane >= 32 - HV) halo_c = s0 + WW + (lane - (32 - HV)) * W;
   const bool halo = halo_c >= -H && halo_c < nx + R;
-  T* const own_slot = &ring_all[warp][0][H + lane * W];  // in slot 0; slot k is k * LW further
+  T* const own_slot = &ring_all[warp][0][H + lane * W * PX];  // own pack 0 in slot 0; slot k is k * LW further
   T* const halo_slot = &ring_all[warp][0][lane < HV ? lane * W : H + WW + (lane - (32 - HV)) * W];
-  const T* const window = &ring_all[warp][0][lane * W];  // columns c - H .. c + W + H - 1
-  const bool full = c + W <= nx;           // every column of this thread is interior
+  const T* const window = &ring_all[warp][0][lane * W * PX];  // columns c - H .. c + PX W + H - 1
   using P = Pack<T>;
 
   const std::ptrdiff_t pitch = a.g.pitch;
@@ -230,11 +239,14 @@ __global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R>)
       if (halo && d < rows) __pipeline_memcpy_async(halo_slot + d * LW, hsrc + d * step, 16);
       __pipeline_commit();
     }
-    P q[Q];  // q[(k + s) % Q]: position t + k - R at unrolled step s (the queue rotates by renaming)
-    if (column) {
+    P q[PX][Q];  // q[p][(k + s) % Q]: pack p at position t + k - R at unrolled step s (the queue rotates by renaming)
 #pragma unroll
-      for (int k = 0; k < 2 * R + kPF; ++k)
-        if (k - R < rows + R) q[k] = *reinterpret_cast<const P*>(src + (k - R) * step);
+    for (int p = 0; p < PX; ++p) {
+      if (column(p)) {
+#pragma unroll
+        for (int k = 0; k < 2 * R + kPF; ++k)
+          if (k - R < rows + R) q[p][k] = *reinterpret_cast<const P*>(src + p * W + (k - R) * step);
+      }
     }
     const T* next = src + AH * step;  // position t + AH
     const T* hnext = hsrc + AH * step;
@@ -244,45 +256,53 @@ __global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R>)
       for (int s = 0; s < Q; ++s) {
         const int t = tb + s;
         if (t >= rows) break;
-        if (column && t + AH < rows + R) q[(2 * R + kPF + s) % Q] = *reinterpret_cast<const P*>(next);
+#pragma unroll
+        for (int p = 0; p < PX; ++p)
+          if (column(p) && t + AH < rows + R) q[p][(2 * R + kPF + s) % Q] = *reinterpret_cast<const P*>(next + p * W);
         if (halo && t + AH < rows) __pipeline_memcpy_async(halo_slot + ((s + AH) % Q) * LW, hnext, 16);
         __pipeline_commit();
         next += step;
         hnext += step;
-        const P centre = q[(R + s) % Q];
-        *reinterpret_cast<P*>(own_slot + s * LW) = centre;
+#pragma unroll
+        for (int p = 0; p < PX; ++p) *reinterpret_cast<P*>(own_slot + s * LW + p * W) = q[p][(R + s) % Q];
         __pipeline_wait_prior(AH);  // this lane's halo of position t
         __syncwarp();               // ... and every lane's centre pack
-        T win[W + 2 * H];
+        T win[PX * W + 2 * H];
 #pragma unroll
         for (int v = 0; v < HV; ++v) {
           const P l = *reinterpret_cast<const P*>(window + s * LW + v * W);
-          const P r = *reinterpret_cast<const P*>(window + s * LW + H + W + v * W);
+          const P r = *reinterpret_cast<const P*>(window + s * LW + H + PX * W + v * W);
 #pragma unroll
           for (int w = 0; w < W; ++w) {
             win[v * W + w] = l.v[w];
-            win[H + W + v * W + w] = r.v[w];
+            win[H + PX * W + v * W + w] = r.v[w];
           }
         }
 #pragma unroll
-        for (int w = 0; w < W; ++w) win[H + w] = centre.v[w];
-        P out;
+        for (int p = 0; p < PX; ++p)
 #pragma unroll
-        for (int w = 0; w < W; ++w) {
-          T row[2 * R + 1], col[2 * R + 1];
+          for (int w = 0; w < W; ++w) win[H + p * W + w] = q[p][(R + s) % Q].v[w];
 #pragma unroll
-          for (int k = 0; k <= 2 * R; ++k) {
-            row[k] = win[H + w + k - R];
-            col[k] = q[(k + s) % Q].v[w];
+        for (int p = 0; p < PX; ++p) {
+          P out;
+#pragma unroll
+          for (int w = 0; w < W; ++w) {
+            T row[2 * R + 1], col[2 * R + 1];
+#pragma unroll
+            for (int k = 0; k <= 2 * R; ++k) {
+              row[k] = win[H + p * W + w + k - R];
+              col[k] = q[p][(k + s) % Q].v[w];
+            }
+            out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
           }
-          out.v[w] = heat2d_point<T, R>(row, col, a.c, a.c);
-        }
-        if (full) {
-          *reinterpret_cast<P*>(dst) = out;
-        } else if (c < nx) {
+          const int cp = c + p * W;
+          if (cp + W <= nx) {
+            *reinterpret_cast<P*>(dst + p * W) = out;
+          } else if (cp < nx) {
 #pragma unroll
-          for (int w = 0; w < W; ++w)
-            if (c + w < nx) dst[w] = out.v[w];
+            for (int w = 0; w < W; ++w)
+              if (cp + w < nx) dst[p * W + w] = out.v[w];
+          }
         }
         dst += step;
       }

@@ -24,6 +24,23 @@ namespace {
 
 constexpr unsigned kMaxGridYZ = 65535;
 
+// stream25d's shapes by STENCILSCOPE_STREAM25 (read once per process): 0 "8x8", 1 the
+// default, 2 "16x16", then the two-pack shapes "2pack" and "2pack24" (session 15).
+// "auto" takes 2pack where DRAM is fast for the SMs (kSmBoundPeakGbpsPerSm: the
+// H200, not the H100), else the default: a per-device choice ready for when the
+// device runs have shown where two packs win (docs/perf.md, session 15).
+constexpr int kShape2Pack = 3, kShape2Pack24 = 4;
+int stream25d_shape_from_env() {
+  const char* e = std::getenv("STENCILSCOPE_STREAM25");
+  const std::string v = e ? e : "";
+  if (v == "8x8") return 0;
+  if (v == "16x16") return 2;
+  if (v == "2pack") return kShape2Pack;
+  if (v == "2pack24") return kShape2Pack24;
+  if (v == "auto") return cuda_peak_gbps_per_sm() > kSmBoundPeakGbpsPerSm ? kShape2Pack : 1;
+  return 1;
+}
+
 // Planes each stream25d block marches (stream25d_slab_planes);
 // STENCILSCOPE_STREAM25_SLAB asks for slabs of about that many planes, for tuning.
 int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_blocks) {
@@ -38,17 +55,17 @@ int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_bloc
 // Resident blocks of a stream25d kernel on this device: its shared ring sets it.
 // The analytic kernel's tables after the ring (a few KB) only ever leave room for
 // fewer blocks where the ring alone would fit several, which no shape does.
-template <typename T, int R, int BY, int RING, bool kSine>
+template <typename T, int R, int BY, int RING, bool kSine, int PX>
 long long stream25d_resident(int sm_count, int smem_optin) {
   static const long long resident = [&] {
-    const auto kernel = heat3d_step_stream25d<T, R, BY, RING, kSine>;
+    const auto kernel = heat3d_step_stream25d<T, R, BY, RING, kSine, PX>;
     cudaFuncAttributes attributes{};
     SS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));  // its static shared memory counts too
     const int dynamic = smem_optin - static_cast<int>(attributes.sharedSizeBytes);
     SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic));
     int per_sm = 0;
-    constexpr std::size_t smem = Stream25Shape<T, R, BY, RING>::smem_bytes;
-    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kStream25BX * BY, smem));
+    using S = Stream25Shape<T, R, BY, RING, PX>;
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, S::kStream25Threads, S::smem_bytes));
     if (per_sm < 1) throw Error("stream25d: the kernel does not fit on this device");
     return static_cast<long long>(per_sm) * sm_count;
   }();
@@ -102,13 +119,10 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
     case Heat3DVariant::stream25d: {
       // Tile rows and ring planes: 16 and 9 in float from order 6 (kRing16 below), 16
       // and 8 else (0.69 of copy at 512^3 on an H100 in session 4, against 0.65 for 16
-      // and 16 and 0.61 for 8 and 8); STENCILSCOPE_STREAM25=16x16 or 8x8 chooses
-      // another, for tuning (docs/perf.md).
-      static const int shape = [] {
-        const char* e = std::getenv("STENCILSCOPE_STREAM25");
-        const std::string v = e ? e : "";
-        return v == "8x8" ? 0 : v == "16x16" ? 2 : 1;
-      }();
+      // and 16 and 0.61 for 8 and 8); STENCILSCOPE_STREAM25 chooses another, for
+      // tuning (docs/perf.md): 16x16 or 8x8 (rows x ring planes), or 2pack / 2pack24:
+      // two packs per thread (Stream25Shape's PX), 16 or 24 rows, the default's ring.
+      static const int shape = stream25d_shape_from_env();
       // The 16-plane ring (204 KB in float, 216 KB in double, too much with the
       // boundary duties' 14 KB) needs a Hopper-class shared memory, 16 rows with 8
       // planes (102 / 108 KB) an Ampere-class one; the analytic rule adds 24 KB per
@@ -127,10 +141,10 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       // more. In double the ring of 9 was slower than that of 8 (0.81 of copy at
       // 512^3, order 8, on an H100, against 0.84; session 11).
       constexpr int kRing16 = R >= 3 && sizeof(T) == 4 ? 2 * R + 1 : 8;
-      auto go = [&]<int BY, int RING, bool kSine>() {
-        using S = Stream25Shape<T, R, BY, RING>;
+      auto go = [&]<int BY, int RING, bool kSine, int PX = 1>() {
+        using S = Stream25Shape<T, R, BY, RING, PX>;
         const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
-        const long long resident = stream25d_resident<T, R, BY, RING, kSine>(sm_count, smem_optin);
+        const long long resident = stream25d_resident<T, R, BY, RING, kSine, PX>(sm_count, smem_optin);
         int slab = stream25d_slab(g, bx * by, resident);
         if (kSine) slab = std::min(slab, kSineSlab);
         const long long tile_blocks = bx * by * blocks_for(g.nz, slab);
@@ -157,14 +171,14 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         if (faces) faces->produced = producers > 0;
         Heat3DStepArgs<T> args = a;
         if (!faces) args.faces = args.faces_next = nullptr;  // the kernel computes every ghost
-        heat3d_step_stream25d<T, R, BY, RING, kSine>
-            <<<static_cast<unsigned>(tile_blocks + producers), dim3(kStream25BX, BY), S::smem_bytes_for(sine_modes, slab), s>>>(
+        heat3d_step_stream25d<T, R, BY, RING, kSine, PX>
+            <<<static_cast<unsigned>(tile_blocks + producers), dim3(S::TXT, BY), S::smem_bytes_for(sine_modes, slab), s>>>(
                 args, slab, in_rule, out_rule);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
       };
-      auto fits = [&]<int BY, int RING>() {
+      auto fits = [&]<int BY, int RING, int PX = 1>() {
         // The kernel's static shared memory holds its ghost rule and the ring's barriers.
-        return Stream25Shape<T, R, BY, RING>::smem_bytes_for(sine_modes, kSineSlab) + sizeof(GhostRule3D<T>) +
+        return Stream25Shape<T, R, BY, RING, PX>::smem_bytes_for(sine_modes, kSineSlab) + sizeof(GhostRule3D<T>) +
                    2 * RING * sizeof(std::uint64_t) <=
                static_cast<std::size_t>(smem_optin);
       };
@@ -172,13 +186,27 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       if (!small_ring_fits && !fits.template operator()<8, 8>())
         throw Error("stream25d needs " + std::to_string(Stream25Shape<T, R, 8, 8>::smem_bytes_for(sine_modes, kSineSlab) / 1024) +
                     " KB of shared memory per block; this device offers " + std::to_string(smem_optin / 1024) + " KB");
+      // Two packs per thread where asked for and it fits (2pack24 under the analytic
+      // rule with 2 sine modes does not: its products take 31 KB per mode), else the
+      // one-pack shapes. 2pack24 is float only: in double, order 8, the 168 registers
+      // of 384 threads spill; it runs 2pack there.
+      auto two_packs = [&]<int BY>() {
+        if (!fits.template operator()<BY, kRing16, 2>()) return false;
+        if (sine_modes) go.template operator()<BY, kRing16, true, 2>();
+        else go.template operator()<BY, kRing16, false, 2>();
+        return true;
+      };
+      bool launched = false;
+      if constexpr (sizeof(T) == 4) launched = shape == kShape2Pack24 && two_packs.template operator()<24>();
+      if (!launched && shape >= kShape2Pack) launched = two_packs.template operator()<16>();
+      if (launched) return false;
       if (sine_modes) {  // the 16x16 shape is for tuning the other rules only
         if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, true>();
         else go.template operator()<16, kRing16, true>();
       } else {
         const bool big_ring_fits = fits.template operator()<16, 16>();
         if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, false>();
-        else if (shape == 1 || !big_ring_fits) go.template operator()<16, kRing16, false>();
+        else if (shape != 2 || !big_ring_fits) go.template operator()<16, kRing16, false>();
         else go.template operator()<16, 16, false>();
       }
       return false;  // the next stream25d step stages the ghosts itself

@@ -50,12 +50,29 @@ namespace ss {
 // insulated; mbarriers per slot, ring of 9 fetched 4 ahead: 0.90, 0.98, 0.96,
 // 0.93 (ring of 8 fetched 2 ahead: 0.78-0.83; of 10 fetched 4 ahead, whose slots
 // are no constants of the unrolled steps: 0.75-0.77).
-inline constexpr int kStream25BX = 32;
+//
+// PX, packs per thread (session 15, for the H200, where the kernel is bound by
+// instruction issue): with PX = 2 each thread owns two neighbouring packs of its
+// row (8 floats or 4 doubles) and a tile row of 32 packs takes 16 threads. The
+// per-plane work that does not scale with the outputs (barrier waits and
+// arrivals, the fetch's control, loop and address arithmetic, the window's halo
+// packs: 2 loads serve 8 outputs instead of 4) is then shared by twice the
+// outputs, for a z queue twice as long in registers (1 block of 256 threads per
+// SM at 16 rows, up to 255 registers each).
+inline constexpr int kStream25BX = 32;  // packs per tile row
 
-template <typename T, int R, int BY, int RING>
+template <typename T, int R, int BY, int RING, int PX = 1>
 struct Stream25Shape {
+  static_assert(PX >= 1 && kStream25BX % PX == 0);
   static constexpr int kStream25BY = BY;
-  static constexpr int kStream25Threads = kStream25BX * BY;
+  static constexpr int TXT = kStream25BX / PX;    // threads per tile row
+  static constexpr int kStream25Threads = TXT * BY;
+  static_assert(kStream25Threads % 32 == 0, "whole warps: each arrives once on the ring's barriers");
+  static constexpr int WARPS = kStream25Threads / 32;
+  // __launch_bounds__'s blocks per SM: the one-pack shapes fill 512 threads; the
+  // two-pack ones run one block (their ring leaves no room for two) and take the
+  // registers their longer queue needs.
+  static constexpr int kMinBlocks = PX == 1 ? 512 / kStream25Threads : 1;
   static constexpr int W = Pack<T>::n;            // values per pack
   static constexpr int HV = (R + W - 1) / W;      // x-halo packs per side
   static constexpr int H = HV * W;                // x-halo columns per side
@@ -71,20 +88,21 @@ struct Stream25Shape {
   static constexpr int XH = 2 * HV * kStream25BY;              // x-halo packs per plane
   static constexpr int ITEMS = TH * kStream25BX + XH;           // packs copied per plane
   static constexpr int PER_THREAD = (ITEMS + kStream25Threads - 1) / kStream25Threads;
+  static constexpr int DUTIES = PER_THREAD + PX;  // boundary duty slots: the copy duties, then the own packs
   // The x-halo packs go to every XSTRIDE-th thread of those with a spare duty, so
   // that the edge blocks' extra work on them is spread over several warps.
   static constexpr int XSTRIDE = (PER_THREAD * kStream25Threads - TH * kStream25BX) / XH;
   static_assert(XSTRIDE >= 1);
   // Shared memory: the ring, then the threads' boundary duties (packs other than
   // plain 16-byte copies: where each goes with its fill kind, for every duty and
-  // the own pack, and the source of each duty), then under the analytic rule,
+  // the own packs, and the source of each duty), then under the analytic rule,
   // per sine mode, the products table_x * table_y of those packs (16 bytes
   // each) and the z tables of the modes over the slab and R planes either side.
   static constexpr std::size_t ring_bytes = sizeof(T) * static_cast<std::size_t>(RING) * PLANE;
-  static constexpr std::size_t where_bytes = (sizeof(int) * (PER_THREAD + 1) * kStream25Threads + 15) / 16 * 16;
+  static constexpr std::size_t where_bytes = (sizeof(int) * DUTIES * kStream25Threads + 15) / 16 * 16;
   static constexpr std::size_t from_bytes = sizeof(std::ptrdiff_t) * PER_THREAD * kStream25Threads;
   static constexpr std::size_t smem_bytes = ring_bytes + where_bytes + from_bytes;
-  static constexpr std::size_t sine_bytes_per_mode = sizeof(Pack<T>) * (PER_THREAD + 1) * kStream25Threads;
+  static constexpr std::size_t sine_bytes_per_mode = sizeof(Pack<T>) * DUTIES * kStream25Threads;
   static constexpr std::size_t smem_bytes_for(std::optional<int> sine_modes, int slab) {
     if (!sine_modes) return smem_bytes;
     const int modes = *sine_modes;
@@ -134,8 +152,9 @@ __device__ __noinline__ Pack<T> stream25d_sine_pack(const GhostRule3D<T>& rule, 
 // x ghosts and interior values mixed. Out of line: inlined into each of the
 // kernel's unrolled steps it made the analytic kernel's code 268 KB (110 KB for
 // the other rules), more than the instruction caches hold, and cost 6% at 512^3.
-// `where`, `from` and `product` point at the thread's first entry (see the kernel).
-template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine>
+// `where`, `from` and `product` point at the thread's first entry (see the kernel),
+// PER_THREAD + OWN entries per thread (copy duties, then own packs: Stream25Shape).
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1>
 __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdiff_t zoff, unsigned todo, const int* where,
                                                      const std::ptrdiff_t* from, const Pack<T>* product, const T* zt, int zn,
                                                      const GhostRule3D<T>& rule, const T* in, int nx, int x_first) {
@@ -151,7 +170,7 @@ __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdif
     T* to = slot + offset;
     Pack<T> computed;
     if constexpr (kSine) {
-      computed = stream25d_sine_pack(rule, product + n * THREADS, (PER_THREAD + 1) * THREADS, zt, zn);
+      computed = stream25d_sine_pack(rule, product + n * THREADS, (PER_THREAD + OWN) * THREADS, zt, zn);
     } else {
 #pragma unroll
       for (int w = 0; w < W; ++w) computed.v[w] = rule.fixed_value;
@@ -176,11 +195,13 @@ __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdif
 
 // kSine: the analytic rule (its code kept out of the other rules' kernel, where
 // even unused it cost 3% at 512^3).
-template <typename T, int R, int BY, int RING, bool kSine>
-__global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
+// PX: packs per thread (Stream25Shape).
+template <typename T, int R, int BY, int RING, bool kSine, int PX = 1>
+__global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Threads,
+                                  Stream25Shape<T, R, BY, RING, PX>::kMinBlocks)
     heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab, const GhostRule3D<T>* rule_ptr, const GhostRule3D<T>* next_rule) {
-  using S = Stream25Shape<T, R, BY, RING>;
-  constexpr int kStream25BY = BY, kStream25Threads = S::kStream25Threads;
+  using S = Stream25Shape<T, R, BY, RING, PX>;
+  constexpr int kStream25BY = BY, kStream25Threads = S::kStream25Threads, TXT = S::TXT;
   constexpr int W = S::W, H = S::H, LW = S::LW, Q = 2 * R + 1;
   // Blocks in the order of an (x tiles, y tiles, slabs) grid; under the analytic
   // rule the blocks past those are producers: they write the face ghosts of the
@@ -194,7 +215,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     if (block >= tile_blocks) {
       const int producers = static_cast<int>(gridDim.x - tile_blocks);
       write_face_ghosts<T, R>(a.faces_next, g, *next_rule,
-                              static_cast<int>(block - tile_blocks) * kStream25Threads + threadIdx.y * kStream25BX + threadIdx.x,
+                              static_cast<int>(block - tile_blocks) * kStream25Threads + threadIdx.y * TXT + threadIdx.x,
                               producers * kStream25Threads, 0, 1);
       return;
     }
@@ -207,15 +228,20 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   __shared__ alignas(GhostRule3D<T>) unsigned char rule_bytes[sizeof(GhostRule3D<T>)];
   GhostRule3D<T>& rule = *reinterpret_cast<GhostRule3D<T>*>(rule_bytes);
   T* ring = reinterpret_cast<T*>(stream25_smem);
-  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kStream25BX + tx;
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TXT + tx;
+  // The thread that arrives on the ring's barriers for its warp (tx == 0 with a warp per row).
+  auto lane0 = [&] {
+    if constexpr (TXT == 32) return tx == 0;
+    else return (tid & 31) == 0;
+  };
   // full[i]: slot i's plane has landed (every warp's copies and stores); empty[i]:
   // every warp has read it. Phase n of a slot's barriers is the slot's n-th plane.
   __shared__ std::uint64_t full[RING], empty[RING];
   if (tid == 0) {
     rule = *rule_ptr;
     for (int i = 0; i < RING; ++i) {
-      mbarrier_init(&full[i], BY);  // one arrival per warp
-      mbarrier_init(&empty[i], BY);
+      mbarrier_init(&full[i], S::WARPS);  // one arrival per warp
+      mbarrier_init(&empty[i], S::WARPS);
     }
   }
   __syncthreads();
@@ -231,14 +257,14 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   const bool copies = wrap || rule.boundary == Boundary::insulated;
   constexpr bool sine = kSine;
   // where[n * threads]: the ring offset of boundary duty n of this thread (n ==
-  // PER_THREAD: its own pack in a ghost plane) with the fill kind above
+  // PER_THREAD + p: its own pack p in a ghost plane) with the fill kind above
   // kFillShift; from[n * threads]: the source of duty n within plane 0.
   int* where = reinterpret_cast<int*>(stream25_smem + S::ring_bytes) + tid;
   std::ptrdiff_t* from = reinterpret_cast<std::ptrdiff_t*>(stream25_smem + S::ring_bytes + S::where_bytes) + tid;
   Pack<T>* products = reinterpret_cast<Pack<T>*>(stream25_smem + S::smem_bytes);
-  auto product = [&](int m, int n) -> Pack<T>& { return products[(m * (S::PER_THREAD + 1) + n) * kStream25Threads + tid]; };
+  auto product = [&](int m, int n) -> Pack<T>& { return products[(m * S::DUTIES + n) * kStream25Threads + tid]; };
   // z_table[m * zn + z - (k0 - R)]: table_z of mode m at plane z of the slab or its ghost planes.
-  T* z_table = reinterpret_cast<T*>(products + rule.modes * (S::PER_THREAD + 1) * kStream25Threads);
+  T* z_table = reinterpret_cast<T*>(products + rule.modes * S::DUTIES * kStream25Threads);
   const int zn = slab + 2 * R, zfirst = block_z * slab - R;
   if constexpr (kSine) {
     for (int e = tid; e < rule.modes * zn; e += kStream25Threads) {
@@ -260,7 +286,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   };
   // The exact solution on the pack of duty n in plane z.
   auto sine_pack = [&](int n, int z) {
-    return stream25d_sine_pack(rule, &product(0, n), (S::PER_THREAD + 1) * kStream25Threads, z_table + (z - zfirst), zn);
+    return stream25d_sine_pack(rule, &product(0, n), S::DUTIES * kStream25Threads, z_table + (z - zfirst), zn);
   };
   // An insulated pack of x ghosts only is its image pack in reverse: when that is
   // aligned it is copied as it is (16 bytes) and read back reversed.
@@ -270,7 +296,7 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   };
   const int i0 = block_x * S::TW, j0 = block_y * kStream25BY;
   const int k0 = block_z * slab, k1 = min(k0 + slab, g.nz);
-  const int c = i0 + tx * W, j = j0 + ty;  // this thread's first column and its row
+  const int c = i0 + tx * W * PX, j = j0 + ty;  // this thread's first column and its row
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.plane());
 
   // Copy duties, the same for every plane: the source offset within plane 0 and
@@ -344,16 +370,23 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   // Starts the copy of plane k0 + d into the ring (one cp.async group, possibly
   // empty); values of computed ghosts are stored straight away. A plane past the
   // last is a ghost plane: only the threads' own packs are ever read from it.
+  // inside: the thread has an output (its first pack does); own pack p has one
+  // where c + p W < nx. The others are still read from the ring, as x neighbours.
   const bool inside = c < g.nx && j < g.ny;
+  auto pack_inside = [inside, c, nx = g.nx](int p) { return p == 0 ? inside : inside && c + p * W < nx; };
+  constexpr int WP = PX + 2 * S::HV;  // packs in the x window: halo, own packs, halo
   unsigned reversed = 0;  // bit v: pack v of this thread's x window is a mirrored pack
 #pragma unroll
-  for (int v = 0; v < (W + 2 * H) / W; ++v)
+  for (int v = 0; v < WP; ++v)
     if (mirrored_pack(c - H + v * W)) reversed |= 1u << v;
-  const int own = (R + ty) * LW + H + tx * W;    // this thread's pack in a ring plane
-  if (!copies && inside) {  // the own pack in a ghost plane past the last: computed
-    boundary_duties |= 1u << S::PER_THREAD;
-    where[S::PER_THREAD * kStream25Threads] = own + ((sine ? kFillSine : kFillFixed) << kFillShift);
-    if (sine) stage_products(S::PER_THREAD, c, j);
+  const int own = (R + ty) * LW + H + tx * W * PX;  // this thread's first pack in a ring plane
+#pragma unroll
+  for (int p = 0; p < PX; ++p) {
+    if (!copies && pack_inside(p)) {  // the own pack in a ghost plane past the last: computed
+      boundary_duties |= 1u << (S::PER_THREAD + p);
+      where[(S::PER_THREAD + p) * kStream25Threads] = own + p * W + ((sine ? kFillSine : kFillFixed) << kFillShift);
+      if (sine) stage_products(S::PER_THREAD + p, c + p * W, j);
+    }
   }
   auto fixed_pack = [&] {  // from shared memory when needed: a register is dear here
     Pack<T> p;
@@ -364,9 +397,10 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
   // The boundary duties of plane z (zoff: the offset of its image plane) into ring
   // slot `slot`: the duties' in an interior plane, the own pack's in a ghost plane.
   auto fill_boundary = [&](T* slot, int z, std::ptrdiff_t zoff) {
-    const unsigned todo = boundary_duties & (z < g.nz || copies ? (1u << S::PER_THREAD) - 1 : 1u << S::PER_THREAD);
+    constexpr unsigned own_duties = ((1u << PX) - 1) << S::PER_THREAD;
+    const unsigned todo = boundary_duties & (z < g.nz || copies ? (1u << S::PER_THREAD) - 1 : own_duties);
     if (todo)
-      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine>(
+      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX>(
           slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H);
   };
   const std::ptrdiff_t face_plane = FaceGhosts<T, R>::plane(g);
@@ -403,31 +437,38 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
     if (boundary_duties) fill_boundary(slot, z, zoff);
     mbarrier_arrive_copies(&full[si]);
     __syncwarp();
-    if (tx == 0) mbarrier_arrive(&full[si]);  // after the warp's stores and copy arrivals
+    if (lane0()) mbarrier_arrive(&full[si]);  // after the warp's stores and copy arrivals
   };
 #pragma unroll
   for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(0, d);
-  // q[(m + s) % Q] holds plane k + m - R at step s of an unrolled group of Q planes.
-  // Planes k0 - R .. k0 - 1 come straight from global memory (only the thread's
-  // own columns of them are used: ghost planes take their image or the fixed
-  // value); planes k0 .. k0 + R - 1 from the ring, once they have landed, because
-  // their x ghosts are also read, as x neighbours.
-  Pack<T> q[Q];
+  // q[p][(m + s) % Q] holds own pack p of plane k + m - R at step s of an unrolled
+  // group of Q planes. Planes k0 - R .. k0 - 1 come straight from global memory
+  // (only the thread's own columns of them are used: ghost planes take their image
+  // or the fixed value); planes k0 .. k0 + R - 1 from the ring, once they have
+  // landed, because their x ghosts are also read, as x neighbours (so are own
+  // packs past the last column, by the pack before them).
+  Pack<T> q[PX][Q];
   const T* own_col = a.in + g.index(inside ? c : 0, inside ? j : 0, 0);
-  if (inside) {
 #pragma unroll
-    for (int m = 0; m < R; ++m) {
-      const int z = k0 - R + m;
-      if (z >= 0) q[m] = *reinterpret_cast<const Pack<T>*>(own_col + z * plane);
-      else if (copies) q[m] = *reinterpret_cast<const Pack<T>*>(own_col + ghost_of(z, g.nz, wrap) * plane);
-      else q[m] = sine ? sine_pack(S::PER_THREAD, z) : fixed_pack();
+  for (int p = 0; p < PX; ++p) {
+    if (pack_inside(p)) {
+#pragma unroll
+      for (int m = 0; m < R; ++m) {
+        const int z = k0 - R + m;
+        if (z >= 0) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + z * plane);
+        else if (copies) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + ghost_of(z, g.nz, wrap) * plane);
+        else q[p][m] = sine ? sine_pack(S::PER_THREAD + p, z) : fixed_pack();
+      }
     }
   }
   stream25d_sync();
 #pragma unroll
   for (int m = R; m < 2 * R; ++m) {  // planes k0 .. k0 + R - 1, in slots 0 .. R - 1
     mbarrier_wait(&full[m - R], 0);
-    if (inside) q[m] = *reinterpret_cast<const Pack<T>*>(ring + (m - R) * S::PLANE + own);
+    if (inside) {
+#pragma unroll
+      for (int p = 0; p < PX; ++p) q[p][m] = *reinterpret_cast<const Pack<T>*>(ring + (m - R) * S::PLANE + own + p * W);
+    }
   }
   T* dst = a.out + g.index(c, j, k0);
   for (int s0 = 0, gi = 0; k0 + s0 < k1; s0 += Q, ++gi) {
@@ -437,23 +478,28 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
       if (k0 + d >= k1) break;
       stream25d_sync();
       mbarrier_wait(&full[slot_of(gi, s + R)], parity_of(gi, s + R));  // plane k0 + d + R has landed
-      q[(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + slot_of(gi, s + R) * S::PLANE + own);
+#pragma unroll
+      for (int p = 0; p < PX; ++p)
+        q[p][(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + slot_of(gi, s + R) * S::PLANE + own + p * W);
       // The fetch below reuses the slot of plane d - 1: every warp has read it.
       constexpr int reused = R + S::AHEAD - RING;
       if (d + reused >= 0) mbarrier_wait(&empty[slot_of(gi, s + reused)], parity_of(gi, s + reused));
       fetch_plane(gi, s + R + S::AHEAD);
       if (inside) {
-        const T* p = ring + slot_of(gi, s) * S::PLANE + own;
-        T win[W + 2 * H];  // x: columns c - H .. c + W + H - 1 of row j (its own pack from the queue)
+        const T* ps = ring + slot_of(gi, s) * S::PLANE + own;
+        // x: columns c - H .. c + PX W + H - 1 of row j (the own packs from the queue)
+        T win[WP * W];
 #pragma unroll
-        for (int v = 0; v < (W + 2 * H) / W; ++v) {
-          const Pack<T> pk = v == S::HV ? q[(R + s) % Q] : *reinterpret_cast<const Pack<T>*>(p - H + v * W);
+        for (int v = 0; v < WP; ++v) {
+          const bool own_pack = v >= S::HV && v < S::HV + PX;
+          const Pack<T> pk = own_pack ? q[own_pack ? v - S::HV : 0][(R + s) % Q]
+                                      : *reinterpret_cast<const Pack<T>*>(ps - H + v * W);
 #pragma unroll
           for (int w = 0; w < W; ++w) win[v * W + w] = pk.v[w];
         }
         if (reversed) {  // only threads at an insulated x face
 #pragma unroll
-          for (int v = 0; v < (W + 2 * H) / W; ++v)
+          for (int v = 0; v < WP; ++v)
             if (reversed & (1u << v)) {
 #pragma unroll
               for (int w = 0; w < W / 2; ++w) {
@@ -463,33 +509,36 @@ __global__ void __launch_bounds__(kStream25BX* BY, 512 / (kStream25BX * BY))
               }
             }
         }
-        Pack<T> ys[Q];  // y: rows j - R .. j + R of columns c .. c + W - 1
 #pragma unroll
-        for (int m = 0; m < Q; ++m)
-          if (m != R) ys[m] = *reinterpret_cast<const Pack<T>*>(p + (m - R) * LW);
-        Pack<T> out;
+        for (int p = 0; p < PX; ++p) {
+          Pack<T> ys[Q];  // y: rows j - R .. j + R of columns c + p W .. c + p W + W - 1
 #pragma unroll
-        for (int w = 0; w < W; ++w) {
-          T row[Q], col[Q], dep[Q];
+          for (int m = 0; m < Q; ++m)
+            if (m != R) ys[m] = *reinterpret_cast<const Pack<T>*>(ps + p * W + (m - R) * LW);
+          Pack<T> out;
 #pragma unroll
-          for (int m = 0; m < Q; ++m) {
-            row[m] = win[H + w + m - R];
-            col[m] = m == R ? row[m] : ys[m].v[w];
-            dep[m] = q[(m + s) % Q].v[w];
+          for (int w = 0; w < W; ++w) {
+            T row[Q], col[Q], dep[Q];
+#pragma unroll
+            for (int m = 0; m < Q; ++m) {
+              row[m] = win[H + p * W + w + m - R];
+              col[m] = m == R ? row[m] : ys[m].v[w];
+              dep[m] = q[p][(m + s) % Q].v[w];
+            }
+            out.v[w] = heat3d_point<T, R>(row, col, dep, a.c);
           }
-          out.v[w] = heat3d_point<T, R>(row, col, dep, a.c);
-        }
-        T* o = dst + d * plane;
-        if (c + W <= g.nx) {
-          *reinterpret_cast<Pack<T>*>(o) = out;
-        } else {
+          T* o = dst + d * plane + p * W;
+          if (c + p * W + W <= g.nx) {
+            *reinterpret_cast<Pack<T>*>(o) = out;
+          } else {
 #pragma unroll
-          for (int w = 0; w < W; ++w)
-            if (c + w < g.nx) o[w] = out.v[w];
+            for (int w = 0; w < W; ++w)
+              if (c + p * W + w < g.nx) o[w] = out.v[w];
+          }
         }
       }
       __syncwarp();
-      if (tx == 0) mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by the warp
+      if (lane0()) mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by the warp
     }
   }
   // Every phase a thread arrives on is waited on before the block ends (synccheck's

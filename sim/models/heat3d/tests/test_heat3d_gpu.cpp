@@ -76,6 +76,17 @@ TEST_P(Heat3DGpu, OddSizeDoubleBitwiseEqualToCpu) {
   check_case<double>(setup_of(33, 17, 40, order, b, InitialCondition::hot_spots), 4, 1e-13);
 }
 
+// Widths whose last pack is cut by the grid's end at every position a thread's packs
+// take (stream25d's two-pack shapes, STENCILSCOPE_STREAM25=2pack: 8 floats or 4
+// doubles a thread): 45 = 5 x 8 + 5 ends in a thread's second float pack, 43 =
+// 10 x 4 + 3 in its second double pack.
+TEST_P(Heat3DGpu, TailPacksBitwiseEqualToCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const auto [order, b] = GetParam();
+  check_case<float>(setup_of(45, 37, 29, order, b, InitialCondition::analytic), 3, 1e-6);
+  check_case<double>(setup_of(43, 19, 21, order, b, InitialCondition::hot_spots), 3, 1e-13);
+}
+
 INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, Heat3DGpu,
                          ::testing::Combine(::testing::Values(2, 4, 6, 8),
                                             ::testing::Values(Boundary::analytic, Boundary::periodic, Boundary::fixed,

@@ -186,6 +186,7 @@ class HeatModel final : public Model {
       s.ghost_width = radius_of_order(setup.config.order);
       const bool wraps = setup.config.boundary == Boundary::periodic;
       s.periodic = {wraps, wraps, wraps};
+      s.boxes_show = true;  // HostHeat3DBox: views, paint, load_interiors
       return s;
     }
   }

@@ -1,9 +1,11 @@
 // `mpirun -np N stencilscope record --headless ...`: rank 0 records, every rank steps a box
 // of the grid, the slices are gathered to rank 0. The frames must be the one-rank
 // recording's byte for byte (the gathered slices equal the one-rank slices, and the colour
-// range follows them), and so must the probes read through the gathered views. A failure
+// range follows them), and so must the probes read through the gathered views; the
+// window's screenshot (with a display) is the one-rank window's. A failure
 // on rank 0 before or while the run is built leaves every rank with one line and a
 // non-zero status, within a timeout (no rank left waiting for commands).
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,10 +16,11 @@ using namespace ss::test;
 
 namespace {
 
-/// The launcher's prefix for `ranks` ranks: loopback and shared memory only, a timeout.
-std::string mpi_prefix(int ranks) {
-  return std::string("env -u DISPLAY -u WAYLAND_DISPLAY ") + STENCILSCOPE_MPI_ENV + " timeout 60 " + STENCILSCOPE_MPIEXEC +
-         " -np " + std::to_string(ranks);
+/// The launcher's prefix for `ranks` ranks: loopback and shared memory only, a timeout;
+/// without a display unless `display`.
+std::string mpi_prefix(int ranks, bool display = false) {
+  return std::string(display ? "env " : "env -u DISPLAY -u WAYLAND_DISPLAY ") + STENCILSCOPE_MPI_ENV + " timeout 60 " +
+         STENCILSCOPE_MPIEXEC + " -np " + std::to_string(ranks);
 }
 
 std::string file_bytes(const std::filesystem::path& p) {
@@ -70,6 +73,22 @@ TEST(RecordMpi, FramesAndProbesOnTwoAndThreeRanksAreTheOneRanksBitForBit) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(WindowMpi, TheWindowOnRankZeroShowsWhatOneRankShows) {
+  const char* display = std::getenv("DISPLAY");
+  if (!display || !*display) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  const auto dir = scratch_dir("window_mpi");
+  // A fixed number of steps per frame: frame k shows 3k steps, on one rank as on two.
+  const std::string scene = "--model heat3d --size 23x19x17 --steps-per-frame 3 --frames 6 --width 640 --height 400"
+                            " --device cpu --slice-x 7 --screenshot '";
+  const RunResult one = run_app(scene + (dir / "one.png").string() + "'");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  const RunResult two = run_app(scene + (dir / "two.png").string() + "'", mpi_prefix(2, true));
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("step 18"), std::string::npos) << two.output;
+  EXPECT_EQ(file_bytes(dir / "one.png"), file_bytes(dir / "two.png"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RecordMpi, ARefusalOnRankZeroEndsEveryRankInOneLine) {
   const auto dir = scratch_dir("record_mpi_errors");
   const std::string out = " --frames 2 --out '" + (dir / "f").string() + "'";
@@ -83,6 +102,8 @@ TEST(RecordMpi, ARefusalOnRankZeroEndsEveryRankInOneLine) {
       {"record --headless --model heat2d --size 32x32" + out, "2D model"},
       // A model that splits in bench, but whose boxes give no views yet.
       {"record --headless --model acoustic3d --size 24" + out, "do not give views"},
+      // The window without a display: rank 0 cannot open it, the others were serving.
+      {"--model heat3d --size 16 --frames 2 --screenshot '" + (dir / "w.png").string() + "'", "cannot open a window"},
       // Every rank agrees: the boxes would be thinner than the stencil radius.
       {"record --headless --model heat3d --size 8x8x8 --order 8" + out, "thinner than the stencil radius"},
   };

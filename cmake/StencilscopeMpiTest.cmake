@@ -73,3 +73,18 @@ if(TARGET stencilscope_gui)
                              STENCILSCOPE_MPI_ENV="OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false")
   add_dependencies(test_record_mpi stencilscope)
 endif()
+
+# The app's LiveSimulation made with the distributed factory, edited as the panels do, against
+# a one-rank one (tests/gui/test_live_simulation_mpi.cpp; a headless EGL context on rank 0).
+if(TARGET stencilscope_gui)
+  add_executable(test_live_simulation_mpi gui/test_live_simulation_mpi.cpp)
+  target_link_libraries(test_live_simulation_mpi PRIVATE stencilscope_gui render sim_dist GTest::gtest fmt::fmt)
+  target_compile_options(test_live_simulation_mpi PRIVATE -Wall -Wextra)
+  foreach(n 2 3)
+    add_test(NAME mpi_live_simulation_np${n}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${STENCILSCOPE_MPIEXEC_FLAGS}
+                     $<TARGET_FILE:test_live_simulation_mpi>)
+    set_tests_properties(mpi_live_simulation_np${n} PROPERTIES LABELS "gui;mpi" TIMEOUT 120 RESOURCE_LOCK mpi
+                         PROCESSORS ${n} ENVIRONMENT "${STENCILSCOPE_MPI_ENV}")
+  endforeach()
+endif()

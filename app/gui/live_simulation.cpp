@@ -126,10 +126,18 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   if (sim_b_) sim_b_->wait();
   sim_b_.reset();  // B follows A: apply() builds it again from the new state
   status_.ab = {};
+  const bool replacing = sim_ != nullptr;
   sim_.reset();
   uploader_.forget_pending();
-  std::unique_ptr<Simulation> next =
-      factory_ ? factory_.create(model, config, backend, s.variant) : model.create(config, backend, s.variant);
+  std::unique_ptr<Simulation> next;
+  try {
+    next = factory_ ? factory_.create(model, config, backend, s.variant) : model.create(config, backend, s.variant);
+  } catch (const Error&) {
+    // A refusal only the ranks could find (a box's own checks), after the running run was
+    // dropped: the settings that ran start again, so that there is always a simulation.
+    if (factory_ && replacing && &s != &applied_) rebuild(applied_, runs_on_gpu(applied_));
+    throw;
+  }
   // One texture per view, kept while its size holds (interop stays registered).
   textures_.resize(static_cast<std::size_t>(next->views()));
   for (int v = 0; v < next->views(); ++v) {

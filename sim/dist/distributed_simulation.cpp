@@ -409,6 +409,9 @@ class DistributedSimulation final : public Simulation {
   FieldView view(int view, const ViewPlacement& where) override {
     const std::size_t v = static_cast<std::size_t>(slice_axis_of_view(view));
     const std::string quantity = where.quantity.empty() ? info().views.quantities.front() : where.quantity;
+    const auto& known = info().views.quantities;
+    if (std::find(known.begin(), known.end(), quantity) == known.end())
+      throw Error(fmt::format("{} has no view quantity '{}'", info().name, quantity));
     // The views are fetched together (one command) whenever the field or their place changed.
     Command c;
     c.op = Op::views;

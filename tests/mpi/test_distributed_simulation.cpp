@@ -168,6 +168,8 @@ TEST(DistributedSimulation, RefusalsLeaveTheRunUsable) {
                Error);  // the app asks first
   auto boxes = many_ranks(acoustic, wave);
   std::vector<float> slice(static_cast<std::size_t>(29) * 23);
+  EXPECT_THROW(boxes->copy_view(0, where, slice.data()), Error);  // "temperature": not acoustic3d's
+  where.quantity = "pressure";
   try {
     boxes->copy_view(0, where, slice.data());
     ADD_FAILURE() << "acoustic3d's boxes gave a view";

@@ -57,15 +57,18 @@ void broadcast(MPI_Comm world, Command& c, const std::string& text) {
 }
 
 /// The other ranks wait for the next command without taking a core (a window may be idle
-/// for minutes): MPI_Ibcast polled with short sleeps.
+/// for minutes): MPI_Ibcast polled with short sleeps, 100 us while commands come in a
+/// frame's rhythm, 2 ms once none came for a tenth of a second (a paused window).
 Command receive(MPI_Comm world, std::string& text) {
   Command c;
   MPI_Request request;
   check_mpi(MPI_Ibcast(&c, sizeof(Command), MPI_BYTE, 0, world, &request), "MPI_Ibcast");
+  const auto since = std::chrono::steady_clock::now();
   for (int done = 0;;) {
     check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) break;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    const bool idle = std::chrono::steady_clock::now() - since > std::chrono::milliseconds(100);
+    std::this_thread::sleep_for(idle ? std::chrono::microseconds(2000) : std::chrono::microseconds(100));
   }
   text.assign(static_cast<std::size_t>(c.text_bytes), '\0');
   if (c.text_bytes > 0) check_mpi(MPI_Bcast(text.data(), c.text_bytes, MPI_CHAR, 0, world), "MPI_Bcast");

@@ -7,6 +7,8 @@
 //   stencilscope export ...      a field or a slice after N steps, as .npy
 #include <cstdio>
 #include <exception>
+#include <memory>
+#include <string_view>
 #include <optional>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +18,7 @@
 #include "param_options.hpp"
 #include "sim/core/error.hpp"
 #ifdef STENCILSCOPE_WITH_MPI
+#include "sim/dist/distributed_simulation.hpp"
 #include "sim/dist/mpi_comm.hpp"
 #endif
 #ifdef STENCILSCOPE_WITH_GUI
@@ -41,6 +44,27 @@ int report_error(const char* kind, const std::exception& e) {
   return 1;
 }
 
+#if defined(STENCILSCOPE_WITH_MPI) && defined(STENCILSCOPE_WITH_GUI)
+/// The window or `record` on several ranks: rank 0 runs it with a simulation whose field is
+/// split over the ranks; the others serve rank 0's commands (no window) until it leaves,
+/// and leave with its exit status. An error on rank 0 reaches every rank as one line.
+int run_gui_distributed(const ss::app::GuiCommands& gui, const std::shared_ptr<ss::dist::DistributedService>& service,
+                        bool record) {
+  if (ss::app::this_rank() != 0) return ss::dist::serve_distributed_simulation();
+  try {
+    const int status = record ? gui.record() : gui.window();
+    service->finish(status);
+    return status;
+  } catch (const ss::dist::CollectiveError&) {
+    service->finish(1);
+    throw;
+  } catch (const ss::Error& e) {  // rank 0's own (bad input, no display): the others leave with it
+    service->finish(1);
+    throw ss::dist::CollectiveError(e.what());
+  }
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,7 +80,26 @@ int main(int argc, char** argv) {
   auto list_models = ss::app::add_models_command(app);
   auto export_field = ss::app::add_export_command(app);
 #ifdef STENCILSCOPE_WITH_GUI
-  auto gui = ss::app::add_gui_commands(app);
+  ss::app::SimulationFactory factory;
+#ifdef STENCILSCOPE_WITH_MPI
+  // Several ranks: the window and record run on rank 0 with the field split over every rank.
+  std::shared_ptr<ss::dist::DistributedService> service;
+  if (ss::app::world_ranks() > 1 && ss::dist::launched_by_mpi()) {
+    const int ranks = ss::app::world_ranks();
+    factory.check = [ranks](const ss::Model& m, const ss::ModelConfig& c, ss::Backend b, std::string_view v) {
+      ss::dist::check_distributed_simulation(m, c, b, v, ranks);
+    };
+    factory.create = [&service](const ss::Model& m, const ss::ModelConfig& c, ss::Backend, std::string_view v) {
+      return ss::dist::create_distributed_simulation(*service, m, c, v);
+    };
+    factory.note = fmt::format(
+        "a run on {} MPI ranks: every rank steps a box of the grid on the CPU (the model's CPU variant), rank 0 shows "
+        "the slices gathered from them; the order, the slices and painting change live, the model, the size and the "
+        "parameters rebuild the run on every rank; 2D models and models whose boxes give no views are refused",
+        ranks);
+  }
+#endif
+  auto gui = ss::app::add_gui_commands(app, factory);
 #endif
   try {
     app.parse(argc, argv);
@@ -70,12 +113,25 @@ int main(int argc, char** argv) {
   }
   try {
     if (ss::app::world_ranks() > 1) {
-      // Several ranks: what the others would print is rank 0's; only bench runs distributed.
+      // Several ranks: what the others would print is rank 0's; bench, and with the GUI the
+      // window and record, run distributed.
       const bool listing = app.got_subcommand("info") || app.got_subcommand("models");
       if (listing && ss::app::this_rank() != 0) return 0;
+#if defined(STENCILSCOPE_WITH_MPI) && defined(STENCILSCOPE_WITH_GUI)
+      if (!listing && !app.got_subcommand("bench") && !app.got_subcommand("export")) {
+        // The command channel first (rank 0's service and the others' serve loop make it
+        // together), before rank 0 can fail alone.
+        if (ss::app::this_rank() == 0) service = std::make_shared<ss::dist::DistributedService>();
+        return run_gui_distributed(gui, service, app.got_subcommand("record"));
+      }
+#endif
       if (!listing && !app.got_subcommand("bench")) {
-        const char* why = "only bench runs on several MPI ranks so far (the window, record and export run on one: "
+#if defined(STENCILSCOPE_WITH_MPI) && defined(STENCILSCOPE_WITH_GUI)
+        const char* why = "only bench, the window and record run on several MPI ranks (export runs on one: "
                           "leave out mpirun)";
+#else
+        const char* why = "only bench runs on several MPI ranks in this build (export runs on one: leave out mpirun)";
+#endif
 #ifdef STENCILSCOPE_WITH_MPI
         throw ss::dist::CollectiveError(why);
 #else

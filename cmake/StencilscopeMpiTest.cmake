@@ -66,3 +66,44 @@ target_compile_definitions(test_cli_mpi PRIVATE STENCILSCOPE_EXE="$<TARGET_FILE:
                            STENCILSCOPE_MPIEXEC="${MPIEXEC_EXECUTABLE} ${_flags}"
                            STENCILSCOPE_MPI_ENV="OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false")
 add_dependencies(test_cli_mpi stencilscope)
+
+# The window's run on several ranks, driven from rank 0 (sim/dist/distributed_simulation.hpp):
+# painting, views, order changes and states against the one-rank simulation, bitwise
+# (rank 0 runs the tests, the others serve its commands).
+add_executable(test_distributed_simulation mpi/test_distributed_simulation.cpp)
+target_link_libraries(test_distributed_simulation PRIVATE sim_dist GTest::gtest fmt::fmt)
+target_compile_options(test_distributed_simulation PRIVATE -Wall -Wextra)
+foreach(n 2 3)
+  add_test(NAME mpi_distributed_simulation_np${n}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${STENCILSCOPE_MPIEXEC_FLAGS}
+                   $<TARGET_FILE:test_distributed_simulation>)
+  set_tests_properties(mpi_distributed_simulation_np${n} PROPERTIES LABELS "host;mpi" TIMEOUT 120 RESOURCE_LOCK mpi
+                       PROCESSORS ${n} ENVIRONMENT "${STENCILSCOPE_MPI_ENV}")
+endforeach()
+
+# `mpirun -np 2, 3 stencilscope record --headless` (tests/gui/test_record_mpi.cpp): frames
+# equal to one rank's, refusals ending every rank. Needs the app's GUI library (EGL).
+if(TARGET stencilscope_gui)
+  # One label (stencilscope_test keeps the first of a list, as test_cli_mpi's "host;mpi"
+  # shows): gui, since they need EGL; `ctest -R Mpi` picks them with the CLI's.
+  stencilscope_test(test_record_mpi SOURCES gui/test_record_mpi.cpp LIBS render sim LABEL gui RESOURCE_LOCK mpi)
+  target_compile_definitions(test_record_mpi PRIVATE STENCILSCOPE_EXE="$<TARGET_FILE:stencilscope>"
+                             STENCILSCOPE_MPIEXEC="${MPIEXEC_EXECUTABLE} ${_flags}"
+                             STENCILSCOPE_MPI_ENV="OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false")
+  add_dependencies(test_record_mpi stencilscope)
+endif()
+
+# The app's LiveSimulation made with the distributed factory, edited as the panels do, against
+# a one-rank one (tests/gui/test_live_simulation_mpi.cpp; a headless EGL context on rank 0).
+if(TARGET stencilscope_gui)
+  add_executable(test_live_simulation_mpi gui/test_live_simulation_mpi.cpp)
+  target_link_libraries(test_live_simulation_mpi PRIVATE stencilscope_gui render sim_dist GTest::gtest fmt::fmt)
+  target_compile_options(test_live_simulation_mpi PRIVATE -Wall -Wextra)
+  foreach(n 2 3)
+    add_test(NAME mpi_live_simulation_np${n}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${STENCILSCOPE_MPIEXEC_FLAGS}
+                     $<TARGET_FILE:test_live_simulation_mpi>)
+    set_tests_properties(mpi_live_simulation_np${n} PROPERTIES LABELS "gui;mpi" TIMEOUT 120 RESOURCE_LOCK mpi
+                         PROCESSORS ${n} ENVIRONMENT "${STENCILSCOPE_MPI_ENV}")
+  endforeach()
+endif()

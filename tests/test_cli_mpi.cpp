@@ -152,7 +152,7 @@ TEST(CliMpi, AFailureOfRankZeroAloneStillEndsEveryRank) {
 }
 
 TEST(CliMpi, OtherCommandsRefuseSeveralRanks) {
-  expect_mpi_error(2, "export --model heat3d --size 16 --steps 1 --out /tmp/never.npy", "only bench runs");
+  expect_mpi_error(2, "export --model heat3d --size 16 --steps 1 --out /tmp/never.npy", "export runs on one");
 }
 
 TEST(CliMpi, WithoutMpirunOneRankAndTheTransportsSaid) {

@@ -266,7 +266,22 @@ void resolve_device(SceneOptions& scene) {
     throw Error("--upload interop needs the GPU backend" + (gpu ? std::string() : " (" + why + ")"));
 }
 
-GuiCommands add_gui_commands(CLI::App& app) {
+namespace {
+/// Under mpirun the boxes step on the CPU: `--device auto` means the CPU there (a GPU
+/// asked for by name is refused by the factory, in one line).
+void use_factory(SceneOptions& o, const SimulationFactory& factory) {
+  o.factory = factory;
+  if (!factory) return;
+  if (o.device == "auto" && runs_on_gpu(o.sim)) {
+    if (o.variant_given)
+      throw Error(fmt::format("variant {} runs on the GPU; {}: leave out --variant or give a CPU one", o.sim.variant,
+                              factory.note));
+    use_fastest_variant(o.sim, false);
+  }
+}
+}  // namespace
+
+GuiCommands add_gui_commands(CLI::App& app, SimulationFactory factory) {
   auto window_args = std::make_shared<SceneArgs>();
   auto window = std::make_shared<WindowOptions>();
   add_scene_options(&app, *window_args, 0, "scene,--scene");
@@ -306,17 +321,19 @@ GuiCommands add_gui_commands(CLI::App& app) {
   rec->add_option("--fps", record->fps, "Frame rate of the video")->capture_default_str()->check(CLI::PositiveNumber);
 
   GuiCommands commands;
-  commands.window = [window, window_args] {
+  commands.window = [window, window_args, factory] {
     WindowOptions o = *window;
     o.scene = to_scene(*window_args);
+    use_factory(o.scene, factory);
     o.scene_path = window_args->scene;
     if (o.frames > 0 && o.screenshot.empty()) throw Error("--frames needs --screenshot FILE (the picture it saves)");
     if (!o.screenshot.empty() && o.frames == 0) throw Error("--screenshot needs --frames N (when to take it)");
     return run_window(o);
   };
-  commands.record = [record, record_args] {
+  commands.record = [record, record_args, factory] {
     RecordOptions o = *record;
     o.scene = to_scene(*record_args);
+    use_factory(o.scene, factory);
     if (o.scene.sim.adaptive_steps) {  // recordings advance a fixed number of steps per frame
       o.scene.sim.adaptive_steps = false;
       o.scene.sim.steps_per_frame = 10;

@@ -32,6 +32,7 @@
 
 #include "param_options.hpp"  // SourceArgs
 #include "settings.hpp"
+#include "simulation_factory.hpp"
 
 namespace ss::app {
 
@@ -49,6 +50,7 @@ struct SceneOptions {
   /// after a resumed state, before --point-source and --receivers); absent without a file of the model.
   std::optional<SceneFile> scene_file;
   SourceArgs sources;  ///< --point-source, --receivers (put on the simulation once built), --seismogram (written at the end)
+  SimulationFactory factory;  ///< empty: the model's own; under mpirun: the field split over the ranks
 };
 
 struct WindowOptions {
@@ -82,8 +84,9 @@ struct GuiCommands {
   std::function<int()> record;  ///< `record`
 };
 
-/// Adds the window's options to `app` itself and the `record` subcommand.
-GuiCommands add_gui_commands(CLI::App& app);
+/// Adds the window's options to `app` itself and the `record` subcommand. `factory`
+/// (empty: Model::create) makes the simulations both show: main passes one under mpirun.
+GuiCommands add_gui_commands(CLI::App& app, SimulationFactory factory = {});
 
 /// Opens the window; returns 0 when it is closed (or after options.frames frames).
 /// Throws ss::Error when no window can be opened (no display, no GL 3.3).

@@ -77,7 +77,9 @@ std::string not_live(const SimSettings& s) {
 
 }  // namespace
 
-LiveSimulation::LiveSimulation(SimSettings& settings) : start_(std::chrono::steady_clock::now()) {
+LiveSimulation::LiveSimulation(SimSettings& settings, SimulationFactory factory)
+    : factory_(std::move(factory)), start_(std::chrono::steady_clock::now()) {
+  status_.distributed_note = factory_.note;
   std::string why;
   if (!cuda_available(&why)) status_.gpu_unavailable = why.empty() ? "no CUDA device" : why;
   drop_foreign_params(settings);
@@ -117,14 +119,25 @@ ViewPlacement LiveSimulation::placement() const {
 void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   const ModelConfig config = to_model_config(s);  // throws for invalid settings
   const Model& model = model_of(s);
+  const Backend backend = on_gpu ? Backend::gpu : Backend::cpu;
+  if (factory_.check) factory_.check(model, config, backend, s.variant);  // a refusal keeps the running one
   if (sim_) drain_queue();
   if (sim_) sim_->wait();
   if (sim_b_) sim_b_->wait();
   sim_b_.reset();  // B follows A: apply() builds it again from the new state
   status_.ab = {};
+  const bool replacing = sim_ != nullptr;
   sim_.reset();
   uploader_.forget_pending();
-  std::unique_ptr<Simulation> next = model.create(config, on_gpu ? Backend::gpu : Backend::cpu, s.variant);
+  std::unique_ptr<Simulation> next;
+  try {
+    next = factory_ ? factory_.create(model, config, backend, s.variant) : model.create(config, backend, s.variant);
+  } catch (const Error&) {
+    // A refusal only the ranks could find (a box's own checks), after the running run was
+    // dropped: the settings that ran start again, so that there is always a simulation.
+    if (factory_ && replacing && &s != &applied_) rebuild(applied_, runs_on_gpu(applied_));
+    throw;
+  }
   // One texture per view, kept while its size holds (interop stays registered).
   textures_.resize(static_cast<std::size_t>(next->views()));
   for (int v = 0; v < next->views(); ++v) {
@@ -137,6 +150,7 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   dirty_ = true;
   status_.error.clear();
   status_.history.clear();
+  status_.ranks.clear();
   status_.validation = {};
   status_.diagnostics = {};
   status_.probes = {};
@@ -313,6 +327,7 @@ void LiveSimulation::record_batch(double ms, int steps) {
   p.copy_ratio = copy > 0 ? p.gbps / copy : 0;
   status_.history.push_back(p);
   while (status_.history.size() > kHistory) status_.history.pop_front();
+  status_.ranks = sim_->rank_timings();
 }
 
 void LiveSimulation::record_batch_b(double ms, int steps) {
@@ -754,6 +769,7 @@ std::string LiveSimulation::diagnostics_csv() const {
 
 void LiveSimulation::update_status() {
   status_.backend = sim_->backend_name();
+  status_.distributed = sim_->decomposition_text();
   status_.headline = sim_->status_line();
   status_.copy_gbps = copy_gbps(sim_->on_gpu());
   status_.steps_done = sim_->steps_done() - queue_.queued_steps();  // finished: what the views can show

@@ -18,6 +18,7 @@
 
 #include "batch_queue.hpp"
 #include "settings.hpp"
+#include "simulation_factory.hpp"
 #include "stencilscope/render/image_texture.hpp"
 #include "view_upload.hpp"
 
@@ -87,6 +88,9 @@ struct SimStatus {
   DiagnosticSeries diagnostics;
   ProbeSeries probes;
   AbStatus ab;
+  std::string distributed;           ///< a run over MPI ranks: "3 ranks, 1x1x3" (empty: one rank)
+  std::string distributed_note;      ///< what such a run can change live
+  std::vector<RankTiming> ranks;     ///< its ranks' times in the last batch
   std::vector<std::string> sources;  ///< the model's point sources, described (none without)
   std::string receivers;             ///< where the receivers are, described
   std::optional<ReceiverLayout> receiver_layout;
@@ -101,7 +105,9 @@ class LiveSimulation {
   /// Builds the backend and the field texture for `settings` (GL context current). A GPU
   /// variant without a usable device falls back to the CPU backend and `cpu`, saying why
   /// in status().note. Throws ss::Error for invalid settings.
-  explicit LiveSimulation(SimSettings& settings);
+  /// `factory` makes run A (empty: Model::create; under mpirun: the field split over the
+  /// ranks); run B of A/B is always the model's own, on this process.
+  explicit LiveSimulation(SimSettings& settings, SimulationFactory factory = {});
   ~LiveSimulation();
 
   /// Brings the simulation in line with `settings`. Invalid edits are undone in `settings`
@@ -251,6 +257,7 @@ class LiveSimulation {
   std::string b_params_text_;  // ", alpha 0.5": B's own parameters, for its label
   SimSettings applied_;
   SimStatus status_;
+  SimulationFactory factory_;
   bool in_flight_ = false;
   int in_flight_steps_ = 0;
   int adaptive_steps_ = 1;

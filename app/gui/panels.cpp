@@ -346,6 +346,35 @@ void view_panel(ViewSettings& v, BrushSettings& brush, bool& screenshot_with_ui,
   if (scene_file) scene_file_section(*scene_file, a);
 }
 
+/// A run over MPI ranks: each rank's box and its step and exchange time in the last batch.
+void distributed_table(const SimStatus& st) {
+  ImGui::Text("distributed: %s", st.distributed.c_str());
+  if (!st.distributed_note.empty()) help_marker(st.distributed_note.c_str());
+  if (st.ranks.empty()) return;
+  if (ImGui::BeginTable("ranks", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+    // Widths given, not measured: the table appears with the first batch (and in a recording's frame).
+    const char* columns[4][2] = {{"rank", "rank"}, {"box", "999x999x999"}, {"ms/step", "ms/step 00"},
+                                 {"exchange", "exchange 0"}};
+    for (const auto& [name, widest] : columns)
+      ImGui::TableSetupColumn(name, ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize(widest).x);
+    ImGui::TableHeadersRow();
+    for (const RankTiming& r : st.ranks) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", r.rank);
+      ImGui::TableNextColumn();
+      ImGui::Text("%dx%dx%d", r.box.n[0], r.box.n[1], r.box.n[2]);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f", r.step_ms);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f", r.exchange_ms);
+    }
+    ImGui::EndTable();
+  }
+  tip("Per step in the last batch: the rank's wall time, and the part of it in the halo exchange (waiting for a "
+      "slower neighbour included). Only the three slices travel to rank 0.");
+}
+
 void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& frame) {
   ImGui::Text("backend: %s", st.backend.c_str());
   ImGui::Text("upload: %s", st.upload_path ? std::string(to_string(*st.upload_path)).c_str() : "-");
@@ -373,6 +402,7 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   } else {
     ImGui::TextDisabled("no batch measured yet");
   }
+  if (!st.distributed.empty()) distributed_table(st);
   if (st.ab.active) {
     ImGui::Text("A/B run B: %s", st.ab.backend_b.c_str());
     if (!st.ab.history_b.empty()) {

@@ -89,7 +89,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
                    std::optional<render::UiRenderer>& ui) {
   SimSettings& settings = scene.sim;
   settings.adaptive_steps = true;
-  LiveSimulation sim(settings);
+  LiveSimulation sim(settings, scene.factory);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
   if (scene.scene_file) apply_scene_sources(*scene.scene_file, sim.simulation_for_setup());
   apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line
@@ -216,7 +216,7 @@ int run_record(const RecordOptions& o) {
     ImGui::GetIO().DeltaTime = 1.0f / static_cast<float>(o.fps);
   }
   if (o.measure) return measure_frames(o, context, scene, ui);
-  LiveSimulation sim(settings);
+  LiveSimulation sim(settings, scene.factory);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
   if (scene.scene_file) apply_scene_sources(*scene.scene_file, sim.simulation_for_setup());
   apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line

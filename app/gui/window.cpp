@@ -135,7 +135,7 @@ int run_window(const WindowOptions& options) {
   SimSettings& settings = scene.sim;
   ViewSettings& view = scene.view;
   BrushSettings& brush = scene.brush;
-  LiveSimulation sim(settings);
+  LiveSimulation sim(settings, scene.factory);
   if (scene.resume) sim.load_state(*scene.resume);  // a checkpoint: its state, bit for bit
   if (scene.scene_file) apply_scene_sources(*scene.scene_file, sim.simulation_for_setup());
   apply_source_args(scene.sources, sim.simulation_for_setup());  // bad ones end the command in one line

@@ -17,8 +17,11 @@
 
 #include "sim/core/decomposition.hpp"
 #include "sim/core/grid3d.hpp"
+#include "sim/core/slice3d.hpp"  // Sphere
 
 namespace ss {
+
+struct StepAccounting;  // model.hpp
 
 /// How a model runs over several ranks, for one configuration.
 struct DistributedSpec {
@@ -32,6 +35,9 @@ struct DistributedSpec {
   /// The GPU variant that steps boxes on the GPU (create_box with it gives a box whose fields
   /// live in device memory); empty: this model's boxes run on the CPU only.
   std::string gpu_variant;
+  /// The boxes give views, paints and loaded states (BoxSimulation::quantity_interior, paint,
+  /// load_interiors): the window and `record` can show the run from rank 0.
+  bool boxes_show = false;
 };
 
 /// Where one rank's box sits.
@@ -81,6 +87,27 @@ class BoxSimulation {
   virtual void* device_stream() const { return nullptr; }
   /// Returns when the steps queued so far have finished (a GPU box's steps are asynchronous).
   virtual void synchronize() {}
+
+  // What a run watched from rank 0 asks of a box (sim/dist/distributed_simulation.hpp):
+  // the window and `record` under mpirun. The defaults are those of a model whose boxes
+  // offer no more than stepping: no dt, no accounting, and a one-line refusal.
+
+  /// The time step in use and its stability limit (0: the box does not say).
+  virtual double dt() const { return 0; }
+  virtual double dt_limit() const { return 0; }
+  /// Bytes and cell updates of one step of this box (Simulation::accounting of its cells);
+  /// zero by default.
+  virtual StepAccounting accounting() const;
+  /// The box's interior (x fastest) of view quantity `quantity` (empty: the model's default),
+  /// as the one-rank Simulation's views show it. Throws ss::Error by default.
+  virtual std::vector<float> quantity_interior(const std::string& quantity) const;
+  /// Paints `sphere` (global cell coordinates, as Simulation::paint means on the whole grid)
+  /// into the cells of the box's interior it covers; the ghosts are stale until
+  /// refresh_ghosts. Throws ss::Error by default.
+  virtual void paint(const Sphere& sphere);
+  /// Replaces the box's interiors (as interiors() gives them) and its step count; the ghosts
+  /// are stale until refresh_ghosts. Throws ss::Error by default.
+  virtual void load_interiors(const std::vector<std::vector<float>>& interiors, long steps_done);
 };
 
 }  // namespace ss

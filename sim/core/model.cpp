@@ -148,6 +148,18 @@ std::unique_ptr<BoxSimulation> Model::create_box(const ModelConfig& config, cons
   throw Error(distributed(config).why_not);
 }
 
+StepAccounting BoxSimulation::accounting() const { return {}; }
+
+std::vector<float> BoxSimulation::quantity_interior(const std::string&) const {
+  throw Error("this model's boxes do not give views yet (a run on several ranks can step it, not show it)");
+}
+
+void BoxSimulation::paint(const Sphere&) { throw Error("this model's boxes cannot be painted yet"); }
+
+void BoxSimulation::load_interiors(const std::vector<std::vector<float>>&, long) {
+  throw Error("this model's boxes cannot load a state yet");
+}
+
 int Simulation::views() const { return info().dims == 2 ? 1 : 3; }
 
 std::array<int, 2> Simulation::view_size(int view) const {

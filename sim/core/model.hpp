@@ -226,6 +226,15 @@ struct StepAccounting {
   double cell_updates = 0;
 };
 
+/// One rank's share of the last batch of a run over several MPI ranks
+/// (sim/dist/distributed_simulation.hpp), per step.
+struct RankTiming {
+  int rank = 0;
+  Box box;                       ///< the rank's box of the global grid
+  double step_ms = 0;            ///< wall time of a step on this rank, the exchange included
+  double exchange_ms = 0;        ///< of which in the halo exchange (waiting for neighbours included)
+};
+
 /// One live field on one backend (float). GPU work is queued on the simulation's own
 /// stream; the CPU runs a batch before start_steps returns. Every method may throw
 /// ss::Error (CUDA failures, bad arguments); the object stays usable after a refusal.
@@ -324,6 +333,12 @@ class Simulation {
   /// What the receivers recorded since the last reset, load or set_receivers, after
   /// queued work (a copy: call it a few times a second at most). Empty by default.
   virtual Seismogram seismogram() { return {}; }
+
+  /// A run over several MPI ranks: each rank's box and its times in the last batch (rank
+  /// order); empty for a run on one rank (the default).
+  virtual std::vector<RankTiming> rank_timings() const { return {}; }
+  /// A run over several MPI ranks: "3 ranks, 1x1x3"; empty for one rank.
+  virtual std::string decomposition_text() const { return {}; }
 };
 
 /// The grid node a click at (u, v) (cell units) of 3D view `view` means: the cell under

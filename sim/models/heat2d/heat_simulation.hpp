@@ -190,6 +190,7 @@ class HeatModel final : public Model {
       const bool wraps = setup.config.boundary == Boundary::periodic;
       s.periodic = {wraps, wraps, wraps};
       if constexpr (!std::is_void_v<DeviceBoxes>) s.gpu_variant = DeviceBoxes::variant;
+      s.boxes_show = true;  // HostHeat3DBox: views, paint, load_interiors
       return s;
     }
   }

@@ -4,7 +4,11 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "sim/core/error.hpp"
+#include "sim/core/model.hpp"  // StepAccounting
+#include "sim/models/heat2d/heat_params.hpp"  // heat_accounting
 #include "sim/models/heat3d/heat3d_solver.hpp"
 
 namespace ss {
@@ -155,6 +159,39 @@ class HostHeat3DBox final : public BoxSimulation {
     });
   }
   std::vector<std::vector<float>> interiors() const override { return {extract_interior3d(field_[current_], grid_)}; }
+
+  double dt() const override { return setup_.dt; }
+  double dt_limit() const override { return setup_.dt_limit; }
+  StepAccounting accounting() const override { return heat_accounting(static_cast<std::size_t>(where_.box.cells())); }
+  std::vector<float> quantity_interior(const std::string&) const override {  // one quantity: the temperature
+    return extract_interior3d(field_[current_], grid_);
+  }
+  // The one-rank paint (HostHeat3D::paint) on the box's cells, read at global indices.
+  void paint(const Sphere& s) override {
+    const std::array<int, 3>& lo = where_.box.lo;
+    const std::array<double, 3> centre{s.x, s.y, s.z};
+    std::array<int, 3> from{}, to{};  // the box's cells (local) the sphere's bounds cover
+    for (std::size_t a = 0; a < 3; ++a) {
+      from[a] = std::max(0, static_cast<int>(std::floor(centre[a] - 0.5 - s.radius)) - lo[a]);
+      to[a] = std::min(where_.box.n[a] - 1, static_cast<int>(std::ceil(centre[a] - 0.5 + s.radius)) - lo[a]);
+    }
+    std::vector<float>& f = field_[current_];
+    for (int k = from[2]; k <= to[2]; ++k)
+      for (int j = from[1]; j <= to[1]; ++j)
+        for (int i = from[0]; i <= to[0]; ++i)
+          if (in_sphere(s, lo[0] + i, lo[1] + j, lo[2] + k)) f[grid_.index(i, j, k)] = static_cast<float>(s.value);
+  }
+  void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
+    if (in.size() != 1 || in[0].size() != static_cast<std::size_t>(where_.box.cells()))
+      throw Error(fmt::format("a heat3d box state of {} fields does not fit this box ({} cells)", in.size(),
+                              where_.box.cells()));
+    const std::array<int, 3>& n = where_.box.n;
+    for (int k = 0; k < n[2]; ++k)
+      for (int j = 0; j < n[1]; ++j)
+        for (int i = 0; i < n[0]; ++i)
+          field_[current_][grid_.index(i, j, k)] = in[0][(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
+    steps_done_ = steps_done;
+  }
 
  private:
   void fill_ghosts(float* f, long steps, HaloFill& halo) {

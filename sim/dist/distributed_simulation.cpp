@@ -1,0 +1,583 @@
+#include "sim/dist/distributed_simulation.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/core/views.hpp"
+#include "sim/dist/gather.hpp"
+#include "sim/dist/halo_exchange.hpp"
+
+namespace ss::dist {
+
+namespace {
+
+// ---- the commands ------------------------------------------------------------
+
+enum class Op : int { quit, build, drop, step, views, paint, reset, set_order, copy_state, load_state, diagnostics };
+
+/// One command, broadcast as bytes (every rank runs the same binary); `text_bytes` of text
+/// follow in a second broadcast when non-zero (build: the configuration; views: the quantity).
+struct Command {
+  Op op = Op::quit;
+  int arg = 0;                    ///< quit: exit status; step: steps; views: mask of views; set_order: order; load_state: fields
+  int slices[3] = {0, 0, 0};      ///< views: the positions (ViewPlacement::slices)
+  long long steps = 0;            ///< load_state: the step count
+  double sphere[5] = {0, 0, 0, 0, 0};  ///< paint: x, y, z, radius, value
+  int text_bytes = 0;
+};
+
+/// Ends the job from any rank: one line naming the rank, then MPI_Abort, so that no rank
+/// waits forever for one that left.
+[[noreturn]] void abort_job(const char* what) {
+  std::fprintf(stderr, "stencilscope: error: rank %d: %s\n", world_rank(), what);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // MPI_Abort does not return
+}
+
+/// Rank 0 sends `c` (and `text`). Non-blocking like receive(): a blocking broadcast would
+/// not match the others' MPI_Ibcast.
+void broadcast(MPI_Comm world, Command& c, const std::string& text) {
+  c.text_bytes = static_cast<int>(text.size());
+  MPI_Request request;
+  check_mpi(MPI_Ibcast(&c, sizeof(Command), MPI_BYTE, 0, world, &request), "MPI_Ibcast");
+  check_mpi(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+  if (c.text_bytes > 0)
+    check_mpi(MPI_Bcast(const_cast<char*>(text.data()), c.text_bytes, MPI_CHAR, 0, world), "MPI_Bcast");
+}
+
+/// The other ranks wait for the next command without taking a core (a window may be idle
+/// for minutes): MPI_Ibcast polled with short sleeps, 100 us while commands come in a
+/// frame's rhythm, 2 ms once none came for a tenth of a second (a paused window).
+Command receive(MPI_Comm world, std::string& text) {
+  Command c;
+  MPI_Request request;
+  check_mpi(MPI_Ibcast(&c, sizeof(Command), MPI_BYTE, 0, world, &request), "MPI_Ibcast");
+  const auto since = std::chrono::steady_clock::now();
+  for (int done = 0;;) {
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) break;
+    const bool idle = std::chrono::steady_clock::now() - since > std::chrono::milliseconds(100);
+    std::this_thread::sleep_for(idle ? std::chrono::microseconds(2000) : std::chrono::microseconds(100));
+  }
+  text.assign(static_cast<std::size_t>(c.text_bytes), '\0');
+  if (c.text_bytes > 0) check_mpi(MPI_Bcast(text.data(), c.text_bytes, MPI_CHAR, 0, world), "MPI_Bcast");
+  return c;
+}
+
+// ---- the configuration as text (exact: numbers in their shortest round-trip form) ----
+
+std::string config_text(const Model& model, const ModelConfig& c, std::string_view variant) {
+  std::string t = fmt::format("{}\n{}\n{} {} {} {}\n", model.info().name, variant, c.size[0], c.size[1], c.size[2], c.order);
+  for (const auto& [name, value] : c.params) {
+    if (const double* x = std::get_if<double>(&value)) t += fmt::format("{}\tn\t{}\n", name, *x);
+    else t += fmt::format("{}\ts\t{}\n", name, std::get<std::string>(value));
+  }
+  return t;
+}
+
+struct ParsedConfig {
+  const Model* model = nullptr;
+  std::string variant;
+  ModelConfig config;
+};
+
+ParsedConfig parse_config_text(const std::string& text) {
+  std::istringstream in(text);
+  ParsedConfig p;
+  std::string name, line;
+  std::getline(in, name);
+  p.model = &find_model(name);
+  std::getline(in, p.variant);
+  std::getline(in, line);
+  std::istringstream sizes(line);
+  sizes >> p.config.size[0] >> p.config.size[1] >> p.config.size[2] >> p.config.order;
+  while (std::getline(in, line)) {
+    const std::size_t a = line.find('\t'), b = line.find('\t', a + 1);
+    if (a == std::string::npos || b == std::string::npos) throw Error("a malformed configuration reached this rank");
+    const std::string key = line.substr(0, a), value = line.substr(b + 1);
+    if (line.compare(a + 1, b - a - 1, "n") == 0) p.config.params[key] = std::strtod(value.c_str(), nullptr);
+    else p.config.params[key] = value;
+  }
+  return p;
+}
+
+// ---- one rank's box and what the commands do to it -----------------------------
+
+struct Plan {
+  DistributedSpec spec;
+  Decomposition decomposition;
+};
+
+Plan plan_run(const Model& model, const ModelConfig& config, std::string_view variant, int ranks,
+              const std::optional<std::array<int, 3>>& dims = std::nullopt) {
+  const ModelInfo& info = model.info();
+  if (info.dims != 3)
+    throw Error(fmt::format("{} is a 2D model: a run on {} MPI ranks splits 3D grids (leave out mpirun for it)",
+                            info.name, ranks));
+  Plan p;
+  p.spec = model.distributed(config);
+  if (!p.spec.supported) throw Error(p.spec.why_not);
+  if (variant != info.fastest_cpu)
+    throw Error(fmt::format("a run of {} on {} MPI ranks steps its {} variant on the CPU, not {}", info.name, ranks,
+                            info.fastest_cpu, variant));
+  p.decomposition = make_decomposition(config.size, ranks, dims, p.spec.ghost_width);
+  return p;
+}
+
+/// What one rank holds of a distributed run.
+struct BoxRun {
+  const Model* model = nullptr;
+  ModelConfig config;
+  std::string variant;
+  Plan plan;
+  std::optional<CartComm> cart;
+  BoxPlacement where;
+  std::unique_ptr<BoxSimulation> box;
+  std::unique_ptr<HaloExchange> halo;  // uses cart: dropped first
+
+  void drop() {
+    halo.reset();
+    box.reset();
+    cart.reset();
+  }
+  const Decomposition& d() const { return plan.decomposition; }
+};
+
+/// What rank 0 gets back from a command.
+struct Replies {
+  std::array<std::vector<float>, 3> slices;
+  std::vector<double> times;  ///< step: per rank, ms per step and exchange ms per step
+  StepAccounting accounting;  ///< build: summed over the boxes
+  SimState state;             ///< copy_state
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// The cells of `b` cut from a whole-grid field (x fastest).
+std::vector<float> cut_box(const std::vector<float>& global, const std::array<int, 3>& n, const Box& b) {
+  std::vector<float> out(static_cast<std::size_t>(b.cells()));
+  for (int k = 0; k < b.n[2]; ++k)
+    for (int j = 0; j < b.n[1]; ++j) {
+      const std::size_t from = (static_cast<std::size_t>(b.lo[2] + k) * n[1] + (b.lo[1] + j)) * n[0] + b.lo[0];
+      std::copy_n(global.begin() + static_cast<std::ptrdiff_t>(from), b.n[0],
+                  out.begin() + static_cast<std::ptrdiff_t>((static_cast<std::size_t>(k) * b.n[1] + j) * b.n[0]));
+    }
+  return out;
+}
+
+/// Runs command `c` on this rank's box (every rank, rank 0 included, in the same order).
+/// Rank 0 passes `out` for what comes back and, for load_state, `in`.
+void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm world, Replies* out,
+             const SimState* in) {
+  int ranks = 1;
+  MPI_Comm_size(world, &ranks);
+  if (c.op == Op::drop) {
+    run.drop();
+    return;
+  }
+  if (c.op == Op::build) {
+    run.drop();
+    agree(world, [&] {
+      ParsedConfig p = parse_config_text(text);
+      run.model = p.model;
+      run.config = std::move(p.config);
+      run.variant = std::move(p.variant);
+      run.plan = plan_run(*run.model, run.config, run.variant, ranks);
+    });
+    run.cart.emplace(world, run.d(), run.plan.spec.periodic);
+    run.where = place_box(run.d(), run.cart->rank(), run.plan.spec.periodic);
+    try {
+      agree(run.cart->get(), [&] { run.box = run.model->create_box(run.config, run.where, run.variant); });
+    } catch (const CollectiveError&) {
+      run.drop();
+      throw;
+    }
+    const DistributedSpec& s = run.plan.spec;
+    run.halo = std::make_unique<HaloExchange>(*run.cart, run.where, run.box->grid(), s.ghost_width, s.edges, s.fields);
+    run.box->refresh_ghosts(*run.halo);
+    const StepAccounting a = run.box->accounting();
+    double sums[2] = {a.bytes, a.cell_updates};
+    check_mpi(MPI_Reduce(run.cart->rank() == 0 ? MPI_IN_PLACE : sums, sums, 2, MPI_DOUBLE, MPI_SUM, 0, run.cart->get()),
+              "MPI_Reduce");
+    if (out) out->accounting = {sums[0], sums[1]};
+    return;
+  }
+  if (!run.box) throw CollectiveError("the distributed run has no field (its last rebuild was refused)");
+  MPI_Comm cart = run.cart->get();
+  const bool root = run.cart->rank() == 0;
+  switch (c.op) {
+    case Op::step: {
+      run.halo->reset_timer();
+      const double t0 = MPI_Wtime();
+      run.box->step(c.arg, *run.halo);
+      const double mine[2] = {(MPI_Wtime() - t0) * 1e3 / c.arg, run.halo->seconds() * 1e3 / c.arg};
+      std::vector<double> all(root ? 2 * static_cast<std::size_t>(ranks) : 0);
+      check_mpi(MPI_Gather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, cart), "MPI_Gather");
+      if (out) out->times = std::move(all);
+      return;
+    }
+    case Op::views: {
+      std::vector<float> interior;
+      agree(cart, [&] { interior = run.box->quantity_interior(text); });
+      for (int v = 0; v < 3; ++v)
+        if (c.arg & (1 << v)) {
+          // View v shows the slice across axis 2 - v (XY cuts z, XZ cuts y, YZ cuts x).
+          std::vector<float> s = gather_slice(*run.cart, run.d(), 2 - v, c.slices[v], interior);
+          if (out) out->slices[static_cast<std::size_t>(v)] = std::move(s);
+        }
+      return;
+    }
+    case Op::paint: {
+      const Sphere s{c.sphere[0], c.sphere[1], c.sphere[2], c.sphere[3], c.sphere[4]};
+      agree(cart, [&] { run.box->paint(s); });
+      run.box->refresh_ghosts(*run.halo);  // as the one-rank paint refreshes its ghosts
+      return;
+    }
+    case Op::reset: {
+      run.box.reset();
+      agree(cart, [&] { run.box = run.model->create_box(run.config, run.where, run.variant); });
+      run.box->refresh_ghosts(*run.halo);
+      return;
+    }
+    case Op::set_order: {
+      // The same boxes (the split does not depend on the radius; only its check does), a new
+      // box of the new order holding the old one's field and step count.
+      ModelConfig next = run.config;
+      next.order = c.arg;
+      Plan plan;
+      std::unique_ptr<BoxSimulation> box;
+      agree(cart, [&] {
+        plan = plan_run(*run.model, next, run.variant, ranks, run.d().dims);
+        if (plan.spec.periodic != run.plan.spec.periodic) throw Error("the order changed which axes wrap");
+        box = run.model->create_box(next, run.where, run.variant);
+        box->load_interiors(run.box->interiors(), run.box->steps_done());
+      });
+      run.halo.reset();
+      run.box = std::move(box);
+      run.config = std::move(next);
+      run.plan = plan;
+      const DistributedSpec& s = run.plan.spec;
+      run.halo = std::make_unique<HaloExchange>(*run.cart, run.where, run.box->grid(), s.ghost_width, s.edges, s.fields);
+      run.box->refresh_ghosts(*run.halo);
+      return;
+    }
+    case Op::copy_state: {
+      std::vector<std::vector<float>> fields = gather_interiors(*run.cart, run.d(), run.box->interiors());
+      if (out) out->state = SimState{run.box->steps_done(), std::move(fields)};
+      return;
+    }
+    case Op::load_state: {
+      // Rank 0 cuts every rank's box out of the whole field and sends it; nothing else moves.
+      std::vector<std::vector<float>> mine(static_cast<std::size_t>(c.arg));
+      const Decomposition& d = run.d();
+      for (int f = 0; f < c.arg; ++f) {
+        std::vector<float>& dst = mine[static_cast<std::size_t>(f)];
+        if (root) {
+          const std::vector<float>& global = in->fields[static_cast<std::size_t>(f)];
+          for (int r = 1; r < ranks; ++r) {
+            const std::vector<float> part = cut_box(global, d.global, d.box_of(r));
+            check_mpi(MPI_Send(part.data(), static_cast<int>(part.size()), MPI_FLOAT, r, 100 + f, cart), "MPI_Send");
+          }
+          dst = cut_box(global, d.global, d.box_of(0));
+        } else {
+          dst.resize(static_cast<std::size_t>(run.where.box.cells()));
+          check_mpi(MPI_Recv(dst.data(), static_cast<int>(dst.size()), MPI_FLOAT, 0, 100 + f, cart, MPI_STATUS_IGNORE),
+                    "MPI_Recv");
+        }
+      }
+      agree(cart, [&] { run.box->load_interiors(mine, static_cast<long>(c.steps)); });
+      run.box->refresh_ghosts(*run.halo);
+      return;
+    }
+    case Op::diagnostics: {
+      // Simulation::diagnostics' min, max and mean of each field, reduced over the boxes.
+      const std::vector<std::vector<float>> fields = run.box->interiors();
+      const double global_cells = static_cast<double>(run.d().global[0]) * run.d().global[1] * run.d().global[2];
+      for (std::size_t f = 0; f < fields.size(); ++f) {
+        double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+        for (float x : fields[f]) {
+          lo = std::min<double>(lo, x);
+          hi = std::max<double>(hi, x);
+          sum += x;
+        }
+        check_mpi(MPI_Reduce(root ? MPI_IN_PLACE : &lo, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, cart), "MPI_Reduce");
+        check_mpi(MPI_Reduce(root ? MPI_IN_PLACE : &hi, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, cart), "MPI_Reduce");
+        check_mpi(MPI_Reduce(root ? MPI_IN_PLACE : &sum, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, cart), "MPI_Reduce");
+        if (!out) continue;
+        const std::string prefix = fields.size() > 1 ? fmt::format("field {} ", f) : std::string();
+        const std::string& unit = run.model->info().views.value_unit;
+        out->diagnostics.push_back({prefix + "min", unit, lo});
+        out->diagnostics.push_back({prefix + "max", unit, hi});
+        out->diagnostics.push_back({prefix + "mean", unit, sum / global_cells});
+      }
+      return;
+    }
+    default:
+      throw Error(fmt::format("unknown command {} reached rank {}", static_cast<int>(c.op), world_rank()));
+  }
+}
+
+// ---- rank 0's Simulation ------------------------------------------------------
+
+class DistributedSimulation final : public Simulation {
+ public:
+  DistributedSimulation(DistributedService& service, const Model& model, const ModelConfig& config,
+                        std::string_view variant)
+      : world_(service.comm()), ranks_(service.ranks()), model_(model), config_(config), variant_(variant) {
+    Command c;
+    c.op = Op::build;
+    send(c, config_text(model, config, variant));
+    accounting_ = replies_.accounting;
+  }
+  ~DistributedSimulation() override {
+    Command c;
+    c.op = Op::drop;
+    send(c);  // a failure here ends the job (abort_job): nothing to throw from a destructor
+  }
+  DistributedSimulation(const DistributedSimulation&) = delete;
+  DistributedSimulation& operator=(const DistributedSimulation&) = delete;
+
+  const ModelInfo& info() const override { return model_.info(); }
+  const ModelConfig& config() const override { return config_; }
+  std::string backend_name() const override { return fmt::format("CPU, {} MPI ranks", ranks_); }
+  bool on_gpu() const override { return false; }
+  std::size_t points() const override {
+    return static_cast<std::size_t>(config_.size[0]) * config_.size[1] * config_.size[2];
+  }
+  double dt() const override { return run_.box ? run_.box->dt() : 0; }
+  double dt_limit() const override { return run_.box ? run_.box->dt_limit() : 0; }
+  long steps_done() const override { return run_.box ? run_.box->steps_done() : 0; }
+  StepAccounting accounting() const override { return accounting_; }
+  std::string status_line() const override {
+    const auto& n = config_.size;
+    return fmt::format("{}, {} x {} x {} on {} ranks ({}), step {}, t = {:.6g}", info().title, n[0], n[1], n[2], ranks_,
+                       run_.d().text(), steps_done(), time());
+  }
+  std::string decomposition_text() const override { return fmt::format("{} ranks, {}", ranks_, run_.d().text()); }
+  std::vector<RankTiming> rank_timings() const override { return timings_; }
+
+  void reset() override {
+    Command c;
+    c.op = Op::reset;
+    changed(c);
+  }
+  void set_order(int order) override {
+    Command c;
+    c.op = Op::set_order;
+    c.arg = order;
+    changed(c);
+    config_.order = order;
+  }
+  void set_variant(std::string_view v) override {
+    check_live_variant(info(), v);
+    if (v != info().fastest_cpu)
+      throw Error(fmt::format("a run on {} MPI ranks steps the {} variant only (the boxes run on the CPU)", ranks_,
+                              info().fastest_cpu));
+  }
+  const std::string& variant() const override { return variant_; }
+  void start_steps(int n) override {
+    if (n <= 0) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    Command c;
+    c.op = Op::step;
+    c.arg = n;
+    changed(c);
+    last_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    timings_.clear();
+    for (int r = 0; r < ranks_; ++r)
+      timings_.push_back({r, run_.d().box_of(r), replies_.times[2 * static_cast<std::size_t>(r)],
+                          replies_.times[2 * static_cast<std::size_t>(r) + 1]});
+  }
+  std::optional<double> finished_batch_ms() override { return last_ms_; }
+  bool idle() const override { return true; }
+  void wait() override {}
+  void paint(int view, double u, double v, double radius, double value, const ViewPlacement& where) override {
+    if (!info().paint_note.empty()) return;
+    const Sphere s = sphere_on_slice(view, u, v, radius, value, where);
+    Command c;
+    c.op = Op::paint;
+    c.sphere[0] = s.x, c.sphere[1] = s.y, c.sphere[2] = s.z, c.sphere[3] = s.radius, c.sphere[4] = s.value;
+    changed(c);
+  }
+  FieldView view(int view, const ViewPlacement& where) override {
+    const std::size_t v = static_cast<std::size_t>(slice_axis_of_view(view));
+    const std::string quantity = where.quantity.empty() ? info().views.quantities.front() : where.quantity;
+    const auto& known = info().views.quantities;
+    if (std::find(known.begin(), known.end(), quantity) == known.end())
+      throw Error(fmt::format("{} has no view quantity '{}'", info().name, quantity));
+    // The views are fetched together (one command) whenever the field or their place changed.
+    Command c;
+    c.op = Op::views;
+    for (std::size_t k = 0; k < 3; ++k) {
+      c.slices[k] = where.slices[k];
+      const Cached& have = cached_[k];
+      if (!have.valid || have.generation != generation_ || have.position != where.slices[k] ||
+          have.quantity != quantity)
+        c.arg |= 1 << k;
+    }
+    if (c.arg & (1 << v)) {
+      send(c, quantity);
+      for (std::size_t k = 0; k < 3; ++k)
+        if (c.arg & (1 << k)) {
+          cached_[k] = {true, generation_, where.slices[k], quantity};
+          slices_[k] = std::move(replies_.slices[k]);
+        }
+    }
+    const auto [nu, nv] = view_size(view);
+    FieldView f;
+    f.data = slices_[v].data();
+    f.u_stride = 1;
+    f.v_stride = static_cast<std::size_t>(nu);
+    f.nu = nu;
+    f.nv = nv;
+    return f;
+  }
+  void copy_view(int v, const ViewPlacement& where, float* dst) override { copy_host_view(view(v, where), dst); }
+  SimState copy_state() override {
+    Command c;
+    c.op = Op::copy_state;
+    send(c);
+    return std::move(replies_.state);
+  }
+  void load_state(const SimState& state) override {
+    const std::size_t fields = run_.box ? run_.box->interiors().size() : 0;  // the shape of a state
+    if (state.fields.size() != fields)
+      throw Error(fmt::format("a {} state of {} fields does not fit this run ({} fields)", info().name,
+                              state.fields.size(), fields));
+    for (const std::vector<float>& f : state.fields)
+      if (f.size() != points())
+        throw Error(fmt::format("a {} state of {} cells per field does not fit this grid ({} cells)", info().name,
+                                f.size(), points()));
+    Command c;
+    c.op = Op::load_state;
+    c.arg = static_cast<int>(state.fields.size());
+    c.steps = state.steps_done;
+    changed(c, &state);
+  }
+  std::vector<Diagnostic> diagnostics() override {
+    Command c;
+    c.op = Op::diagnostics;
+    replies_.diagnostics.clear();
+    send(c);
+    return std::move(replies_.diagnostics);
+  }
+
+ private:
+  struct Cached {
+    bool valid = false;
+    long generation = 0;
+    int position = 0;
+    std::string quantity;
+  };
+
+  /// Broadcasts `c` and runs it on rank 0's box. An agreed refusal propagates (the run
+  /// stays usable); any other failure ends the job, since the other ranks may be inside a
+  /// collective rank 0 left.
+  void send(Command& c, const std::string& text = {}, const SimState* in = nullptr) {
+    try {
+      broadcast(world_, c, text);
+      execute(c, text, run_, world_, &replies_, in);
+    } catch (const CollectiveError&) {
+      throw;
+    } catch (const std::exception& e) {
+      abort_job(e.what());
+    }
+  }
+  /// A command that changes the field: the views fetched before are stale.
+  void changed(Command& c, const SimState* in = nullptr) {
+    ++generation_;
+    send(c, {}, in);
+  }
+
+  MPI_Comm world_;
+  int ranks_;
+  const Model& model_;
+  ModelConfig config_;
+  std::string variant_;
+  BoxRun run_;
+  Replies replies_;
+  StepAccounting accounting_;
+  std::optional<double> last_ms_;
+  std::vector<RankTiming> timings_;
+  long generation_ = 0;
+  std::array<Cached, 3> cached_;
+  std::array<std::vector<float>, 3> slices_;
+};
+
+}  // namespace
+
+DistributedService::DistributedService() {
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_size(comm_, &ranks_);
+}
+
+DistributedService::~DistributedService() {
+  finish(1);
+  if (comm_ != MPI_COMM_NULL && MPI_Comm_free(&comm_) != MPI_SUCCESS)
+    std::fprintf(stderr, "stencilscope: MPI_Comm_free failed\n");
+}
+
+void DistributedService::finish(int status) {
+  if (finished_) return;
+  finished_ = true;
+  Command c;
+  c.op = Op::quit;
+  c.arg = status;
+  try {
+    broadcast(comm_, c, {});
+  } catch (const std::exception& e) {
+    abort_job(e.what());
+  }
+}
+
+void check_distributed_simulation(const Model& model, const ModelConfig& config, Backend backend,
+                                  std::string_view variant, int ranks) {
+  if (backend == Backend::gpu)
+    throw Error(fmt::format("a run on {} MPI ranks steps its boxes on the CPU (GPU boxes are not built yet): "
+                            "--device cpu",
+                            ranks));
+  const Plan plan = plan_run(model, config, variant, ranks);
+  if (!plan.spec.boxes_show)
+    throw Error(fmt::format("{} runs on {} MPI ranks in bench, but its boxes do not give views yet: the window and "
+                            "record show heat3d over ranks (leave out mpirun for {})",
+                            model.info().name, ranks, model.info().name));
+}
+
+std::unique_ptr<Simulation> create_distributed_simulation(DistributedService& service, const Model& model,
+                                                          const ModelConfig& config, std::string_view variant) {
+  return std::make_unique<DistributedSimulation>(service, model, config, variant);
+}
+
+int serve_distributed_simulation() {
+  MPI_Comm world = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &world), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  BoxRun run;
+  std::string text;
+  for (;;) {
+    const Command c = receive(world, text);
+    if (c.op == Op::quit) {
+      run.drop();
+      MPI_Comm_free(&world);
+      return c.arg;
+    }
+    try {
+      execute(c, text, run, world, nullptr, nullptr);
+    } catch (const CollectiveError&) {
+      // Agreed: rank 0 shows it and decides what comes next.
+    }
+  }
+}
+
+}  // namespace ss::dist

@@ -1,0 +1,118 @@
+// `mpirun -np N stencilscope record --headless ...`: rank 0 records, every rank steps a box
+// of the grid, the slices are gathered to rank 0. The frames must be the one-rank
+// recording's byte for byte (the gathered slices equal the one-rank slices, and the colour
+// range follows them), and so must the probes read through the gathered views; the
+// window's screenshot (with a display) is the one-rank window's. A failure
+// on rank 0 before or while the run is built leaves every rank with one line and a
+// non-zero status, within a timeout (no rank left waiting for commands).
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app_runner.hpp"
+
+using namespace ss::test;
+
+namespace {
+
+/// The launcher's prefix for `ranks` ranks: loopback and shared memory only, a timeout;
+/// without a display unless `display`.
+std::string mpi_prefix(int ranks, bool display = false) {
+  return std::string(display ? "env " : "env -u DISPLAY -u WAYLAND_DISPLAY ") + STENCILSCOPE_MPI_ENV + " timeout 60 " +
+         STENCILSCOPE_MPIEXEC + " -np " + std::to_string(ranks);
+}
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// An uneven grid (no rank count divides it), slices off the middle, a probe near a box face.
+const std::string kScene =
+    " --headless --model heat3d --size 23x19x17 --order 4 --steps-per-frame 5 --width 320 --height 240"
+    " --colormap inferno --slice-z 3 --slice-y 11 --slice-x 20 --probe 11,9,8 --probe 0,18,16";
+
+}  // namespace
+
+TEST(RecordMpi, FramesAndProbesOnTwoAndThreeRanksAreTheOneRanksBitForBit) {
+  const auto dir = scratch_dir("record_mpi");
+  const auto one = dir / "one";
+  const RunResult r1 = run_app("record" + kScene + " --frames 3 --device cpu --out '" + one.string() + "' --probes-csv '" +
+                                   (dir / "one.csv").string() + "'",
+                               "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r1.exit_code, 0) << r1.output;
+  for (int ranks : {2, 3}) {
+    SCOPED_TRACE(std::to_string(ranks) + " ranks");
+    const auto many = dir / ("np" + std::to_string(ranks));
+    const auto csv = dir / ("np" + std::to_string(ranks) + ".csv");
+    const RunResult r = run_app("record" + kScene + " --frames 3 --out '" + many.string() + "' --probes-csv '" + csv.string() + "'",
+                                mpi_prefix(ranks));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(std::to_string(ranks) + " MPI ranks"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("step 10"), std::string::npos) << r.output;
+    for (int k = 0; k < 3; ++k) {
+      char name[32];
+      std::snprintf(name, sizeof name, "frame_%05d.png", k);
+      ASSERT_TRUE(std::filesystem::exists(many / name)) << name << "\n" << r.output;
+      EXPECT_EQ(file_bytes(one / name), file_bytes(many / name)) << name << " differs from the one-rank frame";
+    }
+    EXPECT_EQ(file_bytes(dir / "one.csv"), file_bytes(csv));
+  }
+  // The panels (the Performance section's per-rank table) draw into the frames too.
+  const RunResult ui = run_app("record" + kScene + " --ui --frames 1 --out '" + (dir / "ui").string() + "'", mpi_prefix(2));
+  EXPECT_EQ(ui.exit_code, 0) << ui.output;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(WindowMpi, TheWindowOnRankZeroShowsWhatOneRankShows) {
+  const char* display = std::getenv("DISPLAY");
+  if (!display || !*display) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
+  const auto dir = scratch_dir("window_mpi");
+  // A fixed number of steps per frame: frame k shows 3k steps, on one rank as on two.
+  const std::string scene = "--model heat3d --size 23x19x17 --steps-per-frame 3 --frames 6 --width 640 --height 400"
+                            " --device cpu --slice-x 7 --screenshot '";
+  const RunResult one = run_app(scene + (dir / "one.png").string() + "'");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  const RunResult two = run_app(scene + (dir / "two.png").string() + "'", mpi_prefix(2, true));
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_NE(two.output.find("step 18"), std::string::npos) << two.output;
+  EXPECT_EQ(file_bytes(dir / "one.png"), file_bytes(dir / "two.png"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RecordMpi, ARefusalOnRankZeroEndsEveryRankInOneLine) {
+  const auto dir = scratch_dir("record_mpi_errors");
+  const std::string out = " --frames 2 --out '" + (dir / "f").string() + "'";
+  struct Case {
+    std::string args, fragment;
+  };
+  const Case cases[] = {
+      // Found by rank 0 while reading the options, before any run exists.
+      {"record --headless --model heat3d --size 16 --alpha -1" + out, "alpha"},
+      // Found while the run is built: a 2D model does not split into boxes.
+      {"record --headless --model heat2d --size 32x32" + out, "2D model"},
+      // A model that splits in bench, but whose boxes give no views yet.
+      {"record --headless --model acoustic3d --size 24" + out, "do not give views"},
+      // The window without a display: rank 0 cannot open it, the others were serving.
+      {"--model heat3d --size 16 --frames 2 --screenshot '" + (dir / "w.png").string() + "'", "cannot open a window"},
+      // Every rank agrees: the boxes would be thinner than the stencil radius.
+      {"record --headless --model heat3d --size 8x8x8 --order 8" + out, "thinner than the stencil radius"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = run_app(c.args, mpi_prefix(3));
+    EXPECT_NE(r.exit_code, 0) << c.args << "\n" << r.output;
+    EXPECT_NE(r.exit_code, 124) << c.args << ": timed out (a rank kept waiting)\n" << r.output;
+    EXPECT_NE(r.output.find(c.fragment), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_EQ(lines(r.output), 1) << c.args << "\n" << r.output;
+  }
+  std::filesystem::remove_all(dir);
+}

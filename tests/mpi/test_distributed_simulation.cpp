@@ -1,0 +1,194 @@
+// The window's run on several ranks, driven from rank 0 (CTest runs this under mpirun -np 2
+// and 3 on the CPU backend): rank 0 runs the tests with a DistributedSimulation next to the
+// model's own one-rank Simulation of the same configuration, the other ranks serve its
+// commands. Painting across the faces between boxes, the gathered views, order changes,
+// reset, states and the refusals must give what one rank gives, bit for bit.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/core/decomposition.hpp"
+#include "sim/core/error.hpp"
+#include "sim/dist/distributed_simulation.hpp"
+#include "sim/dist/mpi_comm.hpp"
+
+using namespace ss;
+using namespace ss::dist;
+
+namespace {
+
+DistributedService* g_service = nullptr;  // rank 0's, for the length of main
+
+const std::array<int, 3> kGrid{23, 19, 17};  // no rank count divides it
+
+ModelConfig heat3d(const std::string& boundary, int order, const std::string& initial = "hot-spots") {
+  return make_config(find_model("heat3d"), kGrid, order, {{"boundary", boundary}, {"initial", initial}});
+}
+
+std::unique_ptr<Simulation> one_rank(const ModelConfig& c) {
+  return find_model("heat3d").create(c, Backend::cpu, "cpu");
+}
+
+std::unique_ptr<Simulation> many_ranks(const Model& model, const ModelConfig& c) {
+  return create_distributed_simulation(*g_service, model, c, model.info().fastest_cpu);
+}
+
+/// The state and the three views at `where`, bit for bit.
+void expect_same(Simulation& one, Simulation& many, const ViewPlacement& where, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_EQ(one.steps_done(), many.steps_done());
+  const SimState a = one.copy_state(), b = many.copy_state();
+  ASSERT_EQ(a.fields.size(), b.fields.size());
+  EXPECT_EQ(a.steps_done, b.steps_done);
+  for (std::size_t f = 0; f < a.fields.size(); ++f) {
+    ASSERT_EQ(a.fields[f].size(), b.fields[f].size());
+    EXPECT_EQ(std::memcmp(a.fields[f].data(), b.fields[f].data(), a.fields[f].size() * sizeof(float)), 0)
+        << "field " << f;
+  }
+  for (int v = 0; v < 3; ++v) {
+    const auto [nu, nv] = one.view_size(v);
+    std::vector<float> x(static_cast<std::size_t>(nu) * nv), y(x.size(), -7.0f);
+    one.copy_view(v, where, x.data());
+    many.copy_view(v, where, y.data());
+    EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0) << "view " << v;
+  }
+}
+
+/// The first cell of the last box: on a face (or an edge, a corner) between ranks.
+std::array<int, 3> first_cell_of_last_box(int radius) {
+  const Decomposition d = make_decomposition(kGrid, world_size(), std::nullopt, radius);
+  return d.box_of(d.ranks - 1).lo;
+}
+
+}  // namespace
+
+TEST(DistributedSimulation, PaintAcrossTheBoxesIsTheOneRanks) {
+  for (const std::string boundary : {"fixed", "periodic", "insulated", "analytic"}) {
+    const ModelConfig c = heat3d(boundary, 4);
+    auto one = one_rank(c);
+    auto many = many_ranks(find_model("heat3d"), c);
+    const std::array<int, 3> at = first_cell_of_last_box(2);
+    ViewPlacement where;
+    where.slices = {at[2], at[1], at[0]};  // each view through that cell
+    one->start_steps(3);
+    many->start_steps(3);
+    // A brush centred on the face between boxes, from each view: (u, v) in cell units,
+    // the cell's lower corner.
+    const double uv[3][2] = {{double(at[0]), double(at[1])}, {double(at[0]), double(at[2])},
+                             {double(at[1]), double(at[2])}};
+    for (int v = 0; v < 3; ++v) {
+      one->paint(v, uv[v][0], uv[v][1], 3.5, 2.0 + v, where);
+      many->paint(v, uv[v][0], uv[v][1], 3.5, 2.0 + v, where);
+    }
+    // Near the grid's own corner too (clipped there as on one rank).
+    one->paint(0, 0.5, 0.5, 2.5, -1.0, where);
+    many->paint(0, 0.5, 0.5, 2.5, -1.0, where);
+    expect_same(*one, *many, where, boundary + ": painted");
+    one->start_steps(4);
+    many->start_steps(4);
+    expect_same(*one, *many, where, boundary + ": painted, then 4 steps");
+    where.slices = {0, kGrid[1] - 1, kGrid[0] / 2};
+    expect_same(*one, *many, where, boundary + ": other slices");
+  }
+}
+
+TEST(DistributedSimulation, OrderResetAndStatesFollowTheOneRank) {
+  const ModelConfig c = heat3d("fixed", 2);
+  auto one = one_rank(c);
+  auto many = many_ranks(find_model("heat3d"), c);
+  ViewPlacement where;
+  where.slices = {5, 9, 13};
+  one->start_steps(3);
+  many->start_steps(3);
+  EXPECT_EQ(one->dt(), many->dt());
+  EXPECT_EQ(one->accounting().bytes, many->accounting().bytes);
+  one->set_order(8);
+  many->set_order(8);
+  EXPECT_EQ(many->config().order, 8);
+  EXPECT_EQ(one->dt(), many->dt());
+  one->start_steps(2);
+  many->start_steps(2);
+  expect_same(*one, *many, where, "order 2, then 8");
+  // Each rank's times came back with the batch.
+  const std::vector<RankTiming> t = many->rank_timings();
+  ASSERT_EQ(static_cast<int>(t.size()), world_size());
+  long long cells = 0;
+  for (const RankTiming& r : t) {
+    EXPECT_GE(r.step_ms, r.exchange_ms);
+    cells += r.box.cells();
+  }
+  EXPECT_EQ(cells, static_cast<long long>(kGrid[0]) * kGrid[1] * kGrid[2]);
+  // Diagnostics reduced over the boxes: min and max exact, the mean up to the order of the sum.
+  const std::vector<Diagnostic> da = one->diagnostics(), db = many->diagnostics();
+  ASSERT_GE(da.size(), 3u);
+  ASSERT_EQ(db.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(da[k].name, db[k].name);
+    EXPECT_NEAR(da[k].value, db[k].value, 1e-12 * (1 + std::abs(da[k].value))) << da[k].name;
+  }
+  one->reset();
+  many->reset();
+  expect_same(*one, *many, where, "reset");
+  // A state from the one-rank run, loaded into the boxes.
+  one->start_steps(5);
+  many->load_state(one->copy_state());
+  expect_same(*one, *many, where, "loaded");
+  one->start_steps(2);
+  many->start_steps(2);
+  expect_same(*one, *many, where, "loaded, then 2 steps");
+}
+
+TEST(DistributedSimulation, RefusalsLeaveTheRunUsable) {
+  const ModelConfig c = heat3d("periodic", 4);
+  auto one = one_rank(c);
+  auto many = many_ranks(find_model("heat3d"), c);
+  EXPECT_THROW(many->set_variant("global"), Error);
+  EXPECT_THROW(many->load_state(SimState{}), Error);
+  const Model& flat = find_model("heat2d");
+  EXPECT_THROW(check_distributed_simulation(flat, make_config(flat, {32, 32, 1}, 8, {}), Backend::cpu, "cpu", world_size()),
+               Error);
+  EXPECT_THROW(check_distributed_simulation(find_model("heat3d"), c, Backend::gpu, "cpu", world_size()), Error);
+  ViewPlacement where;
+  where.slices = {1, 2, 3};
+  where.quantity = "temperature";
+  one->start_steps(2);
+  many->start_steps(2);
+  expect_same(*one, *many, where, "after the refusals");
+  many.reset();
+  // A model whose boxes step but give no views: refused on every rank, in one line, and
+  // the run goes on.
+  const Model& acoustic = find_model("acoustic3d");
+  const ModelConfig wave = make_config(acoustic, {29, 23, 19}, 4, {});
+  EXPECT_THROW(check_distributed_simulation(acoustic, wave, Backend::cpu, acoustic.info().fastest_cpu, world_size()),
+               Error);  // the app asks first
+  auto boxes = many_ranks(acoustic, wave);
+  std::vector<float> slice(static_cast<std::size_t>(29) * 23);
+  EXPECT_THROW(boxes->copy_view(0, where, slice.data()), Error);  // "temperature": not acoustic3d's
+  where.quantity = "pressure";
+  try {
+    boxes->copy_view(0, where, slice.data());
+    ADD_FAILURE() << "acoustic3d's boxes gave a view";
+  } catch (const CollectiveError& e) {
+    EXPECT_NE(std::string(e.what()).find("views"), std::string::npos) << e.what();
+  }
+  boxes->start_steps(2);
+  EXPECT_EQ(boxes->steps_done(), 2);
+  EXPECT_EQ(boxes->copy_state().steps_done, 2);
+}
+
+int main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
+  if (world_rank() != 0) return serve_distributed_simulation();  // rank 0's tests decide
+  ::testing::InitGoogleTest(&argc, argv);
+  std::printf("running on %d MPI ranks (rank 0 tests, the others serve)\n", world_size());
+  DistributedService service;
+  g_service = &service;
+  const int status = RUN_ALL_TESTS();
+  service.finish(status);
+  return status;
+}

@@ -309,6 +309,9 @@ GuiCommands add_gui_commands(CLI::App& app, SimulationFactory factory) {
   rec->add_flag("--against-bench", record->against_bench,
                 "With --measure: then time the same configuration and variant with `bench` (the kernel alone) and "
                 "print the window's steps per second over bench's");
+  rec->add_flag("--no-draw", record->measure_no_draw,
+                "With --measure: skip drawing the frame (views, panels, glFinish); the views' uploads still run "
+                "(add --draw-every with a large K to skip those too): what the frame's GL work costs the steps");
   rec->add_option("--display-hz", record->display_hz,
                   "With --measure: pace the frames as the window's vsync does on a display of this refresh rate "
                   "(0: as fast as the loop goes, as with vsync off)")

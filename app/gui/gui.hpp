@@ -73,6 +73,7 @@ struct RecordOptions {
   bool measure = false;            ///< no files: run the window's loop (adaptive steps, no waiting) and report fps
   bool against_bench = false;      ///< with measure: also time the kernel alone (`bench`) and print the ratio
   double display_hz = 60;          ///< with measure: frames paced as a display with vsync at this rate (0: unpaced)
+  bool measure_no_draw = false;    ///< with measure: no drawing (uploads still run): what the GL frame costs
   std::string checkpoint;          ///< write a checkpoint (HDF5) here at the end, and every checkpoint_every steps
   long checkpoint_every = 0;       ///< 0: only at the end
   std::string probes_csv;          ///< --probes-csv: the probes' values at every frame, written at the end

@@ -106,6 +106,19 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   auto t_prev = t_start;
   auto t_first = t_prev;
   auto next_refresh = t_prev;
+  // The next refresh of a display of display_hz (as vsync waits); a late frame waits for none.
+  const auto wait_for_refresh = [&] {
+    if (o.display_hz <= 0) return;
+    next_refresh += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / o.display_hz));
+    if (next_refresh > Clock::now()) std::this_thread::sleep_until(next_refresh);
+    else next_refresh = Clock::now();
+  };
+  // The frame's length, once past the warm-up.
+  const auto end_frame = [&] {
+    const auto t = Clock::now();
+    if (warmup >= 0) frame_ms.push_back(std::chrono::duration<double, std::milli>(t - t_prev).count());
+    t_prev = t;
+  };
   long steps_first = 0;
   double t_s_first = 0;  // on the simulation's clock (PerfSample::t_s)
   for (int k = 0; warmup < 0 || k < warmup + o.frames; ++k) {
@@ -118,6 +131,11 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     sim.advance(settings, false);
     if (!sim.status().error.empty()) throw Error("stopped at frame " + std::to_string(k) + ": " + sim.status().error);
     scene.view.style.range = range.update(scene.view, sim.field_stats());
+    if (o.measure_no_draw) {  // the frame's GL work left out: what remains is the loop and the uploads
+      wait_for_refresh();
+      end_frame();
+      continue;
+    }
     // The panels first: the views lie right of the side bar they draw.
     double side_bar_px = 0;
     if (ui) {
@@ -134,14 +152,8 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     }
     context.present(pass);
     render::finish_gl();
-    if (o.display_hz > 0) {  // the next refresh; a late frame waits for none (a missed vsync)
-      next_refresh += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / o.display_hz));
-      if (next_refresh > Clock::now()) std::this_thread::sleep_until(next_refresh);
-      else next_refresh = Clock::now();
-    }
-    const auto t = Clock::now();
-    if (warmup >= 0) frame_ms.push_back(std::chrono::duration<double, std::milli>(t - t_prev).count());
-    t_prev = t;
+    wait_for_refresh();
+    end_frame();
   }
   const SimStatus& st = sim.status();
   double total = 0;
@@ -152,7 +164,8 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   const bool volume = model_of(settings).info().dims == 3;
   const std::string grid = volume ? fmt::format("{} {}x{}x{}", settings.model, settings.nx, settings.ny, settings.nz)
                                   : fmt::format("{} {}x{}", settings.model, settings.nx, settings.ny);
-  const std::string paced = o.display_hz > 0 ? fmt::format(", paced at {:g} Hz", o.display_hz) : ", unpaced";
+  const std::string paced = (o.display_hz > 0 ? fmt::format(", paced at {:g} Hz", o.display_hz) : ", unpaced") +
+                            (o.measure_no_draw ? ", no drawing" : "");
   std::printf("measure: %s; %s; %s grid, %dx%d frames%s%s\n", context.description().c_str(), st.backend.c_str(),
               grid.c_str(), o.width, o.height, o.ui ? ", panels on" : "", paced.c_str());
   std::printf("measure: %zu frames: %.1f fps (mean %.2f ms, 95th percentile %.2f ms per frame), %ld steps done\n",
@@ -199,6 +212,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
 int run_record(const RecordOptions& o) {
   if (o.out.empty() && !o.measure) throw Error("record needs --out FILE.mp4 or --out DIR (or --measure)");
   if (o.against_bench && !o.measure) throw Error("record --against-bench goes with --measure");
+  if (o.measure_no_draw && !o.measure) throw Error("record --no-draw goes with --measure");
   const bool headless = o.headless || !display_available() || !glfw_built();
   if (!o.headless && headless)
     std::fprintf(stderr, "stencilscope: record: %s: rendering headless\n",

@@ -64,10 +64,14 @@ row "heat2d 4096^2 stream" "$b2" "$(measure measure-heat2d-4096 --size 4096 --va
 row "heat2d 4096^2 stream, panels on" "$b2" "$(measure measure-heat2d-4096-ui --size 4096 --variant stream --ui)"
 row "heat2d 4096^2 stream, unpaced" "$b2" "$(measure measure-heat2d-4096-unpaced --size 4096 --variant stream --display-hz 0)" info
 row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host --size 4096 --variant stream --upload host-copy)" info
+# Where a frame's cost goes: without the drawing, and without the uploads too.
+row "heat2d 4096^2 stream, no drawing" "$b2" "$(measure measure-heat2d-4096-nodraw --size 4096 --variant stream --no-draw)" info
+row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat2d-4096-bare --size 4096 --variant stream --no-draw --draw-every 1000000)" info
 b3=$(bench_steps_per_s bench-heat3d-256 heat3d stream25d 20 --size 256) || status=1
 row "heat3d 256^3 stream25d" "$b3" "$(measure measure-heat3d-256 --model heat3d --size 256 --variant stream25d)"
 row "heat3d 256^3 stream25d, panels on" "$b3" "$(measure measure-heat3d-256-ui --model heat3d --size 256 --variant stream25d --ui)"
 row "heat3d 256^3 stream25d, unpaced" "$b3" "$(measure measure-heat3d-256-unpaced --model heat3d --size 256 --variant stream25d --display-hz 0)" info
+row "heat3d 256^3 stream25d, no drawing, no uploads" "$b3" "$(measure measure-heat3d-256-bare --model heat3d --size 256 --variant stream25d --no-draw --draw-every 1000000)" info
 
 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1
 printf "%-40s %12s %12s %7s %8s %9s  %-32s %s\n" "case (order 8, float)" "bench st/s" "window st/s" "ratio" "fps" "stepping%" "upload path" "goal: ratio>=0.95, fps>=60 (59: timer slack)"

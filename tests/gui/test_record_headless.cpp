@@ -193,6 +193,13 @@ TEST(RecordHeadless, MeasurePacesFramesAsTheDisplayDoes) {
   EXPECT_NE(unpaced.output.find(", unpaced"), std::string::npos) << unpaced.output;
   const RunResult bad = run_app("record --headless --measure --display-hz -5", "env -u DISPLAY");
   EXPECT_NE(bad.exit_code, 0) << bad.output;
+  // --no-draw leaves the frame's GL work out, and says so.
+  const RunResult bare = run_app("record --headless --measure --frames 5 --size 64x48 --no-draw", "env -u DISPLAY");
+  ASSERT_EQ(bare.exit_code, 0) << bare.output;
+  EXPECT_NE(bare.output.find(", no drawing"), std::string::npos) << bare.output;
+  const RunResult alone = run_app("record --headless --no-draw --out /tmp/x", "env -u DISPLAY");
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE(alone.output.find("--no-draw goes with --measure"), std::string::npos) << alone.output;
 }
 
 // --against-bench: the kernel alone on the same configuration, and the window's share of it.

@@ -84,9 +84,8 @@ endforeach()
 # `mpirun -np 2, 3 stencilscope record --headless` (tests/gui/test_record_mpi.cpp): frames
 # equal to one rank's, refusals ending every rank. Needs the app's GUI library (EGL).
 if(TARGET stencilscope_gui)
-  # One label (stencilscope_test keeps the first of a list, as test_cli_mpi's "host;mpi"
-  # shows): gui, since they need EGL; `ctest -R Mpi` picks them with the CLI's.
-  stencilscope_test(test_record_mpi SOURCES gui/test_record_mpi.cpp LIBS render sim LABEL gui RESOURCE_LOCK mpi)
+  # Labelled gui (they need EGL) and mpi.
+  stencilscope_test(test_record_mpi SOURCES gui/test_record_mpi.cpp LIBS render sim LABEL gui mpi RESOURCE_LOCK mpi)
   target_compile_definitions(test_record_mpi PRIVATE STENCILSCOPE_EXE="$<TARGET_FILE:stencilscope>"
                              STENCILSCOPE_MPIEXEC="${MPIEXEC_EXECUTABLE} ${_flags}"
                              STENCILSCOPE_MPI_ENV="OMP_NUM_THREADS=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false")

@@ -105,7 +105,7 @@ TEST(LiveSimulationMpi, PanelEditsKeepTheRunsEqual) {
   expect_same_state(one, many, "26x19x17");
   // A model whose boxes give no views: refused with a note, the run goes on.
   SimSettings other = b;
-  switch_model(other, find_model("acoustic3d"), false);  // as the panel's model menu does
+  switch_model(other, find_model("hydro3d"), false);  // as the panel's model menu does
   many.apply(other);
   EXPECT_EQ(other.model, "heat3d") << "the refused model is put back";
   EXPECT_NE(many.status().note.find("do not give views"), std::string::npos) << many.status().note;

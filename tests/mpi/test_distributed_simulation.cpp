@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "sim/core/decomposition.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/stencil.hpp"  // radius_of_order
 #include "sim/dist/distributed_simulation.hpp"
 #include "sim/dist/mpi_comm.hpp"
 
@@ -162,23 +164,128 @@ TEST(DistributedSimulation, RefusalsLeaveTheRunUsable) {
   many.reset();
   // A model whose boxes step but give no views: refused on every rank, in one line, and
   // the run goes on.
-  const Model& acoustic = find_model("acoustic3d");
-  const ModelConfig wave = make_config(acoustic, {29, 23, 19}, 4, {});
-  EXPECT_THROW(check_distributed_simulation(acoustic, wave, Backend::cpu, acoustic.info().fastest_cpu, world_size()),
+  const Model& fluid = find_model("hydro3d");
+  const ModelConfig flow = make_config(fluid, {24, 20, 18}, 6, {});
+  EXPECT_THROW(check_distributed_simulation(fluid, flow, Backend::cpu, fluid.info().fastest_cpu, world_size()),
                Error);  // the app asks first
-  auto boxes = many_ranks(acoustic, wave);
-  std::vector<float> slice(static_cast<std::size_t>(29) * 23);
-  EXPECT_THROW(boxes->copy_view(0, where, slice.data()), Error);  // "temperature": not acoustic3d's
-  where.quantity = "pressure";
+  auto boxes = many_ranks(fluid, flow);
+  std::vector<float> slice(static_cast<std::size_t>(24) * 20);
+  where.quantity = "no such quantity";
+  EXPECT_THROW(boxes->copy_view(0, where, slice.data()), Error);  // not hydro3d's
+  where.quantity = fluid.info().views.quantities.front();
   try {
     boxes->copy_view(0, where, slice.data());
-    ADD_FAILURE() << "acoustic3d's boxes gave a view";
+    ADD_FAILURE() << "hydro3d's boxes gave a view";
   } catch (const CollectiveError& e) {
     EXPECT_NE(std::string(e.what()).find("views"), std::string::npos) << e.what();
   }
   boxes->start_steps(2);
   EXPECT_EQ(boxes->steps_done(), 2);
   EXPECT_EQ(boxes->copy_state().steps_done, 2);
+}
+
+namespace {
+
+/// The state and the views of every quantity the model offers, bit for bit.
+void expect_same_everywhere(Simulation& one, Simulation& many, ViewPlacement where, const std::string& what) {
+  for (const std::string& q : one.info().views.quantities) {
+    where.quantity = q;
+    expect_same(one, many, where, what + ", view of " + q);
+  }
+}
+
+ModelConfig acoustic3d(const std::string& boundary, const std::string& top, int order) {
+  return make_config(find_model("acoustic3d"), kGrid, order,
+                     {{"boundary", boundary}, {"top", top}, {"medium", std::string("random")}});
+}
+
+/// A pressure source at `node` with its own wavelet.
+SourceSpec pressure_at(std::array<int, 3> node, double f0) {
+  SourceSpec s;
+  s.kind = SourceKind::pressure;
+  s.node = node;
+  s.f0_hz = f0;
+  s.amplitude = 3;
+  return s;
+}
+
+}  // namespace
+
+TEST(DistributedSimulation, Acoustic3DViewsPaintsSourcesAndStatesAreTheOneRanks) {
+  const Model& model = find_model("acoustic3d");
+  struct Case {
+    std::string boundary, top;
+    int order;
+  };
+  for (const Case& k : {Case{"sponge", "free", 4}, Case{"sponge", "absorbing", 8}, Case{"periodic", "free", 2},
+                        Case{"cpml", "free", 8}, Case{"cpml", "absorbing", 4}}) {
+    const std::string what = k.boundary + ", top " + k.top + ", order " + std::to_string(k.order);
+    SCOPED_TRACE(what);
+    const ModelConfig c = acoustic3d(k.boundary, k.top, k.order);
+    ASSERT_NO_THROW(check_distributed_simulation(model, c, Backend::cpu, "cpu", world_size()));
+    auto one = model.create(c, Backend::cpu, "cpu");
+    auto many = many_ranks(model, c);
+    EXPECT_EQ(one->dt(), many->dt());
+    EXPECT_EQ(one->dt_limit(), many->dt_limit());
+    EXPECT_EQ(one->accounting().bytes, many->accounting().bytes);
+    EXPECT_EQ(one->accounting().cell_updates, many->accounting().cell_updates);
+    const std::array<int, 3> at = first_cell_of_last_box(radius_of_order(k.order));
+    ViewPlacement where;
+    where.slices = {at[2], at[1], at[0]};
+    // The default source, then sources placed on a face between boxes and near the top.
+    ASSERT_EQ(one->sources().size(), many->sources().size());
+    const std::array<int, 3> face{std::max(at[0], 1), std::max(at[1], 1), std::max(at[2], 1)};  // sources: 1 to n - 1
+    for (auto* sim : {one.get(), many.get()}) {
+      sim->start_steps(4);
+      sim->add_source(pressure_at(face, 25));
+      sim->add_source(pressure_at({kGrid[0] - 2, 1, 1}, 40));
+    }
+    ASSERT_EQ(many->sources().size(), one->sources().size());
+    EXPECT_EQ(describe(many->sources().back()), describe(one->sources().back()));
+    for (auto* sim : {one.get(), many.get()}) sim->start_steps(9);
+    expect_same_everywhere(*one, *many, where, what + ": 13 steps, two sources placed");
+    // A bad source is refused on both, keeping the list.
+    EXPECT_THROW(one->add_source(pressure_at({kGrid[0] + 3, 2, 2}, 10)), Error);
+    EXPECT_THROW(many->add_source(pressure_at({kGrid[0] + 3, 2, 2}, 10)), Error);
+    EXPECT_THROW(many->remove_source(7), Error);
+    ASSERT_EQ(many->sources().size(), one->sources().size());
+    // Paint across the boxes (and at the top, where a free surface keeps p = 0).
+    const double uv[3][2] = {{double(at[0]), double(at[1])}, {double(at[0]), double(at[2])},
+                             {double(at[1]), double(at[2])}};
+    for (auto* sim : {one.get(), many.get()}) {
+      for (int v = 0; v < 3; ++v) sim->paint(v, uv[v][0], uv[v][1], 3.5, 0.5 + v, where);
+      sim->paint(1, 5.5, 0.5, 2.5, -1.0, where);
+      sim->remove_source(0);  // the configured one
+    }
+    expect_same_everywhere(*one, *many, where, what + ": painted");
+    for (auto* sim : {one.get(), many.get()}) sim->start_steps(7);
+    expect_same_everywhere(*one, *many, where, what + ": painted, one source removed, 7 steps");
+    // Order, reset and a loaded state; the placed sources stay through each.
+    const int other = k.order == 8 ? 4 : 8;
+    for (auto* sim : {one.get(), many.get()}) {
+      sim->set_order(other);
+      sim->start_steps(3);
+    }
+    EXPECT_EQ(one->dt(), many->dt());
+    expect_same_everywhere(*one, *many, where, what + ": other order, 3 steps");
+    for (auto* sim : {one.get(), many.get()}) {
+      sim->reset();
+      sim->start_steps(5);
+    }
+    ASSERT_EQ(many->sources().size(), one->sources().size());
+    expect_same_everywhere(*one, *many, where, what + ": reset, 5 steps");
+    // A loaded state starts the CPML's memory from 0, on one rank as on the boxes.
+    const SimState state = one->copy_state();
+    for (auto* sim : {one.get(), many.get()}) {
+      sim->load_state(state);
+      sim->start_steps(4);
+    }
+    where.slices = {0, kGrid[1] - 1, kGrid[0] / 2};
+    expect_same_everywhere(*one, *many, where, what + ": loaded, 4 steps, other slices");
+    // No seismogram on boxes: moving the receivers is refused in one line.
+    EXPECT_THROW(many->set_receivers(ReceiverLayout{}), Error);
+    EXPECT_TRUE(many->seismogram().components.empty());
+  }
 }
 
 int main(int argc, char** argv) {

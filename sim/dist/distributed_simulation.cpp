@@ -601,7 +601,7 @@ void check_distributed_simulation(const Model& model, const ModelConfig& config,
   const Plan plan = plan_run(model, config, variant, ranks);
   if (!plan.spec.boxes_show)
     throw Error(fmt::format("{} runs on {} MPI ranks in bench, but its boxes do not give views yet: the window and "
-                            "record show heat3d and acoustic3d over ranks (leave out mpirun for {})",
+                            "record show heat3d, acoustic3d and elastic3d over ranks (leave out mpirun for {})",
                             model.info().name, ranks, model.info().name));
 }
 

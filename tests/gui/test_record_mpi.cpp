@@ -101,6 +101,34 @@ TEST(RecordMpi, Acoustic3DFramesAndProbesOnTwoRanksAreTheOneRanksBitForBit) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(RecordMpi, Elastic3DAndHydro3DFramesOnTwoRanksAreTheOneRanksBitForBit) {
+  // One OpenMP thread on the one-rank side, as every rank has under mpirun here.
+  const auto dir = scratch_dir("record_mpi_more");
+  const std::string scenes[] = {
+      " --headless --model elastic3d --size 23x19x17 --order 4 --steps-per-frame 20 --slice-x 12"
+      " --point-source force:12,9,8:f0=60:dir=1,0,0",
+      " --headless --model hydro3d --size 24x20x18 --steps-per-frame 3 --slice-x 12",
+  };
+  int n = 0;
+  for (const std::string& scene : scenes) {
+    SCOPED_TRACE(scene);
+    const std::string common = "record" + scene + " --width 320 --height 240 --frames 3 --out '";
+    const auto one = dir / ("one" + std::to_string(n)), two = dir / ("two" + std::to_string(n));
+    ++n;
+    const RunResult r1 = run_app(common + one.string() + "' --device cpu", "env -u DISPLAY -u WAYLAND_DISPLAY OMP_NUM_THREADS=1");
+    ASSERT_EQ(r1.exit_code, 0) << r1.output;
+    const RunResult r2 = run_app(common + two.string() + "'", mpi_prefix(2));
+    ASSERT_EQ(r2.exit_code, 0) << r2.output;
+    for (int k = 0; k < 3; ++k) {
+      char name[32];
+      std::snprintf(name, sizeof name, "frame_%05d.png", k);
+      ASSERT_TRUE(std::filesystem::exists(two / name)) << name << "\n" << r2.output;
+      EXPECT_EQ(file_bytes(one / name), file_bytes(two / name)) << name << " differs from the one-rank frame";
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(WindowMpi, TheWindowOnRankZeroShowsWhatOneRankShows) {
   const char* display = std::getenv("DISPLAY");
   if (!display || !*display) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";

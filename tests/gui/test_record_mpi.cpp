@@ -156,6 +156,8 @@ TEST(RecordMpi, ARefusalOnRankZeroEndsEveryRankInOneLine) {
       {"record --headless --model heat3d --size 16 --alpha -1" + out, "alpha"},
       // Found while the run is built: a 2D model does not split into boxes.
       {"record --headless --model heat2d --size 32x32" + out, "2D model"},
+      // Receivers are not recorded on boxes: no seismogram under mpirun.
+      {"record --headless --model acoustic3d --size 24 --receivers xy:3" + out, "records no receivers"},
       // The window without a display: rank 0 cannot open it, the others were serving.
       {"--model heat3d --size 16 --frames 2 --screenshot '" + (dir / "w.png").string() + "'", "cannot open a window"},
       // Every rank agrees: the boxes would be thinner than the stencil radius.

@@ -18,6 +18,7 @@
 #include "sim/core/decomposition.hpp"
 #include "sim/core/grid3d.hpp"
 #include "sim/core/slice3d.hpp"  // Sphere
+#include "sim/core/sources.hpp"  // SourceSpec
 
 namespace ss {
 
@@ -108,6 +109,16 @@ class BoxSimulation {
   /// Replaces the box's interiors (as interiors() gives them) and its step count; the ghosts
   /// are stale until refresh_ghosts. Throws ss::Error by default.
   virtual void load_interiors(const std::vector<std::vector<float>>& interiors, long steps_done);
+  /// After load_interiors of `old`'s interiors into a new box of another order (set_order):
+  /// takes what the one-rank set_order keeps besides the fields (the acoustic CPML's memory).
+  /// Nothing by default.
+  virtual void carry_over(BoxSimulation& old) { (void)old; }
+  /// The run's point sources in injection order: every box holds the whole list (each injects
+  /// those whose nodes it holds); empty for a model without sources.
+  virtual std::vector<SourceSpec> sources() const { return {}; }
+  /// Replaces the list (Simulation::add_source / remove_source on one rank); the field stays.
+  /// Throws ss::Error when the model checks refuse it, or for a non-empty list by default.
+  virtual void set_sources(const std::vector<SourceSpec>& sources);
 };
 
 }  // namespace ss

@@ -160,6 +160,10 @@ void BoxSimulation::load_interiors(const std::vector<std::vector<float>>&, long)
   throw Error("this model's boxes cannot load a state yet");
 }
 
+void BoxSimulation::set_sources(const std::vector<SourceSpec>& sources) {
+  if (!sources.empty()) throw Error("this model's boxes take no point sources");
+}
+
 int Simulation::views() const { return info().dims == 2 ? 1 : 3; }
 
 std::array<int, 2> Simulation::view_size(int view) const {

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -23,10 +25,12 @@ namespace {
 
 // ---- the commands ------------------------------------------------------------
 
-enum class Op : int { quit, build, drop, step, views, paint, reset, set_order, copy_state, load_state, diagnostics };
+enum class Op : int { quit, build, drop, step, views, paint, reset, set_order, copy_state, load_state, diagnostics,
+                       set_sources };
 
 /// One command, broadcast as bytes (every rank runs the same binary); `text_bytes` of text
-/// follow in a second broadcast when non-zero (build: the configuration; views: the quantity).
+/// follow in a second broadcast when non-zero (build: the configuration; views: the quantity;
+/// set_sources: the list's bytes, source_list_bytes).
 struct Command {
   Op op = Op::quit;
   int arg = 0;                    ///< quit: exit status; step: steps; views: mask of views; set_order: order; load_state: fields
@@ -110,6 +114,23 @@ ParsedConfig parse_config_text(const std::string& text) {
     else p.config.params[key] = value;
   }
   return p;
+}
+
+// ---- the source list as bytes (SourceSpec is trivially copyable; every rank runs the same binary) ----
+
+static_assert(std::is_trivially_copyable_v<SourceSpec>);
+
+std::string source_list_bytes(const std::vector<SourceSpec>& list) {
+  std::string t(list.size() * sizeof(SourceSpec), '\0');
+  if (!list.empty()) std::memcpy(t.data(), list.data(), t.size());
+  return t;
+}
+
+std::vector<SourceSpec> source_list_of(const std::string& bytes) {
+  if (bytes.size() % sizeof(SourceSpec) != 0) throw Error("a malformed source list reached this rank");
+  std::vector<SourceSpec> list(bytes.size() / sizeof(SourceSpec));
+  if (!list.empty()) std::memcpy(list.data(), bytes.data(), bytes.size());
+  return list;
 }
 
 // ---- one rank's box and what the commands do to it -----------------------------
@@ -244,8 +265,13 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
       return;
     }
     case Op::reset: {
+      // A fresh field; the sources stay, as the one-rank reset keeps them.
+      const std::vector<SourceSpec> sources = run.box->sources();
       run.box.reset();
-      agree(cart, [&] { run.box = run.model->create_box(run.config, run.where, run.variant); });
+      agree(cart, [&] {
+        run.box = run.model->create_box(run.config, run.where, run.variant);
+        run.box->set_sources(sources);
+      });
       run.box->refresh_ghosts(*run.halo);
       return;
     }
@@ -260,7 +286,9 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
         plan = plan_run(*run.model, next, run.variant, ranks, run.d().dims);
         if (plan.spec.periodic != run.plan.spec.periodic) throw Error("the order changed which axes wrap");
         box = run.model->create_box(next, run.where, run.variant);
+        box->set_sources(run.box->sources());  // the one-rank set_order keeps them
         box->load_interiors(run.box->interiors(), run.box->steps_done());
+        box->carry_over(*run.box);
       });
       run.halo.reset();
       run.box = std::move(box);
@@ -269,6 +297,13 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
       const DistributedSpec& s = run.plan.spec;
       run.halo = std::make_unique<HaloExchange>(*run.cart, run.where, run.box->grid(), s.ghost_width, s.edges, s.fields);
       run.box->refresh_ghosts(*run.halo);
+      return;
+    }
+    case Op::set_sources: {
+      // The whole list on every box (each injects the sources whose nodes it holds); the
+      // model's checks refuse a bad list on every rank alike, keeping the old one.
+      const std::vector<SourceSpec> list = source_list_of(text);
+      agree(cart, [&] { run.box->set_sources(list); });
       return;
     }
     case Op::copy_state: {
@@ -464,6 +499,16 @@ class DistributedSimulation final : public Simulation {
     c.steps = state.steps_done;
     changed(c, &state);
   }
+  std::vector<SourceSpec> sources() const override { return run_.box ? run_.box->sources() : std::vector<SourceSpec>{}; }
+  void add_source(const SourceSpec& source) override { set_sources(with_source(sources(), source)); }
+  void remove_source(int index) override { set_sources(without_source(sources(), index)); }
+  /// Receivers are not recorded on boxes (each trace would live in one box): no seismogram
+  /// under mpirun, and moving them is refused in one line.
+  void set_receivers(const ReceiverLayout&) override {
+    throw Error(fmt::format("a run on {} MPI ranks records no receivers (the seismogram is a one-rank feature: "
+                            "leave out mpirun for it)",
+                            ranks_));
+  }
   std::vector<Diagnostic> diagnostics() override {
     Command c;
     c.op = Op::diagnostics;
@@ -492,6 +537,12 @@ class DistributedSimulation final : public Simulation {
     } catch (const std::exception& e) {
       abort_job(e.what());
     }
+  }
+  void set_sources(const std::vector<SourceSpec>& list) {
+    if (info().source_kinds.empty()) return Simulation::add_source({});  // "has no point sources"
+    Command c;
+    c.op = Op::set_sources;
+    send(c, source_list_bytes(list));
   }
   /// A command that changes the field: the views fetched before are stale.
   void changed(Command& c, const SimState* in = nullptr) {
@@ -550,7 +601,7 @@ void check_distributed_simulation(const Model& model, const ModelConfig& config,
   const Plan plan = plan_run(model, config, variant, ranks);
   if (!plan.spec.boxes_show)
     throw Error(fmt::format("{} runs on {} MPI ranks in bench, but its boxes do not give views yet: the window and "
-                            "record show heat3d over ranks (leave out mpirun for {})",
+                            "record show heat3d, acoustic3d and elastic3d over ranks (leave out mpirun for {})",
                             model.info().name, ranks, model.info().name));
 }
 

@@ -1,11 +1,13 @@
 // The window's run on several ranks, driven from rank 0 (CTest runs this under mpirun -np 2
 // and 3 on the CPU backend): rank 0 runs the tests with a DistributedSimulation next to the
 // model's own one-rank Simulation of the same configuration, the other ranks serve its
-// commands. Painting across the faces between boxes, the gathered views, order changes,
-// reset, states and the refusals must give what one rank gives, bit for bit.
+// commands. Painting across the faces between boxes, the gathered views (every quantity),
+// placed sources, order changes, reset, states and the refusals must give what one rank
+// gives, bit for bit: heat3d, acoustic3d, elastic3d and hydro3d.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -14,6 +16,7 @@
 
 #include "sim/core/decomposition.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/stencil.hpp"  // radius_of_order
 #include "sim/dist/distributed_simulation.hpp"
 #include "sim/dist/mpi_comm.hpp"
 
@@ -160,25 +163,201 @@ TEST(DistributedSimulation, RefusalsLeaveTheRunUsable) {
   many->start_steps(2);
   expect_same(*one, *many, where, "after the refusals");
   many.reset();
-  // A model whose boxes step but give no views: refused on every rank, in one line, and
-  // the run goes on.
-  const Model& acoustic = find_model("acoustic3d");
-  const ModelConfig wave = make_config(acoustic, {29, 23, 19}, 4, {});
-  EXPECT_THROW(check_distributed_simulation(acoustic, wave, Backend::cpu, acoustic.info().fastest_cpu, world_size()),
-               Error);  // the app asks first
-  auto boxes = many_ranks(acoustic, wave);
-  std::vector<float> slice(static_cast<std::size_t>(29) * 23);
-  EXPECT_THROW(boxes->copy_view(0, where, slice.data()), Error);  // "temperature": not acoustic3d's
-  where.quantity = "pressure";
-  try {
-    boxes->copy_view(0, where, slice.data());
-    ADD_FAILURE() << "acoustic3d's boxes gave a view";
-  } catch (const CollectiveError& e) {
-    EXPECT_NE(std::string(e.what()).find("views"), std::string::npos) << e.what();
-  }
+  // A quantity the model does not have: refused on rank 0, and the run goes on.
+  const Model& fluid = find_model("hydro3d");
+  const ModelConfig flow = make_config(fluid, {24, 20, 18}, 6, {});
+  auto boxes = many_ranks(fluid, flow);
+  std::vector<float> slice(static_cast<std::size_t>(24) * 20);
+  where.quantity = "no such quantity";
+  EXPECT_THROW(boxes->copy_view(0, where, slice.data()), Error);
   boxes->start_steps(2);
   EXPECT_EQ(boxes->steps_done(), 2);
   EXPECT_EQ(boxes->copy_state().steps_done, 2);
+}
+
+namespace {
+
+/// The state and the views of every quantity the model offers, bit for bit.
+void expect_same_everywhere(Simulation& one, Simulation& many, ViewPlacement where, const std::string& what) {
+  for (const std::string& q : one.info().views.quantities) {
+    where.quantity = q;
+    expect_same(one, many, where, what + ", view of " + q);
+  }
+}
+
+ModelConfig acoustic3d(const std::string& boundary, const std::string& top, int order) {
+  return make_config(find_model("acoustic3d"), kGrid, order,
+                     {{"boundary", boundary}, {"top", top}, {"medium", std::string("random")}});
+}
+
+/// A pressure source at `node` with its own wavelet.
+SourceSpec pressure_at(std::array<int, 3> node, double f0) {
+  SourceSpec s;
+  s.kind = SourceKind::pressure;
+  s.node = node;
+  s.f0_hz = f0;
+  s.amplitude = 3;
+  return s;
+}
+
+}  // namespace
+
+/// A watched run of `c` on the ranks against one rank: dt and accounting; steps with the
+/// configured source, sources placed on a face between boxes and near the top (`placed`
+/// makes one of a kind at a node with a peak frequency), a bad one refused; paint across
+/// the face; one source removed; another order; reset; a loaded state: the state and the
+/// views of every quantity bitwise after each.
+template <typename MakeSource>
+void expect_watched_run_is_the_one_ranks(const Model& model, const ModelConfig& c, const std::string& what,
+                                         MakeSource placed) {
+  SCOPED_TRACE(what);
+  ASSERT_NO_THROW(check_distributed_simulation(model, c, Backend::cpu, "cpu", world_size()));
+  auto one = model.create(c, Backend::cpu, "cpu");
+  auto many = many_ranks(model, c);
+  EXPECT_EQ(one->dt(), many->dt());
+  EXPECT_EQ(one->dt_limit(), many->dt_limit());
+  EXPECT_EQ(one->accounting().bytes, many->accounting().bytes);
+  EXPECT_EQ(one->accounting().cell_updates, many->accounting().cell_updates);
+  const std::array<int, 3> at = first_cell_of_last_box(radius_of_order(c.order));
+  ViewPlacement where;
+  where.slices = {at[2], at[1], at[0]};
+  ASSERT_EQ(one->sources().size(), many->sources().size());
+  const std::array<int, 3> face{std::max(at[0], 1), std::max(at[1], 1), std::max(at[2], 1)};  // sources: 1 to n - 1
+  for (auto* sim : {one.get(), many.get()}) {
+    sim->start_steps(4);
+    sim->add_source(placed(0, face, 25));
+    sim->add_source(placed(1, {kGrid[0] - 2, 1, 1}, 40));
+  }
+  ASSERT_EQ(many->sources().size(), one->sources().size());
+  EXPECT_EQ(describe(many->sources().back()), describe(one->sources().back()));
+  for (auto* sim : {one.get(), many.get()}) sim->start_steps(9);
+  expect_same_everywhere(*one, *many, where, "13 steps, two sources placed");
+  // A bad source is refused on both, keeping the list.
+  EXPECT_THROW(one->add_source(placed(0, {kGrid[0] + 3, 2, 2}, 10)), Error);
+  EXPECT_THROW(many->add_source(placed(0, {kGrid[0] + 3, 2, 2}, 10)), Error);
+  EXPECT_THROW(many->remove_source(7), Error);
+  ASSERT_EQ(many->sources().size(), one->sources().size());
+  // Paint across the boxes (and at the top).
+  const double uv[3][2] = {{double(at[0]), double(at[1])}, {double(at[0]), double(at[2])},
+                           {double(at[1]), double(at[2])}};
+  for (auto* sim : {one.get(), many.get()}) {
+    for (int v = 0; v < 3; ++v) sim->paint(v, uv[v][0], uv[v][1], 3.5, 0.5 + v, where);
+    sim->paint(1, 5.5, 0.5, 2.5, -1.0, where);
+  }
+  expect_same_everywhere(*one, *many, where, "painted");
+  for (auto* sim : {one.get(), many.get()}) {
+    sim->remove_source(0);  // the configured one
+    sim->start_steps(7);
+  }
+  expect_same_everywhere(*one, *many, where, "painted, one source removed, 7 steps");
+  // Order, reset and a loaded state; the placed sources stay through each.
+  const int other = c.order == 8 ? 4 : 8;
+  for (auto* sim : {one.get(), many.get()}) {
+    sim->set_order(other);
+    sim->start_steps(3);
+  }
+  EXPECT_EQ(one->dt(), many->dt());
+  expect_same_everywhere(*one, *many, where, "other order, 3 steps");
+  for (auto* sim : {one.get(), many.get()}) {
+    sim->reset();
+    sim->start_steps(5);
+  }
+  ASSERT_EQ(many->sources().size(), one->sources().size());
+  expect_same_everywhere(*one, *many, where, "reset, 5 steps");
+  // A loaded state starts the CPML's memory from 0, on one rank as on the boxes.
+  const SimState state = one->copy_state();
+  for (auto* sim : {one.get(), many.get()}) {
+    sim->load_state(state);
+    sim->start_steps(4);
+  }
+  where.slices = {0, kGrid[1] - 1, kGrid[0] / 2};
+  expect_same_everywhere(*one, *many, where, "loaded, 4 steps, other slices");
+  // No seismogram on boxes: moving the receivers is refused in one line.
+  EXPECT_THROW(many->set_receivers(ReceiverLayout{}), Error);
+  EXPECT_TRUE(many->seismogram().components.empty());
+}
+
+struct WaveCase {
+  std::string boundary, top;
+  int order;
+};
+
+TEST(DistributedSimulation, Acoustic3DViewsPaintsSourcesAndStatesAreTheOneRanks) {
+  const Model& model = find_model("acoustic3d");
+  for (const WaveCase& k : {WaveCase{"sponge", "free", 4}, WaveCase{"sponge", "absorbing", 8},
+                            WaveCase{"periodic", "free", 2}, WaveCase{"cpml", "free", 8},
+                            WaveCase{"cpml", "absorbing", 4}})
+    expect_watched_run_is_the_one_ranks(
+        model, acoustic3d(k.boundary, k.top, k.order),
+        k.boundary + ", top " + k.top + ", order " + std::to_string(k.order),
+        [](int, std::array<int, 3> node, double f0) { return pressure_at(node, f0); });
+}
+
+TEST(DistributedSimulation, Elastic3DViewsPaintsSourcesAndStatesAreTheOneRanks) {
+  // Every quantity, the derived ones (divergence, curl: first derivatives across the faces
+  // between boxes) included; forces and moment tensors placed on those faces.
+  const Model& model = find_model("elastic3d");
+  for (const WaveCase& k : {WaveCase{"sponge", "free", 4}, WaveCase{"periodic", "free", 8},
+                            WaveCase{"periodic_sides", "absorbing", 2}, WaveCase{"cpml", "free", 8},
+                            WaveCase{"cpml", "absorbing", 4}}) {
+    const ModelConfig c = make_config(model, kGrid, k.order,
+                                      {{"boundary", k.boundary}, {"top", k.top}, {"medium", std::string("random")}});
+    expect_watched_run_is_the_one_ranks(model, c, k.boundary + ", top " + k.top + ", order " + std::to_string(k.order),
+                                        [](int which, std::array<int, 3> node, double f0) {
+                                          SourceSpec s;
+                                          s.node = node;
+                                          s.f0_hz = f0;
+                                          s.amplitude = 1e3;
+                                          if (which == 0) {
+                                            s.kind = SourceKind::force;
+                                            s.direction = {1, -2, 0.5};
+                                          } else {
+                                            s.kind = SourceKind::moment;
+                                            s.moment = {1, -0.5, 0.25, 0.3, 0, -0.2};
+                                          }
+                                          return s;
+                                        });
+  }
+}
+
+TEST(DistributedSimulation, Hydro3DViewsKicksAndStatesAreTheOneRanks) {
+  // Every quantity, the vorticity and divergence (sixth-order derivatives across the faces
+  // between boxes) included; the kick of the mouse centred on a face between boxes.
+  const Model& model = find_model("hydro3d");
+  for (const std::string init : {"explosion", "turbulence"}) {  // turbulence: the forcing at global positions
+    SCOPED_TRACE(init);
+    const ModelConfig c = make_config(model, {24, 20, 18}, 6, {{"init", init}});
+    ASSERT_NO_THROW(check_distributed_simulation(model, c, Backend::cpu, "cpu", world_size()));
+    auto one = model.create(c, Backend::cpu, "cpu");
+    auto many = many_ranks(model, c);
+    EXPECT_EQ(one->dt(), many->dt());
+    EXPECT_EQ(one->accounting().bytes, many->accounting().bytes);
+    const Decomposition d = make_decomposition({24, 20, 18}, world_size(), std::nullopt, 3);
+    const std::array<int, 3> at = d.box_of(d.ranks - 1).lo;
+    ViewPlacement where;
+    where.slices = {at[2], at[1], at[0]};
+    for (auto* sim : {one.get(), many.get()}) sim->start_steps(3);
+    expect_same_everywhere(*one, *many, where, "3 steps");
+    for (auto* sim : {one.get(), many.get()}) {
+      sim->paint(0, at[0], at[1], 6, 0.3, where);
+      sim->paint(2, 1.5, 17.5, 4, -0.2, where);  // wraps around the periodic faces
+    }
+    expect_same_everywhere(*one, *many, where, "kicked");
+    for (auto* sim : {one.get(), many.get()}) sim->start_steps(2);
+    expect_same_everywhere(*one, *many, where, "kicked, 2 steps");
+    for (auto* sim : {one.get(), many.get()}) {
+      sim->reset();
+      sim->start_steps(1);
+    }
+    expect_same_everywhere(*one, *many, where, "reset, 1 step");
+    const SimState state = one->copy_state();
+    for (auto* sim : {one.get(), many.get()}) {
+      sim->load_state(state);
+      sim->start_steps(2);
+    }
+    where.slices = {0, 19, 12};
+    expect_same_everywhere(*one, *many, where, "loaded, 2 steps, other slices");
+  }
 }
 
 int main(int argc, char** argv) {

@@ -7,10 +7,17 @@
 // node are added in list order, by the one box that holds it.
 #include "sim/models/acoustic3d/acoustic3d_box.hpp"
 
+#include <algorithm>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "sim/core/error.hpp"
 #include "sim/core/ghost3d.hpp"  // extract_interior3d
+#include "sim/core/model.hpp"    // StepAccounting
 #include "sim/core/stencil.hpp"
+#include "sim/models/acoustic3d/acoustic3d_bench.hpp"  // kAcousticValuesPerNode
+#include "sim/models/acoustic3d/acoustic3d_solver.hpp"  // acoustic3d_paint_pulse
 #include "sim/models/acoustic3d/acoustic3d_host_step.hpp"
 
 namespace ss {
@@ -72,6 +79,80 @@ class HostAcoustic3DBox final : public BoxSimulation {
   std::vector<std::vector<float>> interiors() const override {
     return {extract_interior3d(field_[cur_], grid_), extract_interior3d(field_[prev_], grid_)};
   }
+
+  // What the window asks of a box: the one-rank HostSim's answers on the box's nodes.
+  double dt() const override { return setup_.dt; }
+  double dt_limit() const override { return setup_.dt_limit; }
+  StepAccounting accounting() const override {
+    const double cells = static_cast<double>(where_.box.cells());
+    return {kAcousticValuesPerNode * sizeof(float) * cells, cells};
+  }
+  /// "pressure" (or empty): p^n; "velocity": the medium's vp at each global node, as
+  /// velocity_field gives the whole grid's.
+  std::vector<float> quantity_interior(const std::string& quantity) const override {
+    if (quantity.empty() || quantity == "pressure") return extract_interior3d(field_[cur_], grid_);
+    if (quantity != "velocity")
+      throw Error(fmt::format("unknown quantity '{}' of acoustic3d (choose pressure or velocity)", quantity));
+    const Box& b = where_.box;
+    std::vector<float> out(static_cast<std::size_t>(b.cells()));
+    std::size_t e = 0;
+    for (int k = 0; k < b.n[2]; ++k)
+      for (int j = 0; j < b.n[1]; ++j)
+        for (int i = 0; i < b.n[0]; ++i) out[e++] = setup_.velocity_at(b.lo[0] + i, b.lo[1] + j, b.lo[2] + k);
+    return out;
+  }
+  /// HostAcoustic3D::paint on the box's nodes: the same Gaussian pulse (acoustic3d_paint_pulse
+  /// at global indices, none on a free top's plane) added to p^n and p^{n-1}.
+  void paint(const Sphere& s) override {
+    CellBox c = sphere_cells(s, setup_.grid);
+    const Box& b = where_.box;
+    for (std::size_t a = 0; a < 3; ++a) {
+      c.lo[a] = std::max(c.lo[a], b.lo[a]);
+      c.hi[a] = std::min(c.hi[a], b.lo[a] + b.n[a] - 1);
+    }
+    if (c.empty()) return;
+    const std::vector<double> add = acoustic3d_paint_pulse(s, c, ghost_rule_of(setup_).free_top);
+    std::size_t n = 0;
+    for (int k = c.lo[2]; k <= c.hi[2]; ++k)
+      for (int j = c.lo[1]; j <= c.hi[1]; ++j)
+        for (int i = c.lo[0]; i <= c.hi[0]; ++i, ++n) {
+          const float v = static_cast<float>(add[n]);
+          const std::size_t e = grid_.index(i - b.lo[0], j - b.lo[1], k - b.lo[2]);
+          for (int f : {cur_, prev_}) field_[f][e] = field_[f][e] + v;
+        }
+  }
+  /// {p, p_prev} of the box; the CPML's memory starts from 0, as HostAcoustic3D::load_interior.
+  void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
+    const std::size_t cells = static_cast<std::size_t>(where_.box.cells());
+    if (in.size() != 2 || in[0].size() != cells || in[1].size() != cells)
+      throw Error(fmt::format("an acoustic3d box state holds p and p_prev of {} nodes each; this one has {} fields",
+                              cells, in.size()));
+    const std::array<int, 3>& n = where_.box.n;
+    for (int k = 0; k < n[2]; ++k)
+      for (int j = 0; j < n[1]; ++j)
+        for (int i = 0; i < n[0]; ++i) {
+          const std::size_t e = (static_cast<std::size_t>(k) * n[1] + j) * n[0] + i;
+          field_[cur_][grid_.index(i, j, k)] = in[0][e];
+          field_[prev_][grid_.index(i, j, k)] = in[1][e];
+        }
+    steps_done_ = steps_done;
+    for (auto& f : psi_) std::fill(f.begin(), f.end(), 0.0f);
+    for (auto& f : zeta_) std::fill(f.begin(), f.end(), 0.0f);
+  }
+  /// The CPML's memory, which HostAcoustic3D::set_order keeps (the layout does not depend on
+  /// the order, nor does the box's padded layout).
+  void carry_over(BoxSimulation& old) override {
+    auto* from = dynamic_cast<HostAcoustic3DBox*>(&old);
+    if (!from || !setup_.cpml_layout.any()) return;
+    for (int a = 0; a < 3; ++a) {
+      if (from->psi_[a].size() != psi_[a].size()) throw Error("the order changed the CPML's layout");
+      psi_[a] = from->psi_[a];
+      zeta_[a] = from->zeta_[a];
+    }
+  }
+  std::vector<SourceSpec> sources() const override { return setup_.sources; }
+  /// HostAcoustic3D::set_sources: the same checks (every rank holds the whole list).
+  void set_sources(const std::vector<SourceSpec>& sources) override { set_acoustic3d_sources(setup_, sources); }
 
  private:
   // HostAcoustic3D's interior loop (acoustic3d_interior_host) on the box.
@@ -221,6 +302,7 @@ DistributedSpec acoustic3d_distributed_spec(const Acoustic3DSetup& setup) {
   s.edges = false;
   s.fields = setup.cpml_layout.any() ? 3 : 1;
   if (!setup.cpml_layout.any()) s.gpu_variant = "global";  // acoustic3d_box_device.cu
+  s.boxes_show = true;  // the CPU box gives views, paints, states and sources
   return s;
 }
 

@@ -11,11 +11,17 @@
 #include "sim/models/elastic3d/elastic3d_box.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 #include "sim/core/ghost3d.hpp"  // extract_interior3d
+#include "sim/core/model.hpp"    // StepAccounting
 #include "sim/core/stencil.hpp"
+#include "sim/models/elastic3d/elastic3d_bench.hpp"   // kElasticValuesPerNode
+#include "sim/models/elastic3d/elastic3d_solver.hpp"  // elastic3d_paint_pulse
 
 namespace ss {
 
@@ -80,6 +86,112 @@ class HostElastic3DBox final : public BoxSimulation {
     for (int level : {cur_, prev_})
       for (int c = 0; c < 3; ++c) out.push_back(extract_interior3d(u_[level][c], grid_));
     return out;
+  }
+
+  // What the window asks of a box: the one-rank HostSim's answers on the box's nodes.
+  double dt() const override { return setup_.dt; }
+  double dt_limit() const override { return setup_.dt_limit; }
+  StepAccounting accounting() const override {
+    const double cells = static_cast<double>(where_.box.cells());
+    return {kElasticValuesPerNode * sizeof(float) * cells, cells};
+  }
+  /// The model's quantities (u_z first): a component, vp of the global node (elastic_vp_field),
+  /// or |u|, the divergence or the curl's magnitude by elastic_derived_at on the box, whose
+  /// ghosts of u^n hold the neighbours' u (exchanged after every step, paint and load) or the
+  /// boundary rule's values: the same neighbour values as on one rank.
+  std::vector<float> quantity_interior(const std::string& quantity) const override {
+    const std::string q = quantity.empty() ? "u_z" : quantity;
+    const Box& b = where_.box;
+    for (int c = 0; c < 3; ++c)
+      if (q == std::string("u_") + "xyz"[c]) return extract_interior3d(u_[cur_][c], grid_);
+    std::vector<float> out(static_cast<std::size_t>(b.cells()));
+    if (q == "vp") {
+      std::size_t e = 0;
+      for (int k = 0; k < b.n[2]; ++k)
+        for (int j = 0; j < b.n[1]; ++j)
+          for (int i = 0; i < b.n[0]; ++i, ++e) {
+            const std::size_t at = setup_.node(b.lo[0] + i, b.lo[1] + j, b.lo[2] + k);
+            out[e] = static_cast<float>(std::sqrt(static_cast<double>(setup_.medium->c33[at]) / setup_.medium->rho[at]));
+          }
+      return out;
+    }
+    ElasticDerived d;
+    if (q == "magnitude") d = ElasticDerived::magnitude;
+    else if (q == "divergence") d = ElasticDerived::divergence;
+    else if (q == "curl") d = ElasticDerived::curl;
+    else throw Error(fmt::format("elastic3d has no view quantity '{}'", quantity));
+    const Grid3D& g = grid_;
+    const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
+    const double inv_h = 1.0 / setup_.config.h;
+    const float* ux = u_[cur_][0].data();
+    const float* uy = u_[cur_][1].data();
+    const float* uz = u_[cur_][2].data();
+    dispatch_radius(setup_.config.order, [&]<int R>() {
+      for (int k = 0; k < g.nz; ++k)
+        for (int j = 0; j < g.ny; ++j)
+          for (int i = 0; i < g.nx; ++i)
+            out[(static_cast<std::size_t>(k) * g.ny + j) * g.nx + i] =
+                elastic_derived_at<float, R>(d, ux, uy, uz, g.index(i, j, k), pitch, plane, inv_h);
+    });
+    return out;
+  }
+  /// HostElastic3D::paint on the box's nodes: the same pulse (elastic3d_paint_pulse at global
+  /// indices) added to u_z of u^n and u^{n-1}.
+  void paint(const Sphere& sp) override {
+    CellBox c = sphere_cells(sp, setup_.grid);
+    const Box& b = where_.box;
+    for (std::size_t a = 0; a < 3; ++a) {
+      c.lo[a] = std::max(c.lo[a], b.lo[a]);
+      c.hi[a] = std::min(c.hi[a], b.lo[a] + b.n[a] - 1);
+    }
+    if (c.empty()) return;
+    const std::vector<double> add = elastic3d_paint_pulse(sp, c);
+    std::size_t n = 0;
+    for (int k = c.lo[2]; k <= c.hi[2]; ++k)
+      for (int j = c.lo[1]; j <= c.hi[1]; ++j)
+        for (int i = c.lo[0]; i <= c.hi[0]; ++i, ++n) {
+          const float v = static_cast<float>(add[n]);
+          const std::size_t e = grid_.index(i - b.lo[0], j - b.lo[1], k - b.lo[2]);
+          for (int f : {cur_, prev_}) u_[f][2][e] = u_[f][2][e] + v;
+        }
+  }
+  /// {u_x, u_y, u_z, then those of u^{n-1}} of the box (interiors()); the CPML's memory
+  /// starts from 0, as HostElastic3D::load.
+  void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
+    const std::size_t cells = static_cast<std::size_t>(where_.box.cells());
+    bool fits = in.size() == 6;
+    for (const auto& f : in) fits = fits && f.size() == cells;
+    if (!fits)
+      throw Error(fmt::format("an elastic3d box state holds u and u_prev (6 fields of {} nodes); this one has {} fields",
+                              cells, in.size()));
+    const std::array<int, 3>& n = where_.box.n;
+    for (int f = 0; f < 6; ++f) {
+      std::vector<float>& to = u_[f < 3 ? cur_ : prev_][f % 3];
+      for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j)
+          for (int i = 0; i < n[0]; ++i)
+            to[grid_.index(i, j, k)] = in[static_cast<std::size_t>(f)][(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
+    }
+    steps_done_ = steps_done;
+    for (auto& slab : memory_)
+      for (auto& f : slab) std::fill(f.begin(), f.end(), 0.0f);
+  }
+  /// The CPML's memory, which HostElastic3D::set_order keeps.
+  void carry_over(BoxSimulation& old) override {
+    auto* from = dynamic_cast<HostElastic3DBox*>(&old);
+    if (!from) return;
+    for (int a = 0; a < 3; ++a)
+      for (int f = 0; f < 6; ++f) {
+        if (from->memory_[a][f].size() != memory_[a][f].size()) throw Error("the order changed the CPML's layout");
+        memory_[a][f] = from->memory_[a][f];
+      }
+  }
+  std::vector<SourceSpec> sources() const override { return setup_.sources; }
+  /// HostElastic3D::set_sources: the same checks (every rank holds the whole list).
+  void set_sources(const std::vector<SourceSpec>& sources) override {
+    Elastic3DSetup next = setup_;
+    set_elastic3d_sources(next, sources);  // throws, keeping the old list
+    setup_ = std::move(next);
   }
 
  private:
@@ -308,6 +420,7 @@ DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup) {
   s.periodic = {r.periodic, r.periodic, r.periodic_z};
   s.edges = false;
   s.fields = 6;
+  s.boxes_show = true;  // views (the derived ones from exchanged ghosts), paints, states, sources
   return s;
 }
 

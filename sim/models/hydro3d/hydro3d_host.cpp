@@ -1,4 +1,5 @@
 // Hydro 3D on the CPU: both methods over the shared point functions, OpenMP over planes.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -6,6 +7,8 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/ghost3d.hpp"  // extract_interior3d
+#include "sim/core/model.hpp"    // StepAccounting
+#include "sim/models/hydro3d/hydro3d_bench.hpp"  // kHydroValuesPerCellSubstep
 #include "sim/models/hydro3d/hydro3d_solver.hpp"
 
 namespace ss {
@@ -348,6 +351,64 @@ class HostHydro3DBox final : public BoxSimulation {
     std::vector<std::vector<float>> out;
     for (const auto& f : f_) out.push_back(extract_interior3d(f, grid_));
     return out;
+  }
+
+  // What the window asks of a box: the one-rank HostSim's answers on the box's cells.
+  double dt() const override { return setup_.dt; }
+  double dt_limit() const override { return setup_.dt_limit; }
+  StepAccounting accounting() const override {
+    const double cells = static_cast<double>(where_.box.cells());
+    return {3.0 * kHydroValuesPerCellSubstep * sizeof(float) * cells, cells};
+  }
+  /// hydro_quantity on the box: the derivatives (vorticity, divergence) read 3 ghosts along
+  /// one axis, which hold the neighbours' fields (exchanged after every step, kick and load).
+  std::vector<float> quantity_interior(const std::string& quantity) const override {
+    int q = 0;
+    if (!quantity.empty()) {
+      q = -1;
+      for (std::size_t k = 0; k < kHydroQuantities.size(); ++k)
+        if (kHydroQuantities[k] == quantity) q = static_cast<int>(k);
+      if (q < 0) throw Error(fmt::format("hydro3d has no view quantity '{}'", quantity));
+    }
+    const float* const fields[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
+    const Box& b = where_.box;
+    std::vector<float> out(static_cast<std::size_t>(b.cells()));
+    std::size_t e = 0;
+    for (int k = 0; k < b.n[2]; ++k)
+      for (int j = 0; j < b.n[1]; ++j)
+        for (int i = 0; i < b.n[0]; ++i) out[e++] = hydro_quantity(fields, grid_, w_, q, i, j, k);
+    return out;
+  }
+  /// The one-rank paint (HydroSimulation::paint, HostHydro3D::kick): the kick at the sphere's
+  /// centre, each cell's velocity from hydro_kick_at on the global grid at its global index.
+  void paint(const Sphere& s) override {
+    HydroKick kick;
+    kick.cx = s.x - 0.5, kick.cy = s.y - 0.5, kick.cz = s.z - 0.5;
+    kick.sigma = std::max(1.0, s.radius / 2);
+    kick.amp = s.value * setup_.config.cs;
+    const Box& b = where_.box;
+    for (int k = 0; k < b.n[2]; ++k)
+      for (int j = 0; j < b.n[1]; ++j)
+        for (int i = 0; i < b.n[0]; ++i) {
+          const auto du = hydro_kick_at(kick, setup_.grid, b.lo[0] + i, b.lo[1] + j, b.lo[2] + k);
+          const std::size_t n = grid_.index(i, j, k);
+          for (int a = 0; a < 3; ++a) f_[static_cast<std::size_t>(a) + 1][n] += static_cast<float>(du[static_cast<std::size_t>(a)]);
+        }
+  }
+  void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
+    const std::size_t cells = static_cast<std::size_t>(where_.box.cells());
+    bool fits = in.size() == kHydroFields;
+    for (const auto& f : in) fits = fits && f.size() == cells;
+    if (!fits)
+      throw Error(fmt::format("a hydro3d box state holds {} fields of {} cells; this one has {} fields", kHydroFields,
+                              cells, in.size()));
+    const std::array<int, 3>& n = where_.box.n;
+    for (std::size_t f = 0; f < kHydroFields; ++f)
+      for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j)
+          for (int i = 0; i < n[0]; ++i)
+            f_[f][grid_.index(i, j, k)] = in[f][(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
+    steps_ = steps_done;
   }
 
  private:

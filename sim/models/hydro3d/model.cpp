@@ -431,6 +431,7 @@ class HydroModel final : public Model {
     s.periodic = {true, true, true};
     s.edges = true;
     s.fields = kHydroFields;
+    s.boxes_show = true;  // the CPU box gives views (hydro3d_host.cpp), kicks and states
     return s;
   }
   std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,

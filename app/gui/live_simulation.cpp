@@ -492,9 +492,12 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
   if (dirty_) upload(wait_for_batch);
   if (!in_flight_ && !s.probes.empty()) sample_probes(!wait_for_batch);  // recording: every frame
   if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
-  if (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) sample_diagnostics();
+  // A recording (wait_for_batch) reads every frame, so that its frames do not depend on
+  // how fast the machine runs; the window reads a few times a second.
+  const auto due = [&](auto last, double seconds) { return wait_for_batch || seconds_since(last) > seconds; };
+  if (diagnostics_wanted_ && due(last_diagnostics_, 0.25)) sample_diagnostics();
   if (!model().source_kinds.empty()) seismogram_wanted_ = true;  // the views' fourth pane shows it
-  if (seismogram_wanted_ && seconds_since(last_seismogram_) > 0.25) sample_seismogram();
+  if (seismogram_wanted_ && due(last_seismogram_, 0.25)) sample_seismogram();
   if (const auto stats = uploader_.stats(*sim_); stats && !stats->finite && status_.error.empty())
     status_.error = fmt::format(
         "the field holds NaN or Inf after step {} (dt {:.4g}, stability limit {:.4g}): paused; reset to go on",

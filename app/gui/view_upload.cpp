@@ -108,12 +108,14 @@ UploadPath ViewUploader::upload(Simulation& sim, std::span<render::FieldTexture*
   refresh(sim);
   pending_slot_ = -1;
   if (interop_ready(textures) && allow_interop) {
+    std::vector<render::FieldInterop::Write> writes;
+    void* stream = nullptr;
     for (int v = 0; v < views; ++v) {
       const FieldView f = sim.view(v, where);
-      auto& interop = *interop_[static_cast<std::size_t>(v)];
-      if (f.u_stride == 1) interop.write(f.data + f.offset, f.v_stride, f.stream);
-      else interop.write_strided(f.data + f.offset, f.u_stride, f.v_stride, f.stream);
+      writes.push_back({&*interop_[static_cast<std::size_t>(v)], f.data + f.offset, f.u_stride, f.v_stride});
+      stream = f.stream;  // every view of a simulation is on its stream
     }
+    render::FieldInterop::write_all(writes, stream);  // one map for all the views
     pending_ = true;
     return UploadPath::interop;
   }
@@ -163,8 +165,10 @@ UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* co
   const std::size_t views = std::min(textures.size(), slot.views.size());
   UploadPath path = UploadPath::interop;
   if (interop_ready(textures) && allow_interop) {
-    for (std::size_t v = 0; v < views; ++v)  // device to device; mapped for this copy only
-      interop_[v]->write(slot.views[v].data(), static_cast<std::size_t>(slot.sizes[v][0]), stream_->get());
+    std::vector<render::FieldInterop::Write> writes;
+    for (std::size_t v = 0; v < views; ++v)  // device to device
+      writes.push_back({&*interop_[v], slot.views[v].data(), 1, static_cast<std::size_t>(slot.sizes[v][0])});
+    render::FieldInterop::write_all(writes, stream_->get());  // one map for all the views, for these copies only
     pending_ = true;
     pending_slot_ = slot_index;
   } else {

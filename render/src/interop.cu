@@ -4,9 +4,12 @@
 #include <cuda_runtime.h>
 
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "stencilscope/render/interop.hpp"
 
@@ -84,20 +87,43 @@ __global__ void write_field_surface(cudaSurfaceObject_t surface, const float* __
   }
 }
 
-/// Maps a registered resource on a stream for the guard's scope (the shortest possible).
+/// Maps registered resources on a stream, all in one call, for the guard's scope.
 class ScopedMap {
  public:
-  ScopedMap(cudaGraphicsResource_t resource, cudaStream_t stream) : resource_(resource), stream_(stream) {
-    SS_INTEROP_CHECK(cudaGraphicsMapResources(1, &resource_, stream_));
+  ScopedMap(std::span<cudaGraphicsResource_t> resources, cudaStream_t stream)
+      : resources_(resources), stream_(stream) {
+    if (!resources_.empty())
+      SS_INTEROP_CHECK(cudaGraphicsMapResources(static_cast<int>(resources_.size()), resources_.data(), stream_));
   }
-  ~ScopedMap() { SS_INTEROP_LOG(cudaGraphicsUnmapResources(1, &resource_, stream_)); }
+  ~ScopedMap() {
+    if (!resources_.empty())
+      SS_INTEROP_LOG(cudaGraphicsUnmapResources(static_cast<int>(resources_.size()), resources_.data(), stream_));
+  }
   ScopedMap(const ScopedMap&) = delete;
   ScopedMap& operator=(const ScopedMap&) = delete;
 
  private:
-  cudaGraphicsResource_t resource_;
+  std::span<cudaGraphicsResource_t> resources_;
   cudaStream_t stream_;
 };
+
+/// STENCILSCOPE_INTEROP_PROBE, a measuring aid (docs/perf.md, "the window's upload"):
+/// "each" maps every texture on its own (as before write_all), "map-only" maps and
+/// unmaps but launches no kernel, "no-map" launches the kernels into an array of CUDA's
+/// own and never maps (the texture keeps its old contents). Unset: one map per frame.
+enum class Probe { none, each, map_only, no_map };
+Probe probe() {
+  static const Probe p = [] {
+    const char* v = std::getenv("STENCILSCOPE_INTEROP_PROBE");
+    const std::string s = v ? v : "";
+    if (s == "each") return Probe::each;
+    if (s == "map-only") return Probe::map_only;
+    if (s == "no-map") return Probe::no_map;
+    if (!s.empty()) std::fprintf(stderr, "stencilscope: warning: STENCILSCOPE_INTEROP_PROBE=%s ignored\n", v);
+    return Probe::none;
+  }();
+  return p;
+}
 
 }  // namespace
 
@@ -110,8 +136,57 @@ struct FieldInterop::Impl {
   int* device_stats = nullptr;
   int* host_stats = nullptr;  // pinned: the async copy lands here
   int nx = 0, ny = 0;
+  cudaArray_t own_array = nullptr;  // Probe::no_map's target
+  cudaSurfaceObject_t own_surface = 0;
+
+  /// The surface object of the mapped texture (cached: the driver may move the
+  /// texture's storage between maps, then it is made again).
+  cudaSurfaceObject_t mapped_surface() {
+    cudaArray_t mapped = nullptr;
+    SS_INTEROP_CHECK(cudaGraphicsSubResourceGetMappedArray(&mapped, resource, 0, 0));
+    if (mapped != array) {
+      if (surface) SS_INTEROP_CHECK(cudaDestroySurfaceObject(surface));
+      surface = 0;
+      surface = make_surface(mapped);
+      array = mapped;
+    }
+    return surface;
+  }
+  static cudaSurfaceObject_t make_surface(cudaArray_t a) {
+    cudaResourceDesc desc{};
+    desc.resType = cudaResourceTypeArray;
+    desc.res.array.array = a;
+    cudaSurfaceObject_t s = 0;
+    SS_INTEROP_CHECK(cudaCreateSurfaceObject(&s, &desc));
+    return s;
+  }
+  cudaSurfaceObject_t unmapped_surface() {
+    if (!own_array) {
+      const cudaChannelFormatDesc f = cudaCreateChannelDesc<float>();
+      SS_INTEROP_CHECK(cudaMallocArray(&own_array, &f, nx, ny, cudaArraySurfaceLoadStore));
+      own_surface = make_surface(own_array);
+    }
+    return own_surface;
+  }
+  /// The copy of the view and its stats' reduction, on `stream` (the texture mapped,
+  /// except under Probe::no_map).
+  void launch(const float* first_cell, std::size_t u_stride, std::size_t v_stride, cudaStream_t stream) {
+    if (probe() == Probe::map_only) return;
+    const cudaSurfaceObject_t target = probe() == Probe::no_map ? unmapped_surface() : mapped_surface();
+    reset_stats<<<1, 1, 0, stream>>>(device_stats);
+    const dim3 block(kBlockX, kBlockY);
+    const dim3 grid((nx + kBlockX - 1) / kBlockX, (ny + kBlockY - 1) / kBlockY);
+    write_field_surface<<<grid, block, 0, stream>>>(target, first_cell, u_stride, v_stride, nx, ny, device_stats);
+    SS_INTEROP_CHECK(cudaGetLastError());
+  }
+  void copy_stats(cudaStream_t stream) {
+    if (probe() == Probe::map_only) return;
+    SS_INTEROP_CHECK(cudaMemcpyAsync(host_stats, device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  }
 
   ~Impl() {
+    if (own_surface) SS_INTEROP_LOG(cudaDestroySurfaceObject(own_surface));
+    if (own_array) SS_INTEROP_LOG(cudaFreeArray(own_array));
     if (surface) SS_INTEROP_LOG(cudaDestroySurfaceObject(surface));
     if (resource) SS_INTEROP_LOG(cudaGraphicsUnregisterResource(resource));
     if (device_stats) SS_INTEROP_LOG(cudaFree(device_stats));
@@ -153,29 +228,24 @@ void FieldInterop::write(const float* first_cell, std::size_t row_pitch, void* s
 
 void FieldInterop::write_strided(const float* first_cell, std::size_t u_stride, std::size_t v_stride,
                                  void* stream_ptr) {
-  Impl& d = *impl_;
+  const Write one{this, first_cell, u_stride, v_stride};
+  write_all(std::span<const Write>(&one, 1), stream_ptr);
+}
+
+void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  if (probe() == Probe::each && writes.size() > 1) {  // measuring: a map per texture
+    for (const Write& w : writes) write_all(std::span<const Write>(&w, 1), stream_ptr);
+    return;
+  }
+  std::vector<cudaGraphicsResource_t> resources;
+  if (probe() != Probe::no_map)
+    for (const Write& w : writes) resources.push_back(w.target->impl_->resource);
   {
-    ScopedMap map(d.resource, stream);
-    cudaArray_t array = nullptr;
-    SS_INTEROP_CHECK(cudaGraphicsSubResourceGetMappedArray(&array, d.resource, 0, 0));
-    if (array != d.array) {  // the driver may move the texture's storage between maps
-      if (d.surface) SS_INTEROP_CHECK(cudaDestroySurfaceObject(d.surface));
-      d.surface = 0;
-      cudaResourceDesc desc{};
-      desc.resType = cudaResourceTypeArray;
-      desc.res.array.array = array;
-      SS_INTEROP_CHECK(cudaCreateSurfaceObject(&d.surface, &desc));
-      d.array = array;
-    }
-    reset_stats<<<1, 1, 0, stream>>>(d.device_stats);
-    const dim3 block(kBlockX, kBlockY);
-    const dim3 grid((d.nx + kBlockX - 1) / kBlockX, (d.ny + kBlockY - 1) / kBlockY);
-    write_field_surface<<<grid, block, 0, stream>>>(d.surface, first_cell, u_stride, v_stride, d.nx, d.ny,
-                                                   d.device_stats);
-    SS_INTEROP_CHECK(cudaGetLastError());
-  }  // unmapped here, on the stream: GL work issued after this sees the texture
-  SS_INTEROP_CHECK(cudaMemcpyAsync(d.host_stats, d.device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    ScopedMap map(resources, stream);
+    for (const Write& w : writes) w.target->impl_->launch(w.first_cell, w.u_stride, w.v_stride, stream);
+  }  // unmapped here, on the stream: GL work issued after this sees the textures
+  for (const Write& w : writes) w.target->impl_->copy_stats(stream);
 }
 
 FieldStats FieldInterop::last_stats() const {

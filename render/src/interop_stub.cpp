@@ -13,6 +13,7 @@ FieldInterop::FieldInterop(FieldInterop&&) noexcept = default;
 FieldInterop& FieldInterop::operator=(FieldInterop&&) noexcept = default;
 void FieldInterop::write(const float*, std::size_t, void*) {}
 void FieldInterop::write_strided(const float*, std::size_t, std::size_t, void*) {}
+void FieldInterop::write_all(std::span<const Write>, void*) {}
 FieldStats FieldInterop::last_stats() const { return {}; }
 
 }  // namespace ss::render

@@ -6,12 +6,15 @@
 # batches, never waiting for one, glFinish each frame, frames paced as vsync on a 60 Hz
 # display paces the window) with `bench` (the kernel alone) at heat2d 4096^2 (stream) and
 # heat3d 256^3 (stream25d). Goal: ratio >= 0.95 at >= 60 fps. Unpaced rows (vsync off)
-# and the host-copy path are shown for information.
+# and the host-copy path are shown for information. PROBES="each map-only no-map" adds
+# rows with STENCILSCOPE_INTEROP_PROBE set to each (where the upload's cost goes:
+# a map per texture, the maps without the copies, the copies without the maps).
 # Logs go to $OUT (or ./out).
 #   tests/device/throughput.sh [FRAMES]      FRAMES measured per run (default 300)
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 frames=${1:-300}
+probe=
 build=${BUILD:-build-gpu}
 if [[ ! -f $build/build.ninja ]]; then
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=ON -DCMAKE_CUDA_ARCHITECTURES=90-real \
@@ -35,7 +38,7 @@ bench_steps_per_s() {
 # measure NAME [record options]: "STEPS_PER_S FPS STEPPING_PERCENT PATH" of the window's loop.
 measure() {
   local name=$1; shift
-  env -u DISPLAY $exe record --headless --measure --device gpu --frames "$frames" "$@" >"$out/$name.txt" 2>&1 ||
+  env -u DISPLAY ${probe:+STENCILSCOPE_INTEROP_PROBE=$probe} $exe record --headless --measure --device gpu --frames "$frames" "$@" >"$out/$name.txt" 2>&1 ||
     { echo "record failed: $(tail -3 "$out/$name.txt")" >&2; return 1; }
   local sps fps busy path
   sps=$(sed -n 's/^measure: \([0-9.]*\) steps\/s.*/\1/p' "$out/$name.txt")
@@ -67,11 +70,20 @@ row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host 
 # Where a frame's cost goes: without the drawing, and without the uploads too.
 row "heat2d 4096^2 stream, no drawing" "$b2" "$(measure measure-heat2d-4096-nodraw --size 4096 --variant stream --no-draw)" info
 row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat2d-4096-bare --size 4096 --variant stream --no-draw --draw-every 1000000)" info
+for probe in ${PROBES:-}; do
+  row "heat2d 4096^2 stream, probe $probe" "$b2" "$(measure measure-heat2d-4096-$probe --size 4096 --variant stream)" info
+done
+probe=
 b3=$(bench_steps_per_s bench-heat3d-256 heat3d stream25d 20 --size 256) || status=1
 row "heat3d 256^3 stream25d" "$b3" "$(measure measure-heat3d-256 --model heat3d --size 256 --variant stream25d)"
 row "heat3d 256^3 stream25d, panels on" "$b3" "$(measure measure-heat3d-256-ui --model heat3d --size 256 --variant stream25d --ui)"
 row "heat3d 256^3 stream25d, unpaced" "$b3" "$(measure measure-heat3d-256-unpaced --model heat3d --size 256 --variant stream25d --display-hz 0)" info
 row "heat3d 256^3 stream25d, no drawing, no uploads" "$b3" "$(measure measure-heat3d-256-bare --model heat3d --size 256 --variant stream25d --no-draw --draw-every 1000000)" info
+row "heat3d 256^3 stream25d, no drawing" "$b3" "$(measure measure-heat3d-256-nodraw --model heat3d --size 256 --variant stream25d --no-draw)" info
+for probe in ${PROBES:-}; do
+  row "heat3d 256^3 stream25d, probe $probe" "$b3" "$(measure measure-heat3d-256-$probe --model heat3d --size 256 --variant stream25d)" info
+done
+probe=
 
 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1
 printf "%-40s %12s %12s %7s %8s %9s  %-32s %s\n" "case (order 8, float)" "bench st/s" "window st/s" "ratio" "fps" "stepping%" "upload path" "goal: ratio>=0.95, fps>=60 (59: timer slack)"

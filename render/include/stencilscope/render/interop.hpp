@@ -5,6 +5,7 @@
 // CUDA get a stub whose constructor throws, so callers fall back to host copies.
 #include <cstddef>
 #include <memory>
+#include <span>
 
 #include "stencilscope/render/colormap.hpp"
 #include "stencilscope/render/field_texture.hpp"
@@ -41,6 +42,19 @@ class FieldInterop {
   /// v * v_stride]. The slicing kernel of 3D fields: an axis-aligned slice of a padded
   /// volume is such a view (slice3d.hpp), so only the slice is read.
   void write_strided(const float* first_cell, std::size_t u_stride, std::size_t v_stride, void* stream);
+
+  /// One view's write for write_all: texel (u, v) of `target`'s texture comes from
+  /// first_cell[u * u_stride + v * v_stride].
+  struct Write {
+    FieldInterop* target;
+    const float* first_cell;
+    std::size_t u_stride, v_stride;
+  };
+  /// As write_strided for each of `writes`, with ONE map of all their textures before
+  /// the kernels and one unmap after them. Each map and unmap hands the textures between
+  /// the GL and the CUDA context, which costs the running simulation more than the copy
+  /// kernels do (docs/perf.md, "the window's upload"), so a frame maps once.
+  static void write_all(std::span<const Write> writes, void* stream);
 
   /// The stats of the last write. Read without waiting: valid once `stream` has passed
   /// that write (e.g. when the simulation reports its stream idle).

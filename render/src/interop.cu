@@ -3,6 +3,7 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstdio>
@@ -47,20 +48,29 @@ __global__ void reset_stats(int* stats) {
 }
 
 constexpr int kBlockX = 32, kBlockY = 8;  // a warp is one row segment: coalesced loads
+constexpr int kMaxBlocks = 1024;           // write_field_surface's grid: a few per SM
 
 // Texel (i, j) = first_cell[i * col_stride + j * row_pitch]: a 2D field (col_stride 1)
 // or a slice of a 3D one. A slice along x (col_stride = the row pitch) is not coalesced,
-// but it is one slice, not the volume.
+// but it is one slice, not the volume. The grid strides over the rows (gridDim.y is
+// capped, kMaxBlocks): the blocks' min/max atomics all land on the same three words, and
+// one set per block of 256 texels (65 k blocks at 4096^2) serialised there, holding the
+// SMs the simulation's steps share (docs/perf.md, "the window's upload").
 __global__ void write_field_surface(cudaSurfaceObject_t surface, const float* __restrict__ first_cell,
                                     std::size_t col_stride, std::size_t row_pitch, int nx, int ny, int* stats) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
-  const int j = blockIdx.y * kBlockY + threadIdx.y;
   int lo = INT_MAX, hi = INT_MIN, bad = 0;
-  if (i < nx && j < ny) {
-    const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + static_cast<std::size_t>(i) * col_stride];
-    surf2Dwrite(v, surface, i * static_cast<int>(sizeof(float)), j);
-    if (isfinite(v)) lo = hi = ordered_int(v);
-    else bad = 1;
+  if (i < nx) {
+    for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += gridDim.y * kBlockY) {
+      const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + static_cast<std::size_t>(i) * col_stride];
+      surf2Dwrite(v, surface, i * static_cast<int>(sizeof(float)), j);
+      if (isfinite(v)) {
+        lo = min(lo, ordered_int(v));
+        hi = max(hi, ordered_int(v));
+      } else {
+        bad = 1;
+      }
+    }
   }
   for (int offset = 16; offset > 0; offset >>= 1) {
     lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, offset));
@@ -175,7 +185,8 @@ struct FieldInterop::Impl {
     const cudaSurfaceObject_t target = probe() == Probe::no_map ? unmapped_surface() : mapped_surface();
     reset_stats<<<1, 1, 0, stream>>>(device_stats);
     const dim3 block(kBlockX, kBlockY);
-    const dim3 grid((nx + kBlockX - 1) / kBlockX, (ny + kBlockY - 1) / kBlockY);
+    const int columns = (nx + kBlockX - 1) / kBlockX;
+    const dim3 grid(columns, std::clamp(kMaxBlocks / columns, 1, (ny + kBlockY - 1) / kBlockY));
     write_field_surface<<<grid, block, 0, stream>>>(target, first_cell, u_stride, v_stride, nx, ny, device_stats);
     SS_INTEROP_CHECK(cudaGetLastError());
   }

@@ -414,7 +414,8 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<render::FieldTexture*> targets;
     for (auto& t : textures_) targets.push_back(t.get());
-    status_.upload_path = uploader_.show(*show, targets, applied_.upload != UploadChoice::host_copy);
+    status_.upload_path =
+        uploader_.show(*show, targets, applied_.upload != UploadChoice::host_copy, sim_->view(0, placement()).stream);
     status_.upload_ms = seconds_since(t0) * 1e3;
     status_.upload_ms_total += status_.upload_ms;
     ++status_.uploads;

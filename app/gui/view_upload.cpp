@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "sim/core/error.hpp"
@@ -159,16 +160,22 @@ bool ViewUploader::snapshot_done(int slot) const {
   return !s || s->taken.done();
 }
 
-UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* const> textures, bool allow_interop) {
+UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* const> textures, bool allow_interop,
+                              void* sim_stream) {
   Slot& slot = *slots_.at(static_cast<std::size_t>(slot_index));
   if (!stream_) stream_.emplace();
+  static const bool on_sim_stream = [] {
+    const char* v = std::getenv("STENCILSCOPE_INTEROP_PROBE");
+    return v && std::string_view(v) == "sim-stream";
+  }();
+  void* const copies = on_sim_stream && sim_stream ? sim_stream : stream_->get();
   const std::size_t views = std::min(textures.size(), slot.views.size());
   UploadPath path = UploadPath::interop;
   if (interop_ready(textures) && allow_interop) {
     std::vector<render::FieldInterop::Write> writes;
     for (std::size_t v = 0; v < views; ++v)  // device to device
       writes.push_back({&*interop_[v], slot.views[v].data(), 1, static_cast<std::size_t>(slot.sizes[v][0])});
-    render::FieldInterop::write_all(writes, stream_->get());  // one map for all the views, for these copies only
+    render::FieldInterop::write_all(writes, copies);  // one map for all the views, for these copies only
     pending_ = true;
     pending_slot_ = slot_index;
   } else {
@@ -187,7 +194,7 @@ UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* co
     stats_ = all;
     pending_ = false;
   }
-  slot.released.record(stream_->get());
+  slot.released.record(copies);
   slot.shown = true;
   return path;
 }

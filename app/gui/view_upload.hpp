@@ -61,7 +61,11 @@ class ViewUploader {
   /// through interop (each texture mapped for its copy only) or, without it, a copy to
   /// pinned host memory (waiting for that copy only) and glTexSubImage2D. Never waits for
   /// the simulation's stream. Returns the path taken. Throws ss::Error / render::GLError.
-  UploadPath show(int slot, std::span<render::FieldTexture* const> textures, bool allow_interop);
+  /// `sim_stream` (the simulation's stream) is used only under
+  /// STENCILSCOPE_INTEROP_PROBE=sim-stream, a measuring aid: the copies then queue behind
+  /// the batches instead of running beside them.
+  UploadPath show(int slot, std::span<render::FieldTexture* const> textures, bool allow_interop,
+                  void* sim_stream = nullptr);
   /// Why interop is not in use (empty when it is, or before a GPU upload).
   const std::string& interop_failure() const { return failure_; }
 

@@ -129,6 +129,7 @@ Probe probe() {
     if (s == "each") return Probe::each;
     if (s == "map-only") return Probe::map_only;
     if (s == "no-map") return Probe::no_map;
+    if (s == "sim-stream") return Probe::none;  // the app's probe (view_upload.cpp)
     if (!s.empty()) std::fprintf(stderr, "stencilscope: warning: STENCILSCOPE_INTEROP_PROBE=%s ignored\n", v);
     return Probe::none;
   }();

@@ -74,7 +74,7 @@ for probe in ${PROBES:-}; do
   row "heat2d 4096^2 stream, probe $probe" "$b2" "$(measure measure-heat2d-4096-$probe --size 4096 --variant stream)" info
 done
 probe=
-b3=$(bench_steps_per_s bench-heat3d-256 heat3d stream25d 20 --size 256) || status=1
+b3=$(bench_steps_per_s bench-heat3d-256 heat3d stream25d 50 --size 256) || status=1
 row "heat3d 256^3 stream25d" "$b3" "$(measure measure-heat3d-256 --model heat3d --size 256 --variant stream25d)"
 row "heat3d 256^3 stream25d, panels on" "$b3" "$(measure measure-heat3d-256-ui --model heat3d --size 256 --variant stream25d --ui)"
 row "heat3d 256^3 stream25d, unpaced" "$b3" "$(measure measure-heat3d-256-unpaced --model heat3d --size 256 --variant stream25d --display-hz 0)" info

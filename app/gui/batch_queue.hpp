@@ -41,11 +41,12 @@ class BasicBatchQueue {
 
   /// Queues `steps` steps of `sim` then the snapshot of its views at `where` into the
   /// slot no queued batch uses. Never waits. Throws ss::Error when full().
-  void push(Simulation& sim, Snapshots& snapshots, const ViewPlacement& where, int steps) {
-    if (full()) throw Error("internal: more batches queued ahead of the frame than staging slots");
+  /// `reserved`: a slot whose snapshot is still to be shown (-1: none), left alone.
+  void push(Simulation& sim, Snapshots& snapshots, const ViewPlacement& where, int steps, int reserved = -1) {
+    if (full(reserved)) throw Error("internal: more batches queued ahead of the frame than staging slots");
     Batch b;
     b.steps = steps;
-    b.slot = free_slot();
+    b.slot = free_slot(reserved);
     void* stream = sim.view(0, where).stream;
     b.begin.record(stream);
     sim.start_steps(steps);
@@ -82,7 +83,8 @@ class BasicBatchQueue {
   }
 
   bool empty() const { return batches_.empty(); }
-  bool full() const { return static_cast<int>(batches_.size()) >= kMaxBatches; }
+  /// No slot is free for another batch (`reserved`, when >= 0, is not free).
+  bool full(int reserved = -1) const { return static_cast<int>(batches_.size()) >= kMaxBatches - (reserved >= 0); }
   int size() const { return static_cast<int>(batches_.size()); }
   /// Steps queued and not yet forgotten (by pop or drain).
   long queued_steps() const {
@@ -99,10 +101,12 @@ class BasicBatchQueue {
     Event begin, end;  // around the steps, on the simulation's stream
   };
   static Finished finished(const Batch& b) { return Finished{b.steps, elapsed_ms(b.begin, b.end), b.step_after, b.slot}; }
-  /// The lowest slot no queued batch uses (there is one unless full()).
-  int free_slot() const {
+  /// The lowest slot no queued batch uses, other than `reserved` (there is one unless full(reserved)).
+  int free_slot(int reserved) const {
     for (int slot = 0; slot < kMaxBatches; ++slot)
-      if (std::none_of(batches_.begin(), batches_.end(), [&](const Batch& b) { return b.slot == slot; })) return slot;
+      if (slot != reserved &&
+          std::none_of(batches_.begin(), batches_.end(), [&](const Batch& b) { return b.slot == slot; }))
+        return slot;
     throw Error("internal: no free staging slot");
   }
 

@@ -387,6 +387,8 @@ void LiveSimulation::adapt_batch(const SimSettings& s, double ms, int steps) {
 }
 
 void LiveSimulation::drain_queue() {
+  due_show_ = -1;  // the caller uploads the state itself, which is newer
+  due_steps_ = 0;
   if (queue_.empty()) return;
   for (const BatchQueue::Finished& f : queue_.drain(*sim_)) record_batch(f.ms, f.steps);
   dirty_ = true;  // the field is ahead of the texture: the caller uploads it
@@ -399,29 +401,16 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
     if (const auto ms = sim_->finished_batch_ms()) record_batch(*ms, in_flight_steps_);
     dirty_ = true;
   }
+  show_due();  // the last frame's, if the loop did not call it
   // The finished batches: their timing, the batch size, and the newest snapshot due.
-  std::optional<int> show;
   while (const auto f = queue_.poll(uploader_)) {
     record_batch(f->ms, f->steps);
     adapt_batch(s, f->ms, f->steps);
     if (++batches_undrawn_ >= std::max(1, s.draw_every)) {  // max speed: every k-th batch
       batches_undrawn_ = 0;
-      show = f->slot;
+      due_show_ = f->slot;  // shown by show_due(), after the frame's drawing
     }
     queue_.pop();
-  }
-  if (show) {
-    const auto t0 = std::chrono::steady_clock::now();
-    std::vector<render::FieldTexture*> targets;
-    for (auto& t : textures_) targets.push_back(t.get());
-    status_.upload_path =
-        uploader_.show(*show, targets, applied_.upload != UploadChoice::host_copy, sim_->view(0, placement()).stream);
-    status_.upload_ms = seconds_since(t0) * 1e3;
-    status_.upload_ms_total += status_.upload_ms;
-    ++status_.uploads;
-    if (applied_.upload == UploadChoice::interop && *status_.upload_path != UploadPath::interop)
-      throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
-    status_.interop_failure = uploader_.interop_failure();
   }
   // Readings of the state (validation, diagnostics, probes, the model's health) wait for
   // queued work: while one is due no batch is queued, the queue runs down to its last
@@ -455,9 +444,28 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
         sim_->steps_done() - queue_.queued_steps(), sim_->dt(), sim_->dt_limit());
   if (!s.paused && status_.error.empty() && !reading_due()) {
     const int steps = s.adaptive_steps ? adaptive_steps_ : std::max(1, s.steps_per_frame);
-    while (!queue_.full()) queue_.push(*sim_, uploader_, placement(), steps);
+    while (!queue_.full(due_show_)) queue_.push(*sim_, uploader_, placement(), steps, due_show_);
+    if (due_show_ >= 0) due_steps_ = steps;  // the last batch waits for the slot show_due() frees
   }
   update_status();
+}
+
+void LiveSimulation::show_due() {
+  if (due_show_ < 0) return;
+  const int slot = std::exchange(due_show_, -1);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<render::FieldTexture*> targets;
+  for (auto& t : textures_) targets.push_back(t.get());
+  status_.upload_path =
+      uploader_.show(slot, targets, applied_.upload != UploadChoice::host_copy, sim_->view(0, placement()).stream);
+  status_.upload_ms = seconds_since(t0) * 1e3;
+  status_.upload_ms_total += status_.upload_ms;
+  ++status_.uploads;
+  if (applied_.upload == UploadChoice::interop && *status_.upload_path != UploadPath::interop)
+    throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
+  status_.interop_failure = uploader_.interop_failure();
+  if (const int steps = std::exchange(due_steps_, 0); steps > 0 && !queue_.full())
+    queue_.push(*sim_, uploader_, placement(), steps);
 }
 
 void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {

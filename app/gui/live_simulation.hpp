@@ -120,6 +120,13 @@ class LiveSimulation {
   /// GPU batches queued and not yet shown (at most BatchQueue::kMaxBatches; 0 on the CPU,
   /// with A/B and while recording, which take the simple path: one batch, then its upload).
   int queued_batches() const { return queue_.size(); }
+  /// The window's loop, once the frame's drawing is issued: writes the newest finished
+  /// batch's snapshot (chosen by advance()) into the textures, which the next frame
+  /// draws, and queues the batch that takes its staging slot. After the drawing, the
+  /// textures' hand-over from GL to CUDA rides on the frame's own GL work instead of
+  /// interrupting the steps once more (docs/perf.md, "the window's upload"). advance()
+  /// does it first when it was not called. Does nothing when no snapshot is due.
+  void show_due();
   /// Runs one step now (even when paused) and refreshes the texture.
   void step_once(const SimSettings& settings);
   /// Back to the initial condition; clears the error.
@@ -262,6 +269,8 @@ class LiveSimulation {
   int in_flight_steps_ = 0;
   int adaptive_steps_ = 1;
   int batches_undrawn_ = 0;  // finished batches not yet shown (max speed: SimSettings::draw_every)
+  int due_show_ = -1;        // the staging slot show_due() writes into the textures (-1: none)
+  int due_steps_ = 0;        // the batch show_due() queues into the slot it frees (0: none)
   bool dirty_ = true;  // the texture is older than the field
   bool validation_wanted_ = false;
   bool diagnostics_wanted_ = false;

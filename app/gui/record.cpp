@@ -132,6 +132,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     if (!sim.status().error.empty()) throw Error("stopped at frame " + std::to_string(k) + ": " + sim.status().error);
     scene.view.style.range = range.update(scene.view, sim.field_stats());
     if (o.measure_no_draw) {  // the frame's GL work left out: what remains is the loop and the uploads
+      sim.show_due();
       wait_for_refresh();
       end_frame();
       continue;
@@ -151,6 +152,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
       ui->render(ImGui::GetDrawData());
     }
     context.present(pass);
+    sim.show_due();  // as the window: after the frame's drawing is issued
     render::finish_gl();
     wait_for_refresh();
     end_frame();

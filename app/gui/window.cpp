@@ -222,6 +222,11 @@ int run_window(const WindowOptions& options) {
       render_timer.end();
       sim.set_error(e.what());
     }
+    try {
+      sim.show_due();  // the newest finished batch into the textures, once this frame's drawing is issued
+    } catch (const Error& e) {
+      sim.set_error(e.what());
+    }
     frame_info.render_ms = ms_since(t0);
 
     try {

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "batch_queue.hpp"
@@ -141,4 +142,35 @@ TEST_F(BatchQueueLogic, DrainReturnsEveryBatchOldestFirstAndEmptiesTheQueue) {
   EXPECT_TRUE(queue_.empty());
   EXPECT_EQ(queue_.queued_steps(), 0);
   EXPECT_TRUE(queue_.drain(*sim_).empty());
+}
+
+// The window shows a finished batch's snapshot after the frame's drawing (show_due):
+// until then its slot is reserved, and the batches queued meanwhile take the others.
+TEST_F(BatchQueueLogic, AReservedSlotIsLeftForTheSnapshotStillToBeShown) {
+  for (int round = 0; round < 9; ++round) {
+    while (!queue_.full()) queue_.push(*sim_, snapshots_, {}, 2);
+    finish_all();
+    // One batch finished (round even) or two (round odd); the newest is to be shown.
+    std::optional<Queue::Finished> newest;
+    for (int k = 0; k <= round % 2; ++k) {
+      newest = queue_.poll(snapshots_);
+      ASSERT_TRUE(newest.has_value());
+      queue_.pop();
+    }
+    const int reserved = newest->slot;
+    if (round % 2 == 1) {  // two slots were freed: one batch may go in now
+      EXPECT_FALSE(queue_.full(reserved)) << "round " << round;
+      queue_.push(*sim_, snapshots_, {}, 1, reserved);
+      EXPECT_NE(snapshots_.taken.back().slot, reserved) << "round " << round;
+    }
+    EXPECT_TRUE(queue_.full(reserved)) << "round " << round << ": the reserved slot is the only one left";
+    EXPECT_FALSE(queue_.full()) << "round " << round;
+    EXPECT_THROW(queue_.push(*sim_, snapshots_, {}, 1, reserved), Error) << "round " << round;
+    // Shown: the slot is free again, and the batch that waited for it takes it.
+    queue_.push(*sim_, snapshots_, {}, 1);
+    EXPECT_EQ(snapshots_.taken.back().slot, reserved) << "round " << round;
+    EXPECT_TRUE(queue_.full());
+    finish_all();
+    queue_.drain(*sim_);
+  }
 }

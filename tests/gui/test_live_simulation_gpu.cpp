@@ -145,6 +145,7 @@ TEST_F(QueuedFramesTest, FramesShowFinishedBatchesAndTheStepsAddUp) {
   for (int frame = 0; frame < 400 && checked < 5; ++frame) {
     const long uploads = sim.status().uploads;
     sim.advance(settings_, false);
+    sim.show_due();  // as the window does once it has drawn
     ASSERT_LE(sim.queued_batches(), BatchQueue::kMaxBatches);
     ASSERT_TRUE(sim.status().error.empty()) << sim.status().error;
     EXPECT_EQ(sim.status().steps_done % settings_.steps_per_frame, 0);

@@ -133,7 +133,10 @@ int run_export(const ExportArgs& a) {
     variant = v->name;
   }
   std::unique_ptr<Simulation> sim = model.create(config, gpu ? Backend::gpu : Backend::cpu, variant);
-  if (resumed) sim->load_state(resumed->state);  // refused, naming the shapes, when it does not fit
+  if (resumed) {
+    resumed->state.time = resumed->time;  // a model whose dt changes goes on from the checkpoint's time
+    sim->load_state(resumed->state);     // refused, naming the shapes, when it does not fit
+  }
   if (scene) apply_scene_sources(*scene, *sim);   // the checkpoint's sources and receivers
   apply_source_args(a.sources, *sim);  // refused in one line: outside the grid, a kind the model lacks
   if (a.steps > 0) sim->start_steps(a.steps);

@@ -172,6 +172,7 @@ SceneOptions to_scene(const SceneArgs& a) {
     Checkpoint c = read_checkpoint(a.resume);
     file = parse_scene(c.scene, a.resume + " (its scene)");
     o.resume = std::move(c.state);
+    o.resume->time = c.time;  // a model whose dt changes goes on from the checkpoint's time
   }
   const Model& model = find_model(file && !a.given("--model") ? file->model : a.model);
   const ModelInfo& info = model.info();

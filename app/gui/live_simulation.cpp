@@ -785,7 +785,9 @@ void LiveSimulation::update_status() {
   status_.headline = sim_->status_line();
   status_.copy_gbps = copy_gbps(sim_->on_gpu());
   status_.steps_done = sim_->steps_done() - queue_.queued_steps();  // finished: what the views can show
-  status_.time = static_cast<double>(status_.steps_done) * sim_->dt();
+  // A model whose dt changes sums its dts (Simulation::time); with batches still queued,
+  // the finished steps at the dt in use.
+  status_.time = queue_.queued_steps() == 0 ? sim_->time() : static_cast<double>(status_.steps_done) * sim_->dt();
   status_.dt = sim_->dt();
   status_.dt_limit = sim_->dt_limit();
   status_.batch_steps = adaptive_steps_;

@@ -69,6 +69,35 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+/// Owns count elements of page-locked host memory (asynchronous copies from the device
+/// land here without the host waiting); move-only.
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : count_(count) {
+    if (count) SS_CUDA_CHECK(cudaMallocHost(&ptr_, count * sizeof(T)));
+  }
+  ~PinnedBuffer() {
+    if (ptr_) SS_CUDA_LOG(cudaFreeHost(ptr_));
+  }
+  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 /// Owns a non-blocking CUDA stream.
 class CudaStream {
  public:

@@ -180,6 +180,9 @@ struct FieldView {
 struct SimState {
   long steps_done = 0;
   std::vector<std::vector<float>> fields;
+  /// A model whose dt follows the flow (hydro3d's auto dt): the simulated time and the dt
+  /// in use; empty for the others (time = steps_done x dt).
+  std::optional<double> time, dt;
 };
 
 /// Where a simulation's cells lie in space: cell (i, j, k) (interior indices) is centred at
@@ -253,7 +256,8 @@ class Simulation {
   virtual double dt() const = 0;
   virtual double dt_limit() const = 0;
   virtual long steps_done() const = 0;
-  double time() const { return static_cast<double>(steps_done()) * dt(); }
+  /// Simulated time: by default steps_done() x dt(); a model whose dt changes sums its dts.
+  virtual double time() const { return static_cast<double>(steps_done()) * dt(); }
   /// Bytes and cell updates of one step (float).
   virtual StepAccounting accounting() const = 0;
   /// One line for the panel: "heat 2D, 1024 x 1024, step 10, t = 0.001".

@@ -442,3 +442,46 @@ TEST(SceneFile, ACheckpointKeepsPlacedSourcesAndResumesBitForBit) {
   EXPECT_TRUE(std::equal(sb.values.begin(), sb.values.end(), sa.values.end() - static_cast<long>(sb.rows() * per_row)));
   std::filesystem::remove(path);
 }
+
+// hydro3d: a scene's fixed dt is kept (benchmarks, bitwise comparisons); dt = 0 follows the
+// flow, and a checkpoint of such a run resumes with its time and goes on bit for bit.
+TEST(SceneFile, Hydro3DKeepsAFixedDtAndAnAutoDtResumesFromACheckpoint) {
+  const char* fixed_text = "model = \"hydro3d\"\nsize = [16, 16, 16]\norder = 6\nvariant = \"cpu\"\n\n[params]\n"
+                           "init = \"explosion\"\ndt = 0.02\n";
+  SimSettings s;
+  ViewSettings v;
+  apply_scene_file(parse_scene(fixed_text, "fixed.toml"), s, v);
+  const Model& m = find_model("hydro3d");
+  auto fixed = m.create(to_model_config(s), Backend::cpu, "cpu");
+  fixed->start_steps(30);
+  EXPECT_EQ(fixed->dt(), 0.02);
+  EXPECT_EQ(fixed->time(), 30 * 0.02);
+  EXPECT_EQ(fixed->health(), "");
+  EXPECT_NE(scene_text(to_scene_file(s, v)).find("dt = 0.02"), std::string::npos) << "written back as given";
+
+  if (!checkpoints_built()) GTEST_SKIP() << "no HDF5: checkpoints are not built";
+  const char* auto_text = "model = \"hydro3d\"\nsize = [16, 16, 16]\norder = 6\nvariant = \"cpu\"\n\n[params]\n"
+                          "init = \"explosion\"\ndt = 0\n";
+  SimSettings sa;
+  ViewSettings va;
+  apply_scene_file(parse_scene(auto_text, "auto.toml"), sa, va);
+  auto run = m.create(to_model_config(sa), Backend::cpu, "cpu");
+  run->start_steps(25);
+  const std::string path = (std::filesystem::path(::testing::TempDir()) / "stencilscope_scene_hydro.h5").string();
+  write_checkpoint(path, "hydro3d", {16, 16, 16}, 3, scene_text(to_scene_file(sa, va)), run->copy_state(), run->time());
+  const Checkpoint c = read_checkpoint(path);
+  SimSettings s2;
+  ViewSettings v2;
+  apply_scene_file(parse_scene(c.scene, path), s2, v2);
+  auto resumed = m.create(to_model_config(s2), Backend::cpu, "cpu");
+  SimState st = c.state;
+  st.time = c.time;  // as --resume and export --resume pass it
+  resumed->load_state(st);
+  EXPECT_EQ(resumed->time(), run->time());
+  run->start_steps(20);
+  resumed->start_steps(20);
+  EXPECT_EQ(resumed->dt(), run->dt()) << "dt every step: a function of the state alone";
+  EXPECT_EQ(resumed->time(), run->time());
+  const SimState a = run->copy_state(), b = resumed->copy_state();
+  for (std::size_t f = 0; f < a.fields.size(); ++f) EXPECT_EQ(a.fields[f], b.fields[f]) << "field " << f;
+}

@@ -26,12 +26,6 @@ HydroInit parse_hydro_init(std::string_view s) {
   throw Error(fmt::format("unknown initial field '{}' (decay, explosion or turbulence)", s));
 }
 
-double hydro3d_dt_limit(double h, double cs, double nu, double umax) {
-  const double adv = kCourantAdvection * h / (umax + cs);
-  const double visc = nu > 0 ? kCourantViscous * h * h / nu : std::numeric_limits<double>::infinity();
-  return std::min(adv, visc);
-}
-
 namespace {
 
 double initial_umax(const Hydro3DConfig& c) {
@@ -75,6 +69,8 @@ Hydro3DSetup make_hydro3d_setup(const Hydro3DConfig& c) {
   if (!(c.box > 0)) throw Error(fmt::format("box = {}: the box width must be positive", c.box));
   if (!(c.safety > 0 && c.safety <= 1)) throw Error(fmt::format("safety = {}: must be in (0, 1]", c.safety));
   if (!(c.dt >= 0)) throw Error(fmt::format("dt = {}: must be positive (or 0 for auto)", c.dt));
+  if (c.dt_every < 0)
+    throw Error(fmt::format("dt_every = {}: a number of steps (or 0: keep the auto dt of t = 0)", c.dt_every));
   Hydro3DSetup s;
   s.config = c;
   s.grid = Grid3D::make(c.nx, c.ny, c.nz);
@@ -167,8 +163,10 @@ HydroForcingStep hydro_forcing_step(const Hydro3DSetup& s, long step) {
   const double cross[3] = {k[1] * e[2] - k[2] * e[1], k[2] * e[0] - k[0] * e[2], k[0] * e[1] - k[1] * e[0]};
   const double norm = std::sqrt(kk * kk - ke * ke);
   const double cs = s.config.cs;
-  const double n = s.config.f0 * cs * std::sqrt(kk * cs / s.dt);
-  for (int a = 0; a < 3; ++a) f.amp_dt[a] = s.dt * n * cross[a] / norm;
+  f.f0cs = s.config.f0 * cs;
+  f.kcs = kk * cs;
+  for (int a = 0; a < 3; ++a) f.cross[a] = cross[a];
+  f.norm = norm;
   const double phase = 2 * M_PI * next() - M_PI;
   f.cos_phase = std::cos(phase);
   f.sin_phase = std::sin(phase);

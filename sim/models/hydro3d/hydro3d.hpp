@@ -68,8 +68,11 @@ struct Hydro3DConfig {
   double box = 6.283185307179586;  ///< box width along x (2 pi: k = 1 is the box)
   double cs = 1.0;                  ///< sound speed
   double nu = 5e-3;                 ///< kinematic viscosity
-  double dt = 0.0;                  ///< 0: safety x the Courant limit at t = 0
+  double dt = 0.0;                  ///< > 0: fixed; 0: safety x the Courant limit (see dt_every)
   double safety = 0.8;              ///< of the auto dt
+  /// Auto dt only: recompute it from |u|max every this many steps (1: before every step);
+  /// 0: keep the value of t = 0 (the physics tests and the benches step that fixed dt).
+  int dt_every = 0;
   HydroInit init = HydroInit::explosion;
   // decay (eq 22): u = u0 sin(k x) e_y, rho = 1
   double u0 = 0.1;
@@ -86,10 +89,15 @@ struct Hydro3DSetup {
   Hydro3DConfig config;
   Grid3D grid;
   double h = 0;
-  double dt = 0, dt_limit = 0;
+  double dt = 0, dt_limit = 0;  ///< at t = 0 (an adaptive run's first dt and its limit)
   double umax0 = 0;  ///< |u|max of the initial field (what dt_limit was taken with)
   /// The forcing's wave vectors (integer components, |k| in the shell), turbulence only.
   std::vector<std::array<int, 3>> forcing_k;
+
+  /// True when dt follows the flow (dt = 0 and dt_every > 0).
+  bool adaptive() const { return config.dt == 0 && config.dt_every > 0; }
+  /// Whether an adaptive run recomputes dt before step `step`.
+  bool recomputes_dt_at(long step) const { return adaptive() && step % config.dt_every == 0; }
 
   double x(int i) const { return -0.5 * config.box + i * h; }
   double y(int j) const { return -0.5 * grid.ny * h + j * h; }
@@ -97,8 +105,39 @@ struct Hydro3DSetup {
 };
 
 /// The Courant limit for |u|max = umax (the smaller of the advection + sound and the
-/// viscous limit).
-double hydro3d_dt_limit(double h, double cs, double nu, double umax);
+/// viscous limit). The same double arithmetic on the host and the device.
+SS_HD inline double hydro3d_dt_limit(double h, double cs, double nu, double umax) {
+  const double adv = kCourantAdvection * h / (umax + cs);
+  if (!(nu > 0)) return adv;
+  const double visc = kCourantViscous * h * h / nu;
+  return visc < adv ? visc : adv;
+}
+
+/// What an adaptive dt is computed from, on either backend: dt = safety x the Courant
+/// limit of |u|max, where |u|max^2 is the largest float |u|^2 = u_x^2 + u_y^2 + u_z^2 over
+/// the interior (hydro_max_speed on the host, hydro_max_speed2 on the device: a max,
+/// exact in any order, so both backends take the same dt from the same state).
+struct HydroDtRule {
+  double h = 0, cs = 1, nu = 0, safety = 0.8;
+  SS_HD double dt_for(float u2max) const {
+    return safety * hydro3d_dt_limit(h, cs, nu, sqrt(static_cast<double>(u2max)));
+  }
+};
+inline HydroDtRule hydro_dt_rule(const Hydro3DSetup& s) { return {s.h, s.config.cs, s.config.nu, s.config.safety}; }
+
+/// The simulated time of a run whose dt may change: time_base at step `anchor`, then dt a
+/// step. With a fixed dt (anchor 0, time_base 0) time(n) is n dt exactly, as before.
+struct HydroClock {
+  double dt = 0, time_base = 0;
+  long anchor = 0;
+  SS_HD double time(long steps) const { return time_base + dt * static_cast<double>(steps - anchor); }
+  /// dt from step `steps` on.
+  SS_HD void set_dt(double new_dt, long steps) {
+    time_base = time(steps);
+    anchor = steps;
+    dt = new_dt;
+  }
+};
 
 /// Validates sizes, cs > 0, nu >= 0, dt against the limit; throws ss::Error naming the value.
 Hydro3DSetup make_hydro3d_setup(const Hydro3DConfig& config);
@@ -358,11 +397,18 @@ SS_HD SS_FORCEINLINE void hydro_second_pass(T beta, T dt_nu3, T g, T& w, T& out)
 /// The forcing of one time step: wave vector forcing_k[index], f = amp cos(k.x + phase)
 /// with amp = N f_k, N = f0 cs sqrt(|k| cs / dt) (eq 25), added as u += dt f after the
 /// step (the Pencil Code's way: a delta-correlated force). Drawn from the step count and
-/// the seed alone, so either backend, and a resumed run, draws the same.
+/// the seed alone, so either backend, and a resumed run, draws the same; the dt of the
+/// step enters only through amp_dt (an adaptive run's dt is known on the device alone).
 struct HydroForcingStep {
   int index = 0;
-  double amp_dt[3] = {0, 0, 0};  ///< dt N f_k
+  double f0cs = 0, kcs = 0;                  ///< f0 cs and |k| cs
+  double cross[3] = {0, 0, 0}, norm = 1;     ///< f_k = cross / norm (eq 25)
   double cos_phase = 1, sin_phase = 0;
+  /// dt N f_k along axis a, for a step of dt.
+  SS_HD double amp_dt(double dt, int a) const {
+    const double n = f0cs * sqrt(kcs / dt);
+    return dt * n * cross[a] / norm;
+  }
 };
 HydroForcingStep hydro_forcing_step(const Hydro3DSetup& s, long step);
 

@@ -106,6 +106,17 @@ struct DeviceHydro3D<T>::Impl {
   std::vector<T> host_tables;
   long steps = 0;
   bool ghosts_valid = false;  ///< the ghost zones of f hold their periodic images
+  // An adaptive dt lives on the device: its clock (dt, time), the dt in T the kernels read,
+  // the forcing's amplitudes of the step. Behind each batch the clock is copied to pinned
+  // memory (clock_copied records when), so the host can show it without waiting.
+  DeviceBuffer<HydroClock> clock_dev{1};
+  DeviceBuffer<T> dt_dev{1}, forcing_amp{3};
+  PinnedBuffer<HydroClock> clock_host{1};
+  CudaEvent clock_copied;
+  long clock_copy_steps = 0;    ///< the step count the last queued copy belongs to
+  mutable HydroClock read_clock;  ///< the last copy that had landed when asked
+  mutable long read_steps = 0;
+  bool dt_stale = false;  ///< a kick or load changed the state since dt was taken
 
   explicit Impl(const Hydro3DSetup& s, HydroVariant v)
       : setup(s), variant(v), w(hydro_weights<T>(s.h)), c(hydro_constants<T>(s)) {
@@ -144,6 +155,37 @@ struct DeviceHydro3D<T>::Impl {
     SS_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     steps = 0;
     ghosts_valid = true;  // the initial fields come with their ghosts
+    set_clock(HydroClock{setup.dt, 0, 0});
+    dt_stale = false;
+  }
+
+  /// The clock on the device and as last read back (waits for the copy).
+  void set_clock(const HydroClock& c) {
+    const T dt_t = static_cast<T>(c.dt);
+    *clock_host.get() = c;
+    SS_CUDA_CHECK(cudaMemcpyAsync(clock_dev.get(), clock_host.get(), sizeof(HydroClock), cudaMemcpyHostToDevice, stream.get()));
+    SS_CUDA_CHECK(cudaMemcpyAsync(dt_dev.get(), &dt_t, sizeof(T), cudaMemcpyHostToDevice, stream.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    read_clock = c;
+    read_steps = clock_copy_steps = steps;
+  }
+
+  bool recomputes_next() const { return setup.recomputes_dt_at(steps) || (setup.adaptive() && dt_stale); }
+
+  /// Queues the |u|max reduction and hydro_take_dt: dt from the state now, on the device.
+  void take_dt() {
+    queue_max_speed();
+    hydro_take_dt<T><<<1, 1, 0, stream.get()>>>(speed_acc.get(), hydro_dt_rule(setup), steps, clock_dev.get(), dt_dev.get());
+    SS_CUDA_LAUNCH_CHECK("hydro_take_dt");
+    dt_stale = false;
+  }
+
+  void queue_max_speed() {
+    const Grid3D& g = setup.grid;
+    cudaStream_t s = stream.get();
+    SS_CUDA_CHECK(cudaMemsetAsync(speed_acc.get(), 0, 2 * sizeof(unsigned), s));
+    hydro_max_speed2<T><<<4 * sm_count(), 256, 0, s>>>(f[0].get(), f[1].get(), f[2].get(), f[3].get(), g, speed_acc.get());
+    SS_CUDA_LAUNCH_CHECK("hydro_max_speed2");
   }
 
   void fill_ghosts(const HydroFieldList<T>& list) {
@@ -177,7 +219,7 @@ struct DeviceHydro3D<T>::Impl {
   void substep(int s) {
     const Grid3D& g = setup.grid;
     const HydroRk<T> r = hydro_rk<T>();
-    const HydroStep<T> st{g, w, c, s, r.alpha[s], r.beta[s]};
+    const HydroStep<T> st{g, w, c, s, r.alpha[s], r.beta[s], setup.adaptive() ? dt_dev.get() : nullptr};
     if (variant != HydroVariant::stream25d) ensure_ghosts();
     const HydroBuffers<T> b = buffers();
     cudaStream_t cs = stream.get();
@@ -243,19 +285,43 @@ struct DeviceHydro3D<T>::Impl {
     const Grid3D& g = setup.grid;
     const T* tab = forcing_tables.get() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
     const dim3 block(32, 4), grid((g.nx + 31) / 32, (g.ny + 3) / 4, g.nz);
-    hydro_force<T><<<grid, block, 0, stream.get()>>>(f[1].get(), f[2].get(), f[3].get(), g, tab, static_cast<T>(fs.amp_dt[0]),
-                                                   static_cast<T>(fs.amp_dt[1]), static_cast<T>(fs.amp_dt[2]),
-                                                   static_cast<T>(fs.cos_phase), static_cast<T>(fs.sin_phase));
+    const T* amp_dev = nullptr;  // a fixed dt: the amplitudes as arguments
+    if (setup.adaptive()) {
+      hydro_forcing_amps<T><<<1, 1, 0, stream.get()>>>(fs, clock_dev.get(), forcing_amp.get());
+      SS_CUDA_LAUNCH_CHECK("hydro_forcing_amps");
+      amp_dev = forcing_amp.get();
+    }
+    const double dt = setup.dt;
+    hydro_force<T><<<grid, block, 0, stream.get()>>>(f[1].get(), f[2].get(), f[3].get(), g, tab, amp_dev,
+                                                   static_cast<T>(fs.amp_dt(dt, 0)), static_cast<T>(fs.amp_dt(dt, 1)),
+                                                   static_cast<T>(fs.amp_dt(dt, 2)), static_cast<T>(fs.cos_phase),
+                                                   static_cast<T>(fs.sin_phase));
     SS_CUDA_LAUNCH_CHECK("hydro_force");
     ghosts_valid = false;
   }
 
   void step(int n) {
     for (int t = 0; t < n; ++t) {
+      if (recomputes_next()) take_dt();
       for (int s = 0; s < 3; ++s) substep(s);
       force();
       ++steps;
     }
+    if (setup.adaptive() && n > 0) {  // the clock behind the batch, for the host to show later
+      refresh_read_clock();             // keeps the previous copy if it has landed
+      SS_CUDA_CHECK(cudaMemcpyAsync(clock_host.get(), clock_dev.get(), sizeof(HydroClock), cudaMemcpyDeviceToHost, stream.get()));
+      SS_CUDA_CHECK(cudaEventRecord(clock_copied.get(), stream.get()));
+      clock_copy_steps = steps;
+    }
+  }
+
+  /// Takes the last queued copy of the clock once it has landed (never waits).
+  void refresh_read_clock() const {
+    const cudaError_t e = cudaEventQuery(clock_copied.get());
+    if (e == cudaErrorNotReady) return;
+    SS_CUDA_CHECK(e);
+    read_clock = *clock_host.get();
+    read_steps = clock_copy_steps;
   }
 };
 
@@ -306,7 +372,7 @@ HydroState<T> DeviceHydro3D<T>::state() {
 }
 
 template <typename T>
-void DeviceHydro3D<T>::load_state(const HydroState<T>& st, long steps_done) {
+void DeviceHydro3D<T>::load_state(const HydroState<T>& st, long steps_done, const std::optional<HydroClock>& clock) {
   const Grid3D& g = impl_->setup.grid;
   std::vector<T> padded(g.elements(), T(0));
   for (int q = 0; q < kHydroFields; ++q) {
@@ -324,6 +390,32 @@ void DeviceHydro3D<T>::load_state(const HydroState<T>& st, long steps_done) {
   impl_->fill_field_ghosts();
   SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
   impl_->steps = steps_done;
+  impl_->set_clock(clock ? *clock : HydroClock{impl_->setup.dt, 0, 0});
+  impl_->dt_stale = !clock;
+}
+
+template <typename T>
+HydroClock DeviceHydro3D<T>::clock() {
+  if (!impl_->setup.adaptive()) return HydroClock{impl_->setup.dt, 0, 0};
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+  SS_CUDA_CHECK(cudaMemcpyAsync(impl_->clock_host.get(), impl_->clock_dev.get(), sizeof(HydroClock), cudaMemcpyDeviceToHost,
+                                impl_->stream.get()));
+  SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));
+  impl_->read_clock = *impl_->clock_host.get();
+  impl_->read_steps = impl_->clock_copy_steps = impl_->steps;
+  return impl_->read_clock;
+}
+
+template <typename T>
+std::pair<HydroClock, long> DeviceHydro3D<T>::clock_read_back() const {
+  if (!impl_->setup.adaptive()) return {HydroClock{impl_->setup.dt, 0, 0}, impl_->steps};
+  impl_->refresh_read_clock();
+  return {impl_->read_clock, impl_->read_steps};
+}
+
+template <typename T>
+bool DeviceHydro3D<T>::recomputes_next() const {
+  return impl_->recomputes_next();
 }
 
 template <typename T>
@@ -347,22 +439,19 @@ void DeviceHydro3D<T>::kick(const HydroKick& kick) {
   SS_CUDA_LAUNCH_CHECK("hydro_add_interior");
   impl_->fill_field_ghosts();
   SS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream.get()));  // du lives on the host stack
+  impl_->dt_stale = true;
 }
 
 template <typename T>
 HydroSpeed DeviceHydro3D<T>::max_speed() {
-  const Grid3D& g = impl_->setup.grid;
   cudaStream_t s = impl_->stream.get();
-  SS_CUDA_CHECK(cudaMemsetAsync(impl_->speed_acc.get(), 0, 2 * sizeof(unsigned), s));
-  hydro_max_speed2<T><<<4 * sm_count(), 256, 0, s>>>(impl_->f[0].get(), impl_->f[1].get(), impl_->f[2].get(),
-                                                     impl_->f[3].get(), g, impl_->speed_acc.get());
-  SS_CUDA_LAUNCH_CHECK("hydro_max_speed2");
+  impl_->queue_max_speed();
   unsigned acc[2];
   SS_CUDA_CHECK(cudaMemcpyAsync(acc, impl_->speed_acc.get(), sizeof(acc), cudaMemcpyDeviceToHost, s));
   SS_CUDA_CHECK(cudaStreamSynchronize(s));
   float u2;
   std::memcpy(&u2, &acc[0], sizeof(u2));
-  return {std::sqrt(static_cast<double>(u2)), acc[1] == 0};
+  return {std::sqrt(static_cast<double>(u2)), u2, acc[1] == 0};
 }
 
 namespace {

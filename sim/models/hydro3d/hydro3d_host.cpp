@@ -72,32 +72,40 @@ HydroStats hydro_stats(const HydroState<T>& st, double h) {
 
 template <typename T>
 HydroSpeed hydro_max_speed(const T* const (&f)[kHydroFields], const Grid3D& g) {
-  double umax2 = 0;
+  float u2max = 0;
   bool finite = true;
-#pragma omp parallel for reduction(max : umax2) reduction(&& : finite)
+#pragma omp parallel for reduction(max : u2max) reduction(&& : finite)
   for (int k = 0; k < g.nz; ++k)
     for (int j = 0; j < g.ny; ++j)
       for (int i = 0; i < g.nx; ++i) {
         const std::size_t n = g.index(i, j, k);
-        const double ux = f[1][n], uy = f[2][n], uz = f[3][n], u2 = ux * ux + uy * uy + uz * uz;
-        finite = finite && std::isfinite(u2) && std::isfinite(static_cast<double>(f[0][n]));
-        umax2 = std::max(umax2, u2);
+        // as hydro_max_speed2 on the device: |u|^2 in T, rounded to float
+        const float u2 = static_cast<float>(f[1][n] * f[1][n] + f[2][n] * f[2][n] + f[3][n] * f[3][n]);
+        if (!std::isfinite(u2) || !std::isfinite(static_cast<float>(f[0][n]))) finite = false;
+        else u2max = std::max(u2max, u2);
       }
-  return {std::sqrt(umax2), finite};
+  return {std::sqrt(static_cast<double>(u2max)), u2max, finite};
 }
 template HydroSpeed hydro_max_speed<float>(const float* const (&)[kHydroFields], const Grid3D&);
 template HydroSpeed hydro_max_speed<double>(const double* const (&)[kHydroFields], const Grid3D&);
 
-std::string hydro_health(const Hydro3DSetup& s, const HydroSpeed& speed, long steps) {
+std::string hydro_health(const Hydro3DSetup& s, const HydroSpeed& speed, long steps, double dt, bool recomputes_next) {
   if (!speed.finite)
     return fmt::format("the flow holds NaN or Inf after step {} (dt {:.4g}, Courant limit at t = 0 {:.4g}): paused; reset "
                        "to go on",
-                       steps, s.dt, s.dt_limit);
+                       steps, dt, s.dt_limit);
+  if (recomputes_next) return {};  // the next step's dt comes from this very state
   const double limit = hydro3d_dt_limit(s.h, s.config.cs, s.config.nu, speed.umax);
-  if (s.dt > limit)
+  if (dt > limit) {
+    if (s.adaptive())
+      return fmt::format("the Courant limit is violated after step {}: |u|max {:.4g} + cs {:.4g} allows dt {:.4g}, and dt, "
+                         "taken every {} steps, is {:.4g}: paused before it blows up; reset, or take dt more often "
+                         "(dt_every)",
+                         steps, speed.umax, s.config.cs, limit, s.config.dt_every, dt);
     return fmt::format("the Courant limit is violated after step {}: |u|max {:.4g} + cs {:.4g} allows dt {:.4g}, and dt is "
-                       "{:.4g}: paused before it blows up; reset, or set a smaller dt",
-                       steps, speed.umax, s.config.cs, limit, s.dt);
+                       "{:.4g}: paused before it blows up; reset, or set a smaller dt (or dt = 0: auto, following the flow)",
+                       steps, speed.umax, s.config.cs, limit, dt);
+  }
   return {};
 }
 
@@ -121,6 +129,19 @@ template <typename T>
 void HostHydro3D<T>::reset() {
   f_ = hydro3d_initial_fields<T>(setup_);
   steps_ = 0;
+  clock_ = HydroClock{setup_.dt, 0, 0};
+  c_.dt = static_cast<T>(clock_.dt);
+  dt_stale_ = false;
+}
+
+template <typename T>
+void HostHydro3D<T>::take_dt() {
+  const T* const f[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
+  const HydroSpeed sp = hydro_max_speed(f, setup_.grid);
+  // A NaN leaves dt as it is: the health check reports the NaN.
+  if (sp.finite) clock_.set_dt(hydro_dt_rule(setup_).dt_for(sp.u2max), steps_);
+  c_.dt = static_cast<T>(clock_.dt);
+  dt_stale_ = false;
 }
 
 template <typename T>
@@ -210,7 +231,8 @@ void HostHydro3D<T>::force() {
   const HydroForcingStep fs = hydro_forcing_step(setup_, steps_);
   const Grid3D& g = setup_.grid;
   const T* tab = forcing_tables_.data() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
-  const T amp[3] = {static_cast<T>(fs.amp_dt[0]), static_cast<T>(fs.amp_dt[1]), static_cast<T>(fs.amp_dt[2])};
+  const double dt = clock_.dt;
+  const T amp[3] = {static_cast<T>(fs.amp_dt(dt, 0)), static_cast<T>(fs.amp_dt(dt, 1)), static_cast<T>(fs.amp_dt(dt, 2))};
   const T cph = static_cast<T>(fs.cos_phase), sph = static_cast<T>(fs.sin_phase);
 #pragma omp parallel for if (g.points() >= kParallelCells)
   for (int k = 0; k < g.nz; ++k)
@@ -225,6 +247,7 @@ void HostHydro3D<T>::force() {
 template <typename T>
 void HostHydro3D<T>::step(int n) {
   for (int t = 0; t < n; ++t) {
+    if (recomputes_next()) take_dt();
     for (int s = 0; s < 3; ++s) substep(s);
     force();
     ++steps_;
@@ -246,7 +269,7 @@ HydroState<T> HostHydro3D<T>::state() const {
 }
 
 template <typename T>
-void HostHydro3D<T>::load_state(const HydroState<T>& st, long steps_done) {
+void HostHydro3D<T>::load_state(const HydroState<T>& st, long steps_done, const std::optional<HydroClock>& clock) {
   const Grid3D& g = setup_.grid;
   for (std::size_t f = 0; f < kHydroFields; ++f) {
     if (st[f].size() != g.points())
@@ -258,6 +281,9 @@ void HostHydro3D<T>::load_state(const HydroState<T>& st, long steps_done) {
     fill_ghosts(f_[f]);
   }
   steps_ = steps_done;
+  clock_ = clock ? *clock : HydroClock{setup_.dt, 0, 0};
+  c_.dt = static_cast<T>(clock_.dt);
+  dt_stale_ = !clock;
 }
 
 template <typename T>
@@ -271,6 +297,7 @@ void HostHydro3D<T>::kick(const HydroKick& kick) {
         for (int a = 0; a < 3; ++a) f_[static_cast<std::size_t>(a) + 1][n] += static_cast<T>(du[static_cast<std::size_t>(a)]);
       }
   for (int f = 1; f < kHydroFields; ++f) fill_ghosts(f_[static_cast<std::size_t>(f)]);
+  dt_stale_ = true;
 }
 
 template <typename T>
@@ -422,8 +449,8 @@ class HostHydro3DBox final : public BoxSimulation {
     const HydroForcingStep fs = hydro_forcing_step(setup_, steps_);
     const Grid3D& g = setup_.grid;
     const float* tab = forcing_tables_.data() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
-    const float amp[3] = {static_cast<float>(fs.amp_dt[0]), static_cast<float>(fs.amp_dt[1]),
-                          static_cast<float>(fs.amp_dt[2])};
+    const float amp[3] = {static_cast<float>(fs.amp_dt(setup_.dt, 0)), static_cast<float>(fs.amp_dt(setup_.dt, 1)),
+                          static_cast<float>(fs.amp_dt(setup_.dt, 2))};
     const float cph = static_cast<float>(fs.cos_phase), sph = static_cast<float>(fs.sin_phase);
     const Box& b = where_.box;
 #pragma omp parallel for if (grid_.points() >= kParallelCells)

@@ -27,6 +27,9 @@ struct HydroStep {
   HydroConstants<T> c;
   int substep;
   T alpha, beta;
+  /// An adaptive run: the dt on the device (hydro_take_dt writes it); nullptr: c.dt.
+  const T* dt_dev = nullptr;
+  __device__ __forceinline__ T dt() const { return dt_dev ? *dt_dev : c.dt; }
 };
 
 /// Up to four fields whose ghost zones one launch fills.
@@ -52,10 +55,11 @@ __global__ void hydro_fill_ghosts(HydroFieldList<T> fields, Grid3D g) {
 template <typename T>
 __device__ __forceinline__ void hydro_update(const HydroBuffers<T>& b, const HydroStep<T>& s, std::size_t n, T f0, T u0,
                                              T u1, T u2, T rl, const T (&ru)[3]) {
-  hydro_rk3(s.substep, s.alpha, s.beta, s.c.dt, rl, f0, b.rk[0][n], b.out[0][n]);
-  hydro_rk3(s.substep, s.alpha, s.beta, s.c.dt, ru[0], u0, b.rk[1][n], b.out[1][n]);
-  hydro_rk3(s.substep, s.alpha, s.beta, s.c.dt, ru[1], u1, b.rk[2][n], b.out[2][n]);
-  hydro_rk3(s.substep, s.alpha, s.beta, s.c.dt, ru[2], u2, b.rk[3][n], b.out[3][n]);
+  const T dt = s.dt();
+  hydro_rk3(s.substep, s.alpha, s.beta, dt, rl, f0, b.rk[0][n], b.out[0][n]);
+  hydro_rk3(s.substep, s.alpha, s.beta, dt, ru[0], u0, b.rk[1][n], b.out[1][n]);
+  hydro_rk3(s.substep, s.alpha, s.beta, dt, ru[1], u1, b.rk[2][n], b.out[2][n]);
+  hydro_rk3(s.substep, s.alpha, s.beta, dt, ru[2], u2, b.rk[3][n], b.out[3][n]);
 }
 
 // ---- global: one point per thread, every value from global memory -------------------
@@ -212,7 +216,7 @@ __global__ void __launch_bounds__(BX * BY) hydro_p19_second(HydroBuffers<T> b, H
   const int z_end = min(g.nz, z_begin + planes);
   const int i = x0 + tx, j = y0 + ty;
   const bool inside = i < g.nx && j < g.ny;
-  const T dt_nu3 = s.c.dt * s.c.nu3;
+  const T dt_nu3 = s.dt() * s.c.nu3;
   T col[2 * R + 1];
   if (inside)
     for (int m = 0; m < 2 * R; ++m) col[m + 1] = __ldg(b.div + g.index(i, j, z_begin - R + m));
@@ -341,7 +345,8 @@ SS_UNROLL
 }
 
 /// |u|^2 max (as the bits of a non-negative float, which order like the floats) and a
-/// non-finite flag over the interior, into acc[0] and acc[1].
+/// non-finite flag over the interior, into acc[0] and acc[1]; |u|^2 is taken in T and
+/// rounded to float, as hydro_max_speed on the host.
 template <typename T>
 __global__ void hydro_max_speed2(const T* f0, const T* f1, const T* f2, const T* f3, Grid3D g, unsigned* acc) {
   float best = 0;
@@ -363,6 +368,22 @@ __global__ void hydro_max_speed2(const T* f0, const T* f1, const T* f2, const T*
     atomicMax(acc, __float_as_uint(best));
     if (bad) atomicOr(acc + 1, 1u);
   }
+}
+
+/// An adaptive run's dt from the |u|^2 max of hydro_max_speed2 (acc), as HostHydro3D's:
+/// clock->set_dt(rule.dt_for(u2max), steps) and dt = that dt in T. A non-finite flow keeps
+/// its dt (the health check reports it). One thread.
+template <typename T>
+__global__ void hydro_take_dt(const unsigned* acc, HydroDtRule rule, long steps, HydroClock* clock, T* dt) {
+  if (acc[1] == 0) clock->set_dt(rule.dt_for(__uint_as_float(acc[0])), steps);
+  *dt = static_cast<T>(clock->dt);
+}
+
+/// The forcing's dt N f_k of this step for the dt on the device (as HostHydro3D::force
+/// computes it on the host). One thread.
+template <typename T>
+__global__ void hydro_forcing_amps(HydroForcingStep fs, const HydroClock* clock, T* amp) {
+  for (int a = 0; a < 3; ++a) amp[a] = static_cast<T>(fs.amp_dt(clock->dt, a));
 }
 
 /// sqrt(rho) u_a of the interior into a dense array (x fastest), for the spectrum's FFT.
@@ -398,11 +419,11 @@ __global__ void hydro_bin_spectrum(const C* v, int nx, int ny, int nz, int kmax,
 // ---- forcing, kicks and views -----------------------------------------------------------
 
 template <typename T>
-__global__ void hydro_force(T* ux, T* uy, T* uz, Grid3D g, const T* tab, T a0, T a1, T a2, T cph, T sph) {
+__global__ void hydro_force(T* ux, T* uy, T* uz, Grid3D g, const T* tab, const T* amp_dev, T a0, T a1, T a2, T cph, T sph) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y, k = blockIdx.z;
   if (i >= g.nx || j >= g.ny) return;
   const std::size_t n = g.index(i, j, k);
-  const T amp[3] = {a0, a1, a2};
+  const T amp[3] = {amp_dev ? amp_dev[0] : a0, amp_dev ? amp_dev[1] : a1, amp_dev ? amp_dev[2] : a2};
   hydro_force_point(tab, g, i, j, k, amp, cph, sph, ux[n], uy[n], uz[n]);
 }
 

@@ -21,7 +21,10 @@ template <typename T> void DeviceHydro3D<T>::step(int) { throw Error(kNoCuda); }
 template <typename T> void DeviceHydro3D<T>::set_variant(HydroVariant) { throw Error(kNoCuda); }
 template <typename T> HydroVariant DeviceHydro3D<T>::variant() const { throw Error(kNoCuda); }
 template <typename T> HydroState<T> DeviceHydro3D<T>::state() { throw Error(kNoCuda); }
-template <typename T> void DeviceHydro3D<T>::load_state(const HydroState<T>&, long) { throw Error(kNoCuda); }
+template <typename T> void DeviceHydro3D<T>::load_state(const HydroState<T>&, long, const std::optional<HydroClock>&) { throw Error(kNoCuda); }
+template <typename T> HydroClock DeviceHydro3D<T>::clock() { throw Error(kNoCuda); }
+template <typename T> std::pair<HydroClock, long> DeviceHydro3D<T>::clock_read_back() const { throw Error(kNoCuda); }
+template <typename T> bool DeviceHydro3D<T>::recomputes_next() const { throw Error(kNoCuda); }
 template <typename T> void DeviceHydro3D<T>::kick(const HydroKick&) { throw Error(kNoCuda); }
 template <typename T> void DeviceHydro3D<T>::poison_scratch() { throw Error(kNoCuda); }
 template <typename T> HydroSpeed DeviceHydro3D<T>::max_speed() { throw Error(kNoCuda); }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/core/box_simulation.hpp"
@@ -44,17 +45,20 @@ struct HydroStats {
 template <typename T>
 HydroStats hydro_stats(const HydroState<T>& st, double h);
 
-/// |u|max and whether the four fields are finite.
+/// |u|max and whether the four fields are finite. u2max is the largest |u|^2 as the
+/// device computes it (in T, rounded to float), which an adaptive dt is taken from.
 struct HydroSpeed {
   double umax = 0;
+  float u2max = 0;
   bool finite = true;
 };
 /// The same from padded fields on the host (OpenMP over planes).
 template <typename T>
 HydroSpeed hydro_max_speed(const T* const (&f)[kHydroFields], const Grid3D& g);
-/// The reason to pause a run at |u|max = s.umax (NaN, or dt above the Courant limit it
-/// allows); empty when it may go on.
-std::string hydro_health(const Hydro3DSetup& setup, const HydroSpeed& s, long steps);
+/// The reason to pause a run at |u|max = s.umax (NaN, or a dt above the Courant limit it
+/// allows); empty when it may go on. `dt` is the dt in use; `recomputes_next`: the next
+/// step takes a new dt from this state (an adaptive run), so only a NaN pauses it.
+std::string hydro_health(const Hydro3DSetup& setup, const HydroSpeed& s, long steps, double dt, bool recomputes_next);
 
 /// CPU backend: the fields, the RK3 intermediates and the output buffers in host
 /// memory; OpenMP over z planes.
@@ -64,14 +68,24 @@ class HostHydro3D {
   HostHydro3D(const Hydro3DSetup& setup, HydroMethod method);
 
   void reset();
+  /// n steps; an adaptive run (Hydro3DSetup::adaptive) first takes dt from |u|max of the
+  /// state before each step the schedule says (and before the first after a kick or load).
   void step(int n);
   void set_method(HydroMethod m) { method_ = m; }
   HydroMethod method() const { return method_; }
   /// Field f (0 ln rho, 1..3 u) on the padded grid.
   const std::vector<T>& field(int f) const { return f_[static_cast<std::size_t>(f)]; }
   HydroState<T> state() const;
-  void load_state(const HydroState<T>& st, long steps_done);
+  /// Replaces the fields. `clock`: the dt and time to go on with (from clock() of a run
+  /// of the same setup, on either backend: bit for bit); empty: steps_done x the t = 0 dt,
+  /// and an adaptive run takes a new dt at the next step.
+  void load_state(const HydroState<T>& st, long steps_done, const std::optional<HydroClock>& clock = std::nullopt);
   void kick(const HydroKick& k);
+  /// The dt in use (the last one taken) and the simulated time.
+  const HydroClock& clock() const { return clock_; }
+  double time() const { return clock_.time(steps_); }
+  /// True when the next step takes a new dt from the state (an adaptive run).
+  bool recomputes_next() const { return setup_.recomputes_dt_at(steps_) || (setup_.adaptive() && dt_stale_); }
   /// Fills every buffer a step writes (intermediates, outputs, divergence) with NaN.
   void poison_scratch();
   const Hydro3DSetup& setup() const { return setup_; }
@@ -81,6 +95,7 @@ class HostHydro3D {
   void fill_ghosts(std::vector<T>& v) const;
   void substep(int s);
   void force();
+  void take_dt();
 
   Hydro3DSetup setup_;
   HydroMethod method_;
@@ -90,6 +105,8 @@ class HostHydro3D {
   std::vector<T> div_;
   std::vector<T> forcing_tables_;
   long steps_ = 0;
+  HydroClock clock_;
+  bool dt_stale_ = false;  ///< a kick or load changed the state since dt was taken
 };
 
 /// One rank's box of a distributed run on the CPU (sim/core/box_simulation.hpp): HostHydro3D's
@@ -109,13 +126,22 @@ class DeviceHydro3D {
   DeviceHydro3D& operator=(const DeviceHydro3D&) = delete;
 
   void reset();
-  /// Queues n steps on the stream.
+  /// Queues n steps on the stream. An adaptive run takes dt on the device (the |u|max
+  /// reduction, then one thread), as HostHydro3D::step does on the host; the host never waits.
   void step(int n);
   void set_variant(HydroVariant v);
   HydroVariant variant() const;
   HydroState<T> state();
-  void load_state(const HydroState<T>& st, long steps_done);
+  /// As HostHydro3D::load_state.
+  void load_state(const HydroState<T>& st, long steps_done, const std::optional<HydroClock>& clock = std::nullopt);
   void kick(const HydroKick& k);
+  /// The dt and time after queued work (waits for it).
+  HydroClock clock();
+  /// The latest dt and time read back without waiting (copied behind each batch), and
+  /// the step count they belong to: a finished step, at most steps_done().
+  std::pair<HydroClock, long> clock_read_back() const;
+  /// As HostHydro3D::recomputes_next.
+  bool recomputes_next() const;
   void poison_scratch();
   /// |u|max of the interior and whether every value is finite (a reduction on the
   /// device; only two numbers cross the bus), after queued work.

@@ -60,11 +60,17 @@ std::vector<ParamSpec> hydro_params() {
                          "kinematic viscosity; the viscous Courant limit is 0.08 h^2 / nu; the grid holds a mesh Reynolds "
                          "number |u| h / nu up to about 5"));
   ParamSpec dt = real_param("dt", "dt", "", 0.0, 0.0, 1e300,
-                            "time step; 0: safety x the Courant limit min(0.4 h / (|u|max + cs), 0.08 h^2 / nu) at t = 0; "
-                            "above the limit is refused");
+                            "time step; 0 (auto): safety x the Courant limit min(0.4 h / (|u|max + cs), 0.08 h^2 / nu) of "
+                            "the flow, taken again every dt_every steps; a fixed dt (for benchmarks and bitwise comparisons) "
+                            "above the limit at t = 0 is refused");
   dt.zero_means_auto = true;
   p.push_back(dt);
   p.push_back(real_param("safety", "safety factor", "", 0.8, 1e-3, 1.0, "the auto dt as a fraction of the Courant limit"));
+  ParamSpec every = real_param("dt_every", "dt every (steps)", "", 1, 0, 1e6,
+                               "auto dt: take dt from |u|max of the flow every this many steps (a reduction on the device, "
+                               "no wait on the host); 0: keep the dt of t = 0");
+  every.kind = ParamKind::integer;
+  p.push_back(every);
   p.push_back(real_param("box", "box width", "", 2 * M_PI, 1e-6, 1e6, "the box width along x (cells are cubes of side box / nx); 2 pi makes k = 1 the box"));
   p.push_back(real_param("u0", "u0", "", 0.1, -10, 10, "amplitude of the decaying shear wave", "init=decay"));
   ParamSpec k = real_param("k", "k", "", 13, 1, 1024, "wavenumber of the shear wave, in units of 2 pi / box (the paper: 13)",
@@ -145,6 +151,7 @@ Hydro3DConfig to_hydro(const ModelConfig& c) {
   h.nu = c.number("nu");
   h.dt = c.number("dt");
   h.safety = c.number("safety");
+  h.dt_every = static_cast<int>(c.number("dt_every"));
   h.box = c.number("box");
   h.u0 = c.number("u0");
   h.k = static_cast<int>(c.number("k"));
@@ -164,8 +171,12 @@ class HydroSimulation : public Simulation {
   const ModelInfo& info() const override { return ss::info(); }
   const ModelConfig& config() const override { return config_; }
   std::size_t points() const override { return setup_.grid.points(); }
-  double dt() const override { return setup_.dt; }
-  double dt_limit() const override { return setup_.dt_limit; }
+  /// The dt in use: fixed, or the last one an adaptive run took (on the GPU: the last one
+  /// read back, behind the batches).
+  double dt() const override { return clock().dt; }
+  /// Fixed dt: the limit at t = 0; adaptive: the limit of the flow dt was last taken from.
+  double dt_limit() const override { return setup_.adaptive() ? clock().dt / setup_.config.safety : setup_.dt_limit; }
+  double time() const override { return clock_time(); }
   StepAccounting accounting() const override {
     StepAccounting a;
     a.bytes = 3.0 * kHydroValuesPerCellSubstep * sizeof(float) * static_cast<double>(points());
@@ -206,6 +217,9 @@ class HydroSimulation : public Simulation {
     const HydroState<float> st = state();
     SimState s;
     s.steps_done = steps_done();
+    const HydroClock c = exact_clock();
+    s.time = c.time(s.steps_done);
+    s.dt = c.dt;
     for (const auto& f : st) s.fields.push_back(f);
     return s;
   }
@@ -218,7 +232,10 @@ class HydroSimulation : public Simulation {
         throw Error(fmt::format("a hydro3d state of {} cells does not fit this grid ({} cells)", s.fields[f].size(), points()));
       st[f] = s.fields[f];
     }
-    load(st, s.steps_done);
+    std::optional<HydroClock> clock;  // a state without them goes on from steps x the t = 0 dt
+    if (s.dt && s.time) clock = HydroClock{*s.dt, *s.time, s.steps_done};
+    else if (s.time) clock = HydroClock{setup_.dt, *s.time, s.steps_done};
+    load(st, s.steps_done, clock);
   }
   /// Kinetic energy, max Mach number, mass and dt.
   std::vector<Diagnostic> diagnostics() override {
@@ -226,10 +243,13 @@ class HydroSimulation : public Simulation {
     return {{"kinetic energy", "", st.kinetic},
             {"max Mach", "", st.umax / setup_.config.cs},
             {"mass", "", st.mass},
-            {"dt", "", setup_.dt},
+            {"dt", "", exact_clock().dt},
             {"Courant limit now", "", hydro3d_dt_limit(setup_.h, setup_.config.cs, setup_.config.nu, st.umax)}};
   }
-  std::string health() override { return hydro_health(setup_, speed(), steps_done()); }
+  std::string health() override {
+    const HydroSpeed sp = speed();  // after queued work: the clock below is that of the same state
+    return hydro_health(setup_, sp, steps_done(), exact_clock().dt, recomputes_next());
+  }
   GridGeometry geometry() const override {  // cell i at x = -box/2 + i h (hydro3d.hpp)
     const double h = setup_.h, corner = -setup_.config.box / 2;
     return {{corner, corner, corner}, {h, h, h}, ""};
@@ -280,7 +300,13 @@ class HydroSimulation : public Simulation {
 
  protected:
   virtual HydroState<float> state() = 0;
-  virtual void load(const HydroState<float>& st, long steps) = 0;
+  virtual void load(const HydroState<float>& st, long steps, const std::optional<HydroClock>& clock) = 0;
+  /// The dt and time without waiting for queued work (the GPU's last read-back).
+  virtual HydroClock clock() const = 0;
+  virtual double clock_time() const = 0;
+  /// The same after queued work.
+  virtual HydroClock exact_clock() = 0;
+  virtual bool recomputes_next() const = 0;
   virtual void kick(const HydroKick& k) = 0;
   virtual HydroSpeed speed() = 0;
   virtual std::vector<double> spectrum() { return hydro_energy_spectrum(state(), setup_); }
@@ -330,7 +356,13 @@ class HostSim final : public HydroSimulation {
 
  protected:
   HydroState<float> state() override { return sim_.state(); }
-  void load(const HydroState<float>& st, long steps) override { sim_.load_state(st, steps); }
+  void load(const HydroState<float>& st, long steps, const std::optional<HydroClock>& clock) override {
+    sim_.load_state(st, steps, clock);
+  }
+  HydroClock clock() const override { return sim_.clock(); }
+  double clock_time() const override { return sim_.time(); }
+  HydroClock exact_clock() override { return sim_.clock(); }
+  bool recomputes_next() const override { return sim_.recomputes_next(); }
   void kick(const HydroKick& k) override { sim_.kick(k); }
   HydroSpeed speed() override {
     const float* const f[kHydroFields] = {sim_.field(0).data(), sim_.field(1).data(), sim_.field(2).data(), sim_.field(3).data()};
@@ -391,7 +423,16 @@ class DeviceSim final : public HydroSimulation {
 
  protected:
   HydroState<float> state() override { return sim_.state(); }
-  void load(const HydroState<float>& st, long steps) override { sim_.load_state(st, steps); }
+  void load(const HydroState<float>& st, long steps, const std::optional<HydroClock>& clock) override {
+    sim_.load_state(st, steps, clock);
+  }
+  HydroClock clock() const override { return sim_.clock_read_back().first; }
+  double clock_time() const override {
+    const auto [c, steps] = sim_.clock_read_back();
+    return c.time(steps);
+  }
+  HydroClock exact_clock() override { return sim_.clock(); }
+  bool recomputes_next() const override { return sim_.recomputes_next(); }
   void kick(const HydroKick& k) override { sim_.kick(k); }
   HydroSpeed speed() override { return sim_.max_speed(); }
   std::vector<double> spectrum() override { return sim_.energy_spectrum(); }
@@ -456,10 +497,12 @@ class HydroModel final : public Model {
       t.precision = r.precision;
       t.csv = r.csv;
       t.progress = r.progress;
+      t.config.dt_every = 0;  // the physics tests step a fixed dt (the auto one of t = 0, or the one given)
       return run_hydro3d_test(t);
     }
     Hydro3DBenchOptions o;
     o.config = to_hydro(r.config);
+    o.config.dt_every = 0;  // timings step a fixed dt: the auto one of t = 0, or the one given
     o.steps = r.steps;
     o.repeats = r.repeats;
     for (const std::string& v : r.variants) o.variants.push_back(parse_hydro_variant(v));

@@ -192,6 +192,12 @@ TEST(Hydro3DInput, BadValuesAreRefusedNamingThem) {
   c.nx = 6;
   refuses(c, "at least 8");
   c = {};
+  c.dt_every = -1;
+  refuses(c, "dt_every = -1");
+  c = {};
+  c.dt = -1;
+  refuses(c, "dt = -1");
+  c = {};
   c.cs = 0;
   refuses(c, "cs = 0");
   c = {};
@@ -208,9 +214,9 @@ TEST(Hydro3DInput, BadValuesAreRefusedNamingThem) {
 namespace ss {
 namespace {
 
-TEST(Hydro3DHealth, AKickBeyondTheCourantLimitPausesWithTheReason) {
+TEST(Hydro3DHealth, AKickBeyondTheCourantLimitOfAFixedDtPausesWithTheReason) {
   const Model& m = find_model("hydro3d");
-  ParamValues p = {{"init", std::string("decay")}, {"u0", 0.1}, {"k", 2.0}};
+  ParamValues p = {{"init", std::string("decay")}, {"u0", 0.1}, {"k", 2.0}, {"dt_every", 0.0}};  // the dt of t = 0, kept
   auto sim = m.create(make_config(m, {16, 16, 16}, 6, p), Backend::cpu, "cpu");
   sim->start_steps(1);
   EXPECT_EQ(sim->health(), "") << "a calm flow may go on";
@@ -266,6 +272,158 @@ TEST(Hydro3DInput, ANonPeriodicBoundaryIsRefusedSayingItIsNotSupportedYet) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("only periodic boundaries so far"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace ss
+
+
+namespace ss {
+namespace {
+
+// ---- the adaptive dt ---------------------------------------------------------------
+//
+// The default scene (the explosion of eq 23 at the model's defaults: u_ampl 1, r_shell 0.8,
+// d_shell 0.2) focuses at the centre: |u|max grows from 1 towards u_ampl r_shell / d_shell.
+// At 32^3 the dt of t = 0 (|u|max 1) is outgrown at step 30 (|u|max 1.55); followed, the
+// peak is 2.0 at step 33 and the flow then spreads out (step 160: t = 7.4).
+
+constexpr int kSide = 32;
+
+std::unique_ptr<Simulation> default_scene(ParamValues p = {}) {
+  const Model& m = find_model("hydro3d");
+  return m.create(make_config(m, {kSide, kSide, kSide}, 6, p), Backend::cpu, "cpu");
+}
+
+TEST(Hydro3DAdaptiveDt, TheDtOfTZeroPausesTheDefaultSceneAtTheFocusing) {
+  auto sim = default_scene({{"dt_every", 0.0}});  // the old behaviour: dt taken once
+  long paused = -1;
+  for (int s = 0; s < 60 && paused < 0; ++s) {
+    sim->start_steps(1);
+    if (!sim->health().empty()) paused = sim->steps_done();
+  }
+  EXPECT_GT(paused, 20) << "the shell needs time to focus";
+  EXPECT_LE(paused, 40) << "this size must pass through the focusing that paused the app";
+}
+
+TEST(Hydro3DAdaptiveDt, TheDefaultSceneRunsThroughTheFocusingWithoutPausing) {
+  auto sim = default_scene();
+  EXPECT_EQ(sim->config().number("dt"), 0.0) << "the default is the auto dt";
+  double peak = 0, time = 0;
+  long peak_step = 0;
+  for (int s = 0; s < 120; ++s) {  // four times the step the dt of t = 0 pauses at
+    sim->start_steps(1);
+    const std::string why = sim->health();
+    ASSERT_EQ(why, "") << "step " << sim->steps_done();
+    time += sim->dt();  // the dt the step took (taken before it)
+    const double mach = sim->diagnostics()[1].value;
+    if (mach > peak) peak = mach, peak_step = sim->steps_done();
+  }
+  const double now = sim->diagnostics()[1].value;
+  std::printf("default scene, %d^3: |u|max peaks at %.3f at step %ld; step 120: |u|max %.3f, t = %.4g, dt %.4g\n", kSide,
+              peak, peak_step, now, sim->time(), sim->dt());
+  EXPECT_GT(peak, 1.5) << "the shell focused";
+  EXPECT_GT(peak_step, 25);
+  EXPECT_LT(now, 0.8 * peak) << "and spread out again";
+  EXPECT_NEAR(sim->time(), time, 1e-12 * time) << "the time sums the steps' dts";
+  EXPECT_GT(sim->time(), 3.0);
+}
+
+TEST(Hydro3DAdaptiveDt, TheCourantNumberStaysAtItsTargetEveryStep) {
+  Hydro3DConfig c;
+  c.nx = c.ny = c.nz = kSide;
+  c.init = HydroInit::explosion;
+  for (int every : {1, 4}) {
+    c.dt_every = every;
+    const Hydro3DSetup s = make_hydro3d_setup(c);
+    HostHydro3D<float> sim(s, HydroMethod::single_pass);
+    double worst_taken = 0, worst_now = 0;
+    int worst_step = 0;
+    for (int step = 0; step < 80; ++step) {
+      const float* const f[kHydroFields] = {sim.field(0).data(), sim.field(1).data(), sim.field(2).data(), sim.field(3).data()};
+      const HydroSpeed before = hydro_max_speed(f, s.grid);
+      const bool takes = sim.recomputes_next();
+      ASSERT_EQ(takes, step % every == 0);
+      sim.step(1);
+      const double dt = sim.clock().dt;
+      // the Courant number of the step: dt over the limit of the flow it starts from
+      const double courant = dt / hydro3d_dt_limit(s.h, c.cs, c.nu, before.umax);
+      if (takes) {
+        EXPECT_NEAR(courant, c.safety, 1e-12) << "step " << step << ": dt is taken at its target";
+        worst_taken = std::max(worst_taken, courant);
+      }
+      if (courant > worst_now) worst_now = courant, worst_step = step;
+      if (every == 1) ASSERT_LE(courant, c.safety * (1 + 1e-12)) << "step " << step;
+    }
+    std::printf("dt every %d step(s): Courant number at most %.4f of the limit, at step %d (%.4f where dt was taken)\n", every,
+                worst_now, worst_step, worst_taken);
+    // Between takes it drifts with the flow: through the focusing, dt every 4 steps
+    // reaches the limit itself (the health check then pauses): the default takes it every step.
+    if (every > 1) EXPECT_GT(worst_now, c.safety);
+  }
+}
+
+TEST(Hydro3DAdaptiveDt, AFixedDtStaysFixedAndTheTimeIsStepsTimesDt) {
+  auto sim = default_scene({{"dt", 0.02}});  // as a scene file or --param gives it; dt_every is then unused
+  for (int i = 0; i < 4; ++i) sim->start_steps(10);
+  EXPECT_EQ(sim->dt(), 0.02);
+  EXPECT_EQ(sim->time(), 40 * 0.02);
+  EXPECT_EQ(sim->health(), "") << "0.02 is below the limit of the focused flow at 32^3";
+  auto fixed0 = default_scene({{"dt_every", 0.0}});
+  const double dt0 = fixed0->dt();
+  fixed0->start_steps(10);
+  EXPECT_EQ(fixed0->dt(), dt0);
+  EXPECT_EQ(fixed0->time(), 10 * dt0);
+}
+
+TEST(Hydro3DAdaptiveDt, ACopiedStateGoesOnBitForBit) {
+  auto a = default_scene({{"dt_every", 3.0}});
+  a->start_steps(20);  // mid-interval: the next dt is not taken at step 20
+  const SimState st = a->copy_state();
+  ASSERT_TRUE(st.dt && st.time);
+  auto b = default_scene({{"dt_every", 3.0}});
+  b->load_state(st);
+  EXPECT_EQ(b->time(), a->time());
+  a->start_steps(10);
+  b->start_steps(10);
+  EXPECT_EQ(b->dt(), a->dt());
+  EXPECT_EQ(b->time(), a->time());
+  const SimState sa = a->copy_state(), sb = b->copy_state();
+  for (std::size_t f = 0; f < sa.fields.size(); ++f) EXPECT_EQ(sa.fields[f], sb.fields[f]) << "field " << f;
+}
+
+TEST(Hydro3DAdaptiveDt, AKickTakesASmallerDtInsteadOfPausing) {
+  auto sim = default_scene({{"init", std::string("decay")}, {"u0", 0.1}, {"k", 2.0}});
+  sim->start_steps(1);
+  const double calm = sim->dt();
+  ViewPlacement where;
+  where.slices = {16, 16, 16};
+  sim->paint(0, 16, 16, 6, 4.0, where);  // the kick that pauses a fixed dt (Hydro3DHealth above)
+  EXPECT_EQ(sim->health(), "") << "the next step takes its dt from the kicked flow";
+  sim->start_steps(1);
+  EXPECT_LT(sim->dt(), 0.5 * calm);
+  for (int i = 0; i < 10; ++i) {
+    sim->start_steps(5);
+    ASSERT_EQ(sim->health(), "") << "step " << sim->steps_done();
+  }
+}
+
+TEST(Hydro3DAdaptiveDt, BadValuesAreRefusedNamingThem) {
+  const Model& m = find_model("hydro3d");
+  auto refuses = [&](ParamValues p, const char* what) {
+    try {
+      make_config(m, {16, 16, 16}, 6, p);
+      ADD_FAILURE() << "accepted " << what;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refuses({{"dt_every", -1.0}}, "dt_every");
+  refuses({{"dt_every", 1.5}}, "dt_every");
+  refuses({{"dt", -0.1}}, "dt");
+  refuses({{"dt", 1.0}}, "Courant limit");
+  refuses({{"safety", 0.0}}, "safety");
+  refuses({{"safety", 1.5}}, "safety");
 }
 
 }  // namespace

@@ -21,8 +21,9 @@ namespace {
     if (!cuda_available(&why_)) GTEST_SKIP() << why_; \
   } while (0)
 
-Hydro3DSetup setup_of(int nx, int ny, int nz, HydroInit init) {
+Hydro3DSetup setup_of(int nx, int ny, int nz, HydroInit init, int dt_every = 0) {
   Hydro3DConfig c;
+  c.dt_every = dt_every;
   c.nx = nx, c.ny = ny, c.nz = nz;
   c.init = init;
   c.nu = 0.02;
@@ -60,6 +61,7 @@ template <typename T>
 void check_variants(const Hydro3DSetup& s, int steps, double tolerance) {
   HydroState<double> ref[2];
   HydroState<T> cpu[2];
+  HydroClock clock[2];
   for (HydroMethod m : {HydroMethod::single_pass, HydroMethod::two_pass}) {
     const int i = m == HydroMethod::single_pass ? 0 : 1;
     HostHydro3D<double> r(s, m);
@@ -69,6 +71,7 @@ void check_variants(const Hydro3DSetup& s, int steps, double tolerance) {
     h.poison_scratch();
     h.step(steps);
     cpu[i] = h.state();
+    clock[i] = h.clock();
   }
   const Grid3D& g = s.grid;
   for (HydroVariant v : kGpuHydroVariants) {
@@ -81,6 +84,9 @@ void check_variants(const Hydro3DSetup& s, int steps, double tolerance) {
                              std::string(to_string(s.config.init)) + ", " + std::to_string(g.nx) + "x" +
                              std::to_string(g.ny) + "x" + std::to_string(g.nz);
     EXPECT_TRUE(same_bits(out, cpu[i])) << what << " differs from the CPU variant of its method";
+    const HydroClock c = gpu.clock();  // an adaptive dt: taken on the device from the same reduction
+    EXPECT_EQ(c.dt, clock[i].dt) << what;
+    EXPECT_EQ(c.time(steps), clock[i].time(steps)) << what;
     const double e = rel_l2(widen(out), ref[i]);
     EXPECT_LT(e, tolerance) << what;
     std::printf("%-40s rel L2 against the double reference %.3e\n", what.c_str(), e);
@@ -101,6 +107,13 @@ TEST(Hydro3DGpu, DoubleVariantsMatchTheReferenceTo1e12After10Steps) {
 TEST(Hydro3DGpu, ForcingIsBitwiseTheSameAsOnTheCpu) {
   SKIP_WITHOUT_DEVICE();
   check_variants<float>(setup_of(33, 24, 17, HydroInit::turbulence), 4, 1e-4);
+}
+
+TEST(Hydro3DGpu, AnAdaptiveDtIsBitwiseTheSameAsOnTheCpu) {
+  SKIP_WITHOUT_DEVICE();
+  check_variants<float>(setup_of(37, 29, 23, HydroInit::explosion, 1), 5, 1e-4);
+  check_variants<float>(setup_of(33, 24, 17, HydroInit::turbulence, 2), 5, 1e-4);
+  check_variants<double>(setup_of(37, 29, 23, HydroInit::explosion, 1), 5, 1e-12);
 }
 
 TEST(Hydro3DGpu, KickAndSlicesMatchTheCpu) {

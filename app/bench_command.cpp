@@ -28,6 +28,7 @@
 #include "sim/core/precision.hpp"
 #ifdef STENCILSCOPE_WITH_MPI
 #include "sim/dist/distributed_bench.hpp"
+#include "sim/dist/distributed_simulation.hpp"
 #include "sim/dist/mpi_comm.hpp"
 #endif
 
@@ -344,6 +345,33 @@ std::pair<const Model*, BenchRequest> prepare_request(const BenchArgs& a) {
 bool distributed(const BenchArgs& a, int ranks) { return ranks > 1 || !a.decomp.empty() || !a.scaling.empty(); }
 
 #ifdef STENCILSCOPE_WITH_MPI
+/// --point-source, --receivers and --seismogram under mpirun: the one-rank bench's live run
+/// (--steps steps of the grid asked for, before the timing) with every rank stepping its box,
+/// driven from rank 0 as the window's run is (DistributedSimulation); rank 0 writes the
+/// seismogram its boxes recorded, the one-rank files bit for bit. A refusal on rank 0 (a
+/// source outside the grid, a model without receivers) is one line and every rank leaves.
+void run_distributed_sources(const BenchArgs& a, const Model& model, const BenchRequest& r) {
+  if (dist::world_rank() != 0) {
+    if (dist::serve_distributed_simulation() != 0) throw dist::CollectiveError("rank 0's run with sources failed");
+    return;
+  }
+  dist::DistributedService service;  // with the others' serve loop
+  try {
+    const ModelConfig live = make_config(model, r.config.size, r.config.order, r.given);
+    auto sim = dist::create_distributed_simulation(service, model, live, model.info().fastest_cpu);
+    apply_source_args(a.sources, *sim);
+    sim->start_steps(r.steps);
+    if (!a.sources.seismogram.empty()) write_seismogram_files(a.sources.seismogram, *sim);
+  } catch (const dist::CollectiveError&) {
+    service.finish(1);
+    throw;
+  } catch (const Error& e) {
+    service.finish(1);
+    throw dist::CollectiveError(e.what());
+  }
+  service.finish(0);
+}
+
 /// `mpirun -np N stencilscope bench MODEL`: every rank checks the arguments and the
 /// decomposition together (a bad one is one line from rank 0 and a non-zero exit on every
 /// rank), then runs its box; rank 0 prints the table.
@@ -354,8 +382,8 @@ int run_distributed(const BenchArgs& a) {
   const bool root = dist::world_rank() == 0;
   dist::agree(MPI_COMM_WORLD, [&] {
     if (!a.test.empty()) throw Error("--test runs on one rank (leave out mpirun, --decomp and --scaling)");
-    if (a.sources.any())
-      throw Error("--point-source, --receivers and --seismogram run on one rank (leave out mpirun, --decomp and --scaling)");
+    parse_sources(a.sources);  // malformed text: one line before any run
+    parse_receivers(a.sources);
     auto [m, r] = prepare_request(a);
     model = m;
     const ModelInfo& info = model->info();
@@ -379,6 +407,7 @@ int run_distributed(const BenchArgs& a) {
     dist::check_distributed_request(*model, request, dist::world_size());
     if (root) json_file = open_json(a);
   });
+  if (a.sources.any()) run_distributed_sources(a, *model, request.bench);
   const BenchReport report = dist::run_distributed_bench(*model, request);
   return root ? finish_report(a, json_file, report) : 0;
 }

@@ -1,14 +1,19 @@
 // `mpirun -np N stencilscope bench MODEL` as a person runs it: one table from rank 0 with
 // the decomposition, the halo time and the bitwise check against one rank (strong and
-// weak scaling); bad input (a --decomp that is not N, more ranks than cells along an
+// weak scaling); --seismogram's files the one-rank run's bit for bit; bad input (a --decomp that is not N, more ranks than cells along an
 // axis, boxes thinner than the stencil radius, a model that does not distribute, a GPU
 // variant its boxes do not step, --device gpu without a device) gives one line from rank 0 and a non-zero exit of the whole job, within a
 // timeout (no rank left waiting).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "cli_run.hpp"
@@ -102,6 +107,58 @@ TEST(CliMpi, Elastic3DTableWithSpongeAndCpml) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;
+}
+
+namespace {
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST(CliMpi, SeismogramFilesAreTheOneRanksBitForBit) {
+  // --point-source, --receivers, --seismogram: the live run before the table, on the boxes,
+  // its traces gathered to rank 0. acoustic3d on 3 ranks (3x1x1, boxes from x 0, 8, 16):
+  // every other node of the plane x 8, the face between two boxes; elastic3d on 2 ranks
+  // (x 0, 12): a surface line across the face.
+  const auto dir = std::filesystem::temp_directory_path() / ("stencilscope_cli_mpi_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  struct Case {
+    int ranks;
+    std::string args;
+  };
+  const Case cases[] = {
+      {3, "bench acoustic3d --size 23x19x17 --order 4 --boundary cpml --steps 30 --repeat 1 --variant cpu"
+          " --point-source pressure:8,9,8:f0=60 --receivers yz:8:grid:2"},
+      {2, "bench elastic3d --size 23x19x17 --order 4 --steps 20 --repeat 1 --variant cpu"
+          " --point-source force:12,9,8:f0=60:dir=1,0,0 --receivers xy:0:line:9"},
+  };
+  int n = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.args);
+    const std::string one = (dir / ("one" + std::to_string(n))).string(), many = (dir / ("many" + std::to_string(n))).string();
+    ++n;
+    const ss::test::CliResult r1 = ss::test::run_cli(c.args + " --device cpu --seismogram " + one);
+    ASSERT_EQ(r1.status, 0) << r1.out;
+    const ss::test::CliResult r = run_mpi(c.ranks, c.args + " --seismogram " + many);
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(occurrences(r.out, "wrote " + many + ".npy"), 1) << r.out;
+    EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;  // and the table follows
+    for (const char* ext : {".npy", ".csv"}) {
+      const std::string a = file_bytes(one + ext), b = file_bytes(many + ext);
+      EXPECT_GT(a.size(), 1000u) << ext;
+      EXPECT_TRUE(a == b) << ext << " differs from the one-rank file";
+    }
+  }
+  std::filesystem::remove_all(dir);
+  // Refused on rank 0 while the run is built: one line, every rank leaves.
+  expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --receivers xy:3 --seismogram /tmp/never", "no point sources");
+  expect_mpi_error(3, "bench acoustic3d --size 16 --steps 1 --point-source pressure:40,3,3", "outside the grid");
+  expect_mpi_error(2, "bench acoustic3d --size 16 --steps 1 --receivers qq:3", "unknown plane");
 }
 
 TEST(CliMpi, DecompThatIsNotTheRankCount) {

@@ -11,6 +11,7 @@
 // the next one reads.
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@
 #include "sim/core/decomposition.hpp"
 #include "sim/core/grid3d.hpp"
 #include "sim/core/slice3d.hpp"  // Sphere
-#include "sim/core/sources.hpp"  // SourceSpec
+#include "sim/core/sources.hpp"  // SourceSpec, ReceiverLayout, Seismogram
 
 namespace ss {
 
@@ -56,6 +57,46 @@ struct BoxPlacement {
 /// the same exchange, so that edges and corners come out as on one rank); the other rules
 /// keep the grid's faces for the model's boundary step.
 BoxPlacement place_box(const Decomposition& d, int rank, const std::array<bool, 3>& periodic);
+
+/// What one box recorded at the run's receivers that lie in it (BoxSimulation::traces): rank 0
+/// puts the boxes' parts together into the one-rank Seismogram (sim/dist/gather.hpp).
+struct BoxTraces {
+  /// The run's Seismogram without its values: components, unit, every receiver's node (the
+  /// whole run's list, in its order), first_step and dt, as on one rank.
+  Seismogram head;
+  int rows = 0;            ///< steps recorded since first_step (the same on every box)
+  std::vector<int> held;   ///< indices into head.nodes of the receivers in this box, ascending
+  std::vector<float> values;  ///< the rows asked for, each components x held.size() (Seismogram's order)
+};
+
+/// A box's receivers and their traces, for the models' boxes: the receivers of the run's
+/// list whose node lies in the box (a node on a face between boxes lies in exactly one),
+/// recorded from the box's own fields at their box index, a row per step as on one rank.
+class BoxTraceRecorder {
+ public:
+  BoxTraceRecorder() = default;
+  /// Holds the nodes of `nodes` (global indices) inside `box`, whose layout is `grid`; no rows,
+  /// traces starting after step `first_step`.
+  BoxTraceRecorder(const std::vector<std::array<int, 3>>& nodes, const Box& box, const Grid3D& grid,
+                   int components, long first_step);
+  /// Records one row (each component's field at each held receiver) while fewer than
+  /// `max_rows` rows are kept; a box that holds none counts the row too.
+  void record(std::span<const float* const> fields, int max_rows);
+  /// Drops the rows; traces start again after step `first_step`.
+  void restart(long first_step);
+  int rows() const { return rows_; }
+  long first_step() const { return first_step_; }
+  /// Fills rows, held and the values of rows from_row on (0 to rows()) into `t`; head.first_step too.
+  void fill(BoxTraces& t, int from_row) const;
+
+ private:
+  std::vector<int> held_;
+  std::vector<std::size_t> at_;  ///< box index of each held receiver
+  int components_ = 1;
+  std::vector<float> values_;
+  int rows_ = 0;
+  long first_step_ = 0;
+};
 
 /// Fills the ghost faces a box shares with other ranks from their interiors (the halo
 /// exchange). Collective: every rank calls it the same number of times, in the same order.
@@ -110,8 +151,8 @@ class BoxSimulation {
   /// are stale until refresh_ghosts. Throws ss::Error by default.
   virtual void load_interiors(const std::vector<std::vector<float>>& interiors, long steps_done);
   /// After load_interiors of `old`'s interiors into a new box of another order (set_order):
-  /// takes what the one-rank set_order keeps besides the fields (the acoustic CPML's memory).
-  /// Nothing by default.
+  /// takes what the one-rank set_order keeps besides the fields (the CPML's memory, the
+  /// receivers' traces). Nothing by default.
   virtual void carry_over(BoxSimulation& old) { (void)old; }
   /// The run's point sources in injection order: every box holds the whole list (each injects
   /// those whose nodes it holds); empty for a model without sources.
@@ -119,6 +160,18 @@ class BoxSimulation {
   /// Replaces the list (Simulation::add_source / remove_source on one rank); the field stays.
   /// Throws ss::Error when the model checks refuse it, or for a non-empty list by default.
   virtual void set_sources(const std::vector<SourceSpec>& sources);
+  /// The run's receivers (every box holds the whole layout, each records those whose nodes
+  /// it holds); empty for a model without receivers (the default).
+  virtual std::optional<ReceiverLayout> receivers() const { return std::nullopt; }
+  /// Moves the receivers and starts their traces again (Simulation::set_receivers on one
+  /// rank). Throws ss::Error (outside the grid; by default: no receivers) and keeps them.
+  virtual void set_receivers(const ReceiverLayout& layout);
+  /// What the box recorded at its receivers, rows from_row on (no collective: rank 0 gathers
+  /// the boxes' parts at frame time, not every step). Empty head by default.
+  virtual BoxTraces traces(int from_row) const {
+    (void)from_row;
+    return {};
+  }
 };
 
 }  // namespace ss

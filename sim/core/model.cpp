@@ -164,6 +164,44 @@ void BoxSimulation::set_sources(const std::vector<SourceSpec>& sources) {
   if (!sources.empty()) throw Error("this model's boxes take no point sources");
 }
 
+void BoxSimulation::set_receivers(const ReceiverLayout&) { throw Error("this model's boxes have no receivers"); }
+
+BoxTraceRecorder::BoxTraceRecorder(const std::vector<std::array<int, 3>>& nodes, const Box& box, const Grid3D& grid,
+                                   int components, long first_step)
+    : components_(components), first_step_(first_step) {
+  for (std::size_t r = 0; r < nodes.size(); ++r) {
+    const std::array<int, 3>& n = nodes[r];
+    bool inside = true;
+    for (int a = 0; a < 3; ++a) inside = inside && n[a] >= box.lo[a] && n[a] < box.lo[a] + box.n[a];
+    if (!inside) continue;
+    held_.push_back(static_cast<int>(r));
+    at_.push_back(grid.index(n[0] - box.lo[0], n[1] - box.lo[1], n[2] - box.lo[2]));
+  }
+}
+
+void BoxTraceRecorder::record(std::span<const float* const> fields, int max_rows) {
+  if (rows_ >= max_rows) return;
+  for (const float* f : fields.first(static_cast<std::size_t>(components_)))
+    for (std::size_t at : at_) values_.push_back(f[at]);
+  ++rows_;
+}
+
+void BoxTraceRecorder::restart(long first_step) {
+  values_.clear();
+  rows_ = 0;
+  first_step_ = first_step;
+}
+
+void BoxTraceRecorder::fill(BoxTraces& t, int from_row) const {
+  if (from_row < 0 || from_row > rows_)
+    throw Error(fmt::format("traces from row {} asked of a box that recorded {}", from_row, rows_));
+  t.rows = rows_;
+  t.held = held_;
+  t.head.first_step = first_step_;
+  const std::size_t row = static_cast<std::size_t>(components_) * held_.size();
+  t.values.assign(values_.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(from_row)), values_.end());
+}
+
 int Simulation::views() const { return info().dims == 2 ? 1 : 3; }
 
 std::array<int, 2> Simulation::view_size(int view) const {

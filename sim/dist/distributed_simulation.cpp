@@ -26,14 +26,15 @@ namespace {
 // ---- the commands ------------------------------------------------------------
 
 enum class Op : int { quit, build, drop, step, views, paint, reset, set_order, copy_state, load_state, diagnostics,
-                       set_sources };
+                       set_sources, set_receivers, traces };
 
 /// One command, broadcast as bytes (every rank runs the same binary); `text_bytes` of text
 /// follow in a second broadcast when non-zero (build: the configuration; views: the quantity;
-/// set_sources: the list's bytes, source_list_bytes).
+/// set_sources: the list's bytes, source_list_bytes; set_receivers: the layout's bytes).
 struct Command {
   Op op = Op::quit;
-  int arg = 0;                    ///< quit: exit status; step: steps; views: mask of views; set_order: order; load_state: fields
+  int arg = 0;                    ///< quit: exit status; step: steps; views: mask of views; set_order: order; load_state: fields;
+                                  ///< traces: the first row wanted (rank 0 has the rows before)
   int slices[3] = {0, 0, 0};      ///< views: the positions (ViewPlacement::slices)
   long long steps = 0;            ///< load_state: the step count
   double sphere[5] = {0, 0, 0, 0, 0};  ///< paint: x, y, z, radius, value
@@ -133,6 +134,19 @@ std::vector<SourceSpec> source_list_of(const std::string& bytes) {
   return list;
 }
 
+static_assert(std::is_trivially_copyable_v<ReceiverLayout>);
+
+std::string receiver_layout_bytes(const ReceiverLayout& layout) {
+  return std::string(reinterpret_cast<const char*>(&layout), sizeof layout);
+}
+
+ReceiverLayout receiver_layout_of(const std::string& bytes) {
+  if (bytes.size() != sizeof(ReceiverLayout)) throw Error("a malformed receiver layout reached this rank");
+  ReceiverLayout layout;
+  std::memcpy(&layout, bytes.data(), sizeof layout);
+  return layout;
+}
+
 // ---- one rank's box and what the commands do to it -----------------------------
 
 struct Plan {
@@ -182,6 +196,7 @@ struct Replies {
   StepAccounting accounting;  ///< build: summed over the boxes
   SimState state;             ///< copy_state
   std::vector<Diagnostic> diagnostics;
+  Seismogram traces;          ///< traces: the rows from the one asked for, every receiver
 };
 
 /// The cells of `b` cut from a whole-grid field (x fastest).
@@ -265,12 +280,14 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
       return;
     }
     case Op::reset: {
-      // A fresh field; the sources stay, as the one-rank reset keeps them.
+      // A fresh field; the sources and the receivers stay, as the one-rank reset keeps them.
       const std::vector<SourceSpec> sources = run.box->sources();
+      const std::optional<ReceiverLayout> receivers = run.box->receivers();
       run.box.reset();
       agree(cart, [&] {
         run.box = run.model->create_box(run.config, run.where, run.variant);
         run.box->set_sources(sources);
+        if (receivers) run.box->set_receivers(*receivers);
       });
       run.box->refresh_ghosts(*run.halo);
       return;
@@ -286,7 +303,8 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
         plan = plan_run(*run.model, next, run.variant, ranks, run.d().dims);
         if (plan.spec.periodic != run.plan.spec.periodic) throw Error("the order changed which axes wrap");
         box = run.model->create_box(next, run.where, run.variant);
-        box->set_sources(run.box->sources());  // the one-rank set_order keeps them
+        box->set_sources(run.box->sources());  // the one-rank set_order keeps them, and the receivers
+        if (const std::optional<ReceiverLayout> receivers = run.box->receivers()) box->set_receivers(*receivers);
         box->load_interiors(run.box->interiors(), run.box->steps_done());
         box->carry_over(*run.box);
       });
@@ -304,6 +322,21 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
       // model's checks refuse a bad list on every rank alike, keeping the old one.
       const std::vector<SourceSpec> list = source_list_of(text);
       agree(cart, [&] { run.box->set_sources(list); });
+      return;
+    }
+    case Op::set_receivers: {
+      // The layout on every box (each records the receivers whose nodes it holds); refused
+      // on every rank alike, keeping the old ones.
+      const ReceiverLayout layout = receiver_layout_of(text);
+      agree(cart, [&] { run.box->set_receivers(layout); });
+      return;
+    }
+    case Op::traces: {
+      // Only the rows rank 0 does not have yet travel; each box sends its receivers' values.
+      BoxTraces mine;
+      agree(cart, [&] { mine = run.box->traces(c.arg); });
+      Seismogram s = gather_traces(*run.cart, mine, c.arg);
+      if (out) out->traces = std::move(s);
       return;
     }
     case Op::copy_state: {
@@ -404,12 +437,14 @@ class DistributedSimulation final : public Simulation {
   void reset() override {
     Command c;
     c.op = Op::reset;
+    forget_traces();
     changed(c);
   }
   void set_order(int order) override {
     Command c;
     c.op = Op::set_order;
     c.arg = order;
+    forget_traces();  // kept by the boxes, as on one rank; gathered again
     changed(c);
     config_.order = order;
   }
@@ -497,17 +532,38 @@ class DistributedSimulation final : public Simulation {
     c.op = Op::load_state;
     c.arg = static_cast<int>(state.fields.size());
     c.steps = state.steps_done;
+    forget_traces();
     changed(c, &state);
   }
   std::vector<SourceSpec> sources() const override { return run_.box ? run_.box->sources() : std::vector<SourceSpec>{}; }
   void add_source(const SourceSpec& source) override { set_sources(with_source(sources(), source)); }
   void remove_source(int index) override { set_sources(without_source(sources(), index)); }
-  /// Receivers are not recorded on boxes (each trace would live in one box): no seismogram
-  /// under mpirun, and moving them is refused in one line.
-  void set_receivers(const ReceiverLayout&) override {
-    throw Error(fmt::format("a run on {} MPI ranks records no receivers (the seismogram is a one-rank feature: "
-                            "leave out mpirun for it)",
-                            ranks_));
+  std::optional<ReceiverLayout> receivers() const override {
+    return run_.box ? run_.box->receivers() : std::nullopt;
+  }
+  void set_receivers(const ReceiverLayout& layout) override {
+    if (!receivers()) return Simulation::set_receivers(layout);  // "has no receivers"
+    Command c;
+    c.op = Op::set_receivers;
+    forget_traces();
+    send(c, receiver_layout_bytes(layout));
+  }
+  /// Each box records the receivers it holds at every step, with no collective; this gathers
+  /// the rows rank 0 does not have yet (one command) and appends them to the ones it keeps.
+  Seismogram seismogram() override {
+    if (!receivers()) return {};
+    Command c;
+    c.op = Op::traces;
+    c.arg = traces_.rows();
+    send(c);
+    Seismogram& got = replies_.traces;
+    if (c.arg != 0 && (got.first_step != traces_.first_step || got.nodes != traces_.nodes))
+      throw Error("the boxes' traces started again without rank 0 knowing");  // every such command forgets them
+    const std::vector<float> rows = std::move(got.values);
+    got.values = std::move(traces_.values);
+    got.values.insert(got.values.end(), rows.begin(), rows.end());
+    traces_ = std::move(got);
+    return traces_;
   }
   std::vector<Diagnostic> diagnostics() override {
     Command c;
@@ -544,6 +600,8 @@ class DistributedSimulation final : public Simulation {
     c.op = Op::set_sources;
     send(c, source_list_bytes(list));
   }
+  /// The traces rank 0 keeps start again (the boxes' did, or may have).
+  void forget_traces() { traces_ = Seismogram{}; }
   /// A command that changes the field: the views fetched before are stale.
   void changed(Command& c, const SimState* in = nullptr) {
     ++generation_;
@@ -563,6 +621,7 @@ class DistributedSimulation final : public Simulation {
   long generation_ = 0;
   std::array<Cached, 3> cached_;
   std::array<std::vector<float>, 3> slices_;
+  Seismogram traces_;  ///< the rows gathered so far
 };
 
 }  // namespace

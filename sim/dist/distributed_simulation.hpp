@@ -6,8 +6,10 @@
 // runs them on their box. Every rank, rank 0 included, steps one box of the grid
 // (BoxSimulation and the host HaloExchange), so the field is the one-rank run's bit for
 // bit. Only what rank 0 shows travels to it: the slices of the views (gather_slice), each
-// rank's step and exchange time with each batch, min/max/mean for the plots; the whole
-// state only when asked for (a checkpoint, A/B).
+// rank's step and exchange time with each batch, min/max/mean for the plots, the rows of
+// the receivers' traces rank 0 does not have yet when it asks for the seismogram (each box
+// records the receivers it holds at every step, with no collective); the whole state only
+// when asked for (a checkpoint, A/B).
 //
 // Errors: a refusal every rank meets (a model or variant that does not split, a box
 // thinner than the stencil radius, a quantity or a paint the boxes cannot give) is agreed

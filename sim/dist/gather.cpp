@@ -97,4 +97,57 @@ std::vector<float> gather_slice(const CartComm& comm, const Decomposition& d, in
   return slice;
 }
 
+Seismogram gather_traces(const CartComm& comm, const BoxTraces& mine, int from_row) {
+  const bool root = comm.rank() == 0;
+  const int ranks = comm.size();
+  const int sizes[3] = {mine.rows, static_cast<int>(mine.held.size()), static_cast<int>(mine.values.size())};
+  std::vector<int> all(root ? 3 * static_cast<std::size_t>(ranks) : 0);
+  check_mpi(MPI_Gather(sizes, 3, MPI_INT, all.data(), 3, MPI_INT, 0, comm.get()), "MPI_Gather");
+  std::vector<int> held_counts(static_cast<std::size_t>(ranks)), held_at(held_counts.size());
+  std::vector<int> value_counts(held_counts.size()), value_at(held_counts.size());
+  int held_total = 0, value_total = 0;
+  if (root)
+    for (std::size_t r = 0; r < held_counts.size(); ++r) {
+      held_counts[r] = all[3 * r + 1], held_at[r] = held_total, held_total += held_counts[r];
+      value_counts[r] = all[3 * r + 2], value_at[r] = value_total, value_total += value_counts[r];
+    }
+  std::vector<int> held(static_cast<std::size_t>(held_total));
+  std::vector<float> values(static_cast<std::size_t>(value_total));
+  check_mpi(MPI_Gatherv(mine.held.data(), sizes[1], MPI_INT, held.data(), held_counts.data(), held_at.data(), MPI_INT, 0,
+                        comm.get()),
+            "MPI_Gatherv");
+  check_mpi(MPI_Gatherv(mine.values.data(), sizes[2], MPI_FLOAT, values.data(), value_counts.data(), value_at.data(),
+                        MPI_FLOAT, 0, comm.get()),
+            "MPI_Gatherv");
+  if (!root) return {};
+
+  Seismogram s = mine.head;
+  const std::size_t components = s.components.size(), receivers = s.nodes.size();
+  const int rows = mine.rows - from_row;
+  std::vector<int> seen(receivers, 0);
+  for (int r = 0; r < ranks; ++r) {
+    const std::size_t k = static_cast<std::size_t>(r);
+    if (all[3 * k] != mine.rows)
+      throw Error(fmt::format("rank {} recorded {} rows of traces, rank 0 {}", r, all[3 * k], mine.rows));
+    if (static_cast<std::size_t>(value_counts[k]) != static_cast<std::size_t>(rows) * components * held_counts[k])
+      throw Error(fmt::format("rank {} sent {} trace values for {} receivers", r, value_counts[k], held_counts[k]));
+    for (int q = 0; q < held_counts[k]; ++q) {
+      const int g = held[static_cast<std::size_t>(held_at[k] + q)];
+      if (g < 0 || static_cast<std::size_t>(g) >= receivers) throw Error(fmt::format("rank {} holds no receiver {}", r, g));
+      ++seen[static_cast<std::size_t>(g)];
+    }
+  }
+  for (std::size_t g = 0; g < receivers; ++g)
+    if (seen[g] != 1) throw Error(fmt::format("receiver {} is held by {} boxes, not one", g, seen[g]));
+  s.values.assign(static_cast<std::size_t>(rows) * components * receivers, 0.0f);
+  for (int r = 0; r < ranks; ++r) {
+    const std::size_t k = static_cast<std::size_t>(r), n = static_cast<std::size_t>(held_counts[k]);
+    const int* ids = held.data() + held_at[k];
+    const float* from = values.data() + value_at[k];
+    for (std::size_t line = 0; line < static_cast<std::size_t>(rows) * components; ++line)
+      for (std::size_t q = 0; q < n; ++q) s.values[line * receivers + static_cast<std::size_t>(ids[q])] = from[line * n + q];
+  }
+  return s;
+}
+
 }  // namespace ss::dist

@@ -3,6 +3,7 @@
 // and for whatever rank 0 shows or writes.
 #include <vector>
 
+#include "sim/core/box_simulation.hpp"  // BoxTraces
 #include "sim/dist/mpi_comm.hpp"
 
 namespace ss::dist {
@@ -21,5 +22,13 @@ std::vector<std::vector<float>> gather_interiors(const CartComm& comm, const Dec
 /// u = x, v = z; YZ: u = y, v = z); the others an empty vector. Collective.
 std::vector<float> gather_slice(const CartComm& comm, const Decomposition& d, int normal_axis, int position,
                                 const std::vector<float>& box_interior);
+
+/// The receivers' traces put together on rank 0: `mine` is this rank's box's part
+/// (BoxSimulation::traces(from_row), the same from_row on every rank). Rank 0 gets rank 0's
+/// head with the values of rows from_row on, every receiver in the run's order (one rank's
+/// Seismogram layout: rows x components x receivers); the others an empty Seismogram.
+/// Collective over `comm`. Throws ss::Error on rank 0 (after the collectives, so no rank
+/// waits) when the boxes recorded different row counts or do not hold each receiver once.
+Seismogram gather_traces(const CartComm& comm, const BoxTraces& mine, int from_row);
 
 }  // namespace ss::dist

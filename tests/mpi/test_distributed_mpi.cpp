@@ -3,10 +3,12 @@
 // the halo exchange fills every ghost face with its neighbour's cells (periodic or not),
 // and every distributable model in every boundary rule, on a grid whose sides no rank
 // count divides, gathers to rank 0 bitwise equal to the one-rank run, for each
-// decomposition of the rank count that fits. Only rank 0 checks and prints.
+// decomposition of the rank count that fits; so do the wave models' receiver traces. Only
+// rank 0 checks and prints.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "../acoustic_distributed_cases.hpp"
@@ -237,6 +239,107 @@ TEST(Distributed, Elastic3DSourceBoxesAcrossRanksAndEveryRule) {
       for (std::size_t q = 0; equal && q < gathered.size(); ++q)
         equal = std::memcmp(gathered[q].data(), expected[q].data(), expected[q].size() * sizeof(float)) == 0;
       EXPECT_TRUE(equal) << c.name << ", " << ranks() << " ranks as " << d.text();
+    }
+  }
+  EXPECT_GT(runs, 0);
+}
+
+namespace {
+
+/// Receivers on the planes through the first node of the last box: on an XY plane and a YZ
+/// plane (every node: the faces between boxes, and where three or four boxes meet), and a
+/// line along x through that node (it crosses every x-split). Node 0 of an axis that is not
+/// split is moved to 1 (acoustic3d's p is 0 on a free top).
+std::vector<ReceiverLayout> receivers_where_boxes_meet(const Decomposition& d) {
+  const Box last = d.box_of(d.ranks - 1);
+  const int x = std::max(last.lo[0], 1), y = std::max(last.lo[1], 1), z = std::max(last.lo[2], 1);
+  ReceiverLayout xy{2, z, ReceiverLayout::Shape::grid, 0, 1};
+  ReceiverLayout yz{0, x, ReceiverLayout::Shape::grid, 0, 1};
+  ReceiverLayout line{1, y, ReceiverLayout::Shape::line, z, 1};
+  return {xy, yz, line};
+}
+
+/// Steps `box` in two batches, gathering the traces after each (the second from the row the
+/// first ended at, as the window does), and checks them against the one-rank `traces`.
+template <typename Box3D, typename Setup>
+void expect_gathered_traces(Box3D& box, HaloExchange& halo, const CartComm& cart, const Setup& setup, int steps,
+                            const std::vector<float>& traces, const std::string& what) {
+  // Rank 0's refusal comes after the collectives: a failure here, and every rank goes on.
+  auto gather = [&](int from_row) {
+    try {
+      return gather_traces(cart, box->traces(from_row), from_row);
+    } catch (const Error& e) {
+      ADD_FAILURE() << what << ": " << e.what();
+      return Seismogram{};
+    }
+  };
+  box->refresh_ghosts(halo);
+  box->step(steps / 2, halo);
+  Seismogram s = gather(0);
+  box->step(steps - steps / 2, halo);
+  const Seismogram more = gather(steps / 2);
+  if (!root()) return;
+  ASSERT_EQ(s.nodes, setup.receivers) << what;
+  EXPECT_EQ(s.rows(), steps / 2) << what;
+  s.values.insert(s.values.end(), more.values.begin(), more.values.end());
+  ASSERT_EQ(s.values.size(), traces.size()) << what;
+  EXPECT_EQ(std::memcmp(s.values.data(), traces.data(), traces.size() * sizeof(float)), 0) << what;
+  EXPECT_GT(std::count_if(traces.begin(), traces.end(), [](float v) { return v != 0.0f; }), 0)
+      << what << ": the wave never reached the receivers";
+}
+
+}  // namespace
+
+// The receivers of acoustic3d and elastic3d recorded by the boxes that hold them and
+// gathered to rank 0 (gather_traces): every receiver in the run's order, each value the one
+// rank's, for receivers on the faces between boxes and where several boxes meet, in every
+// decomposition of the rank count that fits.
+TEST(Gather, ReceiverTracesOnFacesAndCornersAreTheOneRanks) {
+  int runs = 0;
+  const test::AcousticDistCase acoustic = test::acoustic_dist_cases()[3];  // cpml under a free top, order 4
+  const test::ElasticDistCase elastic = test::elastic_dist_cases()[0];     // sponge under a free top, order 4
+  for (const auto& forced : test::decompositions_to_try(ranks())) {
+    Decomposition d;
+    try {
+      d = make_decomposition(test::kAcousticDistGrid, ranks(), forced, 2);
+    } catch (const Error&) {
+      continue;
+    }
+    for (const ReceiverLayout& layout : receivers_where_boxes_meet(d)) {
+      const std::string what = describe(layout) + ", " + std::to_string(ranks()) + " ranks as " + d.text();
+      {
+        Acoustic3DSetup setup = test::acoustic_dist_setup(acoustic, d);
+        set_acoustic3d_receivers(setup, layout);
+        const DistributedSpec spec = acoustic3d_distributed_spec(setup);
+        std::vector<float> traces;
+        if (root()) {
+          HostAcoustic3D<float> one(setup);
+          one.step(test::kAcousticDistSteps);
+          traces = one.traces();
+        }
+        const CartComm cart(MPI_COMM_WORLD, d, spec.periodic);
+        const BoxPlacement where = place_box(d, cart.rank(), spec.periodic);
+        auto box = make_acoustic3d_box(setup, where);
+        HaloExchange halo(cart, where, box->grid(), spec.ghost_width, spec.edges, spec.fields);
+        expect_gathered_traces(box, halo, cart, setup, test::kAcousticDistSteps, traces, "acoustic3d, " + what);
+      }
+      {
+        Elastic3DSetup setup = test::elastic_dist_setup(elastic, d);
+        set_elastic3d_receivers(setup, layout);
+        const DistributedSpec spec = elastic3d_distributed_spec(setup);
+        std::vector<float> traces;
+        if (root()) {
+          HostElastic3D<float> one(setup);
+          one.step(test::kElasticDistSteps);
+          traces = one.traces();
+        }
+        const CartComm cart(MPI_COMM_WORLD, d, spec.periodic);
+        const BoxPlacement where = place_box(d, cart.rank(), spec.periodic);
+        auto box = make_elastic3d_box(setup, where);
+        HaloExchange halo(cart, where, box->grid(), spec.ghost_width, spec.edges, spec.fields);
+        expect_gathered_traces(box, halo, cart, setup, test::kElasticDistSteps, traces, "elastic3d, " + what);
+      }
+      ++runs;
     }
   }
   EXPECT_GT(runs, 0);

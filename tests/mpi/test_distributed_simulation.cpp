@@ -2,13 +2,15 @@
 // and 3 on the CPU backend): rank 0 runs the tests with a DistributedSimulation next to the
 // model's own one-rank Simulation of the same configuration, the other ranks serve its
 // commands. Painting across the faces between boxes, the gathered views (every quantity),
-// placed sources, order changes, reset, states and the refusals must give what one rank
-// gives, bit for bit: heat3d, acoustic3d, elastic3d and hydro3d.
+// placed sources, the receivers and their gathered seismograms, order changes, reset, states
+// and the refusals must give what one rank gives, bit for bit: heat3d, acoustic3d, elastic3d
+// and hydro3d.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -151,6 +153,9 @@ TEST(DistributedSimulation, RefusalsLeaveTheRunUsable) {
   auto one = one_rank(c);
   auto many = many_ranks(find_model("heat3d"), c);
   EXPECT_THROW(many->set_variant("global"), Error);
+  EXPECT_FALSE(many->receivers().has_value());  // heat3d has none: refused as on one rank
+  EXPECT_THROW(many->set_receivers(ReceiverLayout{}), Error);
+  EXPECT_TRUE(many->seismogram().components.empty());
   EXPECT_THROW(many->load_state(SimState{}), Error);
   const Model& flat = find_model("heat2d");
   EXPECT_THROW(check_distributed_simulation(flat, make_config(flat, {32, 32, 1}, 8, {}), Backend::cpu, "cpu", world_size()),
@@ -190,6 +195,29 @@ ModelConfig acoustic3d(const std::string& boundary, const std::string& top, int 
                      {{"boundary", boundary}, {"top", top}, {"medium", std::string("random")}});
 }
 
+/// The receivers and their seismograms, bit for bit: labels, nodes, first step, dt, values.
+/// Returns the number of non-zero values (the wave reached the receivers).
+long expect_same_seismogram(Simulation& one, Simulation& many, const std::string& what) {
+  SCOPED_TRACE(what + ", seismogram");
+  const std::optional<ReceiverLayout> ra = one.receivers(), rb = many.receivers();
+  EXPECT_TRUE(ra.has_value());
+  if (!ra || !rb) return 0;
+  EXPECT_EQ(describe(*ra), describe(*rb));
+  const Seismogram a = one.seismogram(), b = many.seismogram();
+  EXPECT_EQ(a.components, b.components);
+  EXPECT_EQ(a.unit, b.unit);
+  EXPECT_EQ(a.nodes, b.nodes);
+  EXPECT_EQ(a.first_step, b.first_step);
+  EXPECT_EQ(a.dt, b.dt);
+  EXPECT_EQ(a.rows(), b.rows());
+  if (a.values.size() != b.values.size()) {
+    ADD_FAILURE() << a.values.size() << " values on one rank, " << b.values.size() << " gathered";
+    return 0;
+  }
+  EXPECT_EQ(std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)), 0);
+  return std::count_if(a.values.begin(), a.values.end(), [](float v) { return v != 0.0f; });
+}
+
 /// A pressure source at `node` with its own wavelet.
 SourceSpec pressure_at(std::array<int, 3> node, double f0) {
   SourceSpec s;
@@ -223,8 +251,9 @@ void expect_watched_run_is_the_one_ranks(const Model& model, const ModelConfig& 
   where.slices = {at[2], at[1], at[0]};
   ASSERT_EQ(one->sources().size(), many->sources().size());
   const std::array<int, 3> face{std::max(at[0], 1), std::max(at[1], 1), std::max(at[2], 1)};  // sources: 1 to n - 1
+  for (auto* sim : {one.get(), many.get()}) sim->start_steps(4);
+  expect_same_seismogram(*one, *many, "4 steps, the configured receivers");
   for (auto* sim : {one.get(), many.get()}) {
-    sim->start_steps(4);
     sim->add_source(placed(0, face, 25));
     sim->add_source(placed(1, {kGrid[0] - 2, 1, 1}, 40));
   }
@@ -232,6 +261,28 @@ void expect_watched_run_is_the_one_ranks(const Model& model, const ModelConfig& 
   EXPECT_EQ(describe(many->sources().back()), describe(one->sources().back()));
   for (auto* sim : {one.get(), many.get()}) sim->start_steps(9);
   expect_same_everywhere(*one, *many, where, "13 steps, two sources placed");
+  EXPECT_GT(expect_same_seismogram(*one, *many, "13 steps, the rows since step 4 gathered"), 0);
+  // Receivers on every node of the plane through the face between boxes, then a line through
+  // the first node of the last box (and a bad layout refused on both, keeping them).
+  int normal = 2;  // the axis the boxes are split along (the last box starts past 0 there)
+  for (int a = 0; a < 3; ++a)
+    if (at[a] > 0) normal = a;
+  const ReceiverLayout plane{normal, std::max(at[normal], 1), ReceiverLayout::Shape::grid, 0, 1};
+  const ReceiverLayout across{1, std::max(at[1], 1), ReceiverLayout::Shape::line, std::max(at[2], 1), 1};
+  for (auto* sim : {one.get(), many.get()}) {
+    sim->set_receivers(plane);
+    sim->start_steps(3);
+  }
+  EXPECT_GT(expect_same_seismogram(*one, *many, "receivers on a plane where the boxes meet, 3 steps"), 0);
+  EXPECT_THROW(one->set_receivers(ReceiverLayout{2, kGrid[2] + 4}), Error);
+  EXPECT_THROW(many->set_receivers(ReceiverLayout{2, kGrid[2] + 4}), Error);
+  for (auto* sim : {one.get(), many.get()}) sim->start_steps(2);
+  expect_same_seismogram(*one, *many, "a bad layout refused, 2 steps");
+  for (auto* sim : {one.get(), many.get()}) {
+    sim->set_receivers(across);
+    sim->start_steps(2);
+  }
+  expect_same_seismogram(*one, *many, "a line through the first node of the last box, 2 steps");
   // A bad source is refused on both, keeping the list.
   EXPECT_THROW(one->add_source(placed(0, {kGrid[0] + 3, 2, 2}, 10)), Error);
   EXPECT_THROW(many->add_source(placed(0, {kGrid[0] + 3, 2, 2}, 10)), Error);
@@ -258,12 +309,14 @@ void expect_watched_run_is_the_one_ranks(const Model& model, const ModelConfig& 
   }
   EXPECT_EQ(one->dt(), many->dt());
   expect_same_everywhere(*one, *many, where, "other order, 3 steps");
+  expect_same_seismogram(*one, *many, "other order (the traces go on), 3 steps");
   for (auto* sim : {one.get(), many.get()}) {
     sim->reset();
     sim->start_steps(5);
   }
   ASSERT_EQ(many->sources().size(), one->sources().size());
   expect_same_everywhere(*one, *many, where, "reset, 5 steps");
+  expect_same_seismogram(*one, *many, "reset (the receivers stay), 5 steps");
   // A loaded state starts the CPML's memory from 0, on one rank as on the boxes.
   const SimState state = one->copy_state();
   for (auto* sim : {one.get(), many.get()}) {
@@ -272,9 +325,7 @@ void expect_watched_run_is_the_one_ranks(const Model& model, const ModelConfig& 
   }
   where.slices = {0, kGrid[1] - 1, kGrid[0] / 2};
   expect_same_everywhere(*one, *many, where, "loaded, 4 steps, other slices");
-  // No seismogram on boxes: moving the receivers is refused in one line.
-  EXPECT_THROW(many->set_receivers(ReceiverLayout{}), Error);
-  EXPECT_TRUE(many->seismogram().components.empty());
+  expect_same_seismogram(*one, *many, "loaded (the traces start again), 4 steps");
 }
 
 struct WaveCase {

@@ -133,6 +133,10 @@ void set_acoustic3d_sources(Acoustic3DSetup& s, std::vector<SourceSpec> sources)
   s.sources = std::move(sources);
 }
 
+Seismogram acoustic3d_seismogram_head(const Acoustic3DSetup& s) {
+  return Seismogram{{"p"}, "Pa", s.receivers, 0, s.dt, {}};
+}
+
 void set_acoustic3d_receivers(Acoustic3DSetup& s, const ReceiverLayout& layout) {
   std::vector<std::array<int, 3>> nodes = receiver_nodes(layout, {s.grid.nx, s.grid.ny, s.grid.nz});
   s.config.receivers = layout;

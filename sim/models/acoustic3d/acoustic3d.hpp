@@ -150,6 +150,9 @@ Acoustic3DSetup make_acoustic3d_setup(const Acoustic3DConfig& config);
 void set_acoustic3d_sources(Acoustic3DSetup& s, std::vector<SourceSpec> sources);
 /// Moves the receivers; throws ss::Error (outside the grid) and leaves `s` unchanged.
 void set_acoustic3d_receivers(Acoustic3DSetup& s, const ReceiverLayout& layout);
+/// The seismogram of `s` without values (p in Pa at the setup's receivers, dt; first_step
+/// 0): what one rank and the boxes of a distributed run label their traces with.
+Seismogram acoustic3d_seismogram_head(const Acoustic3DSetup& s);
 
 /// What the sources add in one step, by value for the kernels: padded node index and
 /// increment per source, in injection order.

@@ -50,6 +50,7 @@ class HostAcoustic3DBox final : public BoxSimulation {
       for (auto& f : psi_) f.assign(g.elements(), 0.0f);  // 0 outside the slabs and beyond the faces
       for (auto& f : zeta_) f.assign(g.elements(), 0.0f);
     }
+    recorder_ = BoxTraceRecorder(setup_.receivers, where_.box, grid_, 1, 0);
   }
 
   const Grid3D& grid() const override { return grid_; }
@@ -69,6 +70,8 @@ class HostAcoustic3DBox final : public BoxSimulation {
         }
         inject(out);
         fill_ghosts(out, halo);
+        const float* const recorded[] = {out};  // p^{n+1} after its ghosts, as HostAcoustic3D records it
+        recorder_.record(recorded, setup_.trace_steps);
         const int old_prev = prev_;
         prev_ = cur_, cur_ = next_, next_ = old_prev;
         ++steps_done_;
@@ -136,14 +139,18 @@ class HostAcoustic3DBox final : public BoxSimulation {
           field_[prev_][grid_.index(i, j, k)] = in[1][e];
         }
     steps_done_ = steps_done;
+    recorder_.restart(steps_done);
     for (auto& f : psi_) std::fill(f.begin(), f.end(), 0.0f);
     for (auto& f : zeta_) std::fill(f.begin(), f.end(), 0.0f);
   }
-  /// The CPML's memory, which HostAcoustic3D::set_order keeps (the layout does not depend on
-  /// the order, nor does the box's padded layout).
+  /// The traces and the CPML's memory, which HostAcoustic3D::set_order keeps (the layout
+  /// does not depend on the order, nor does the box's padded layout).
   void carry_over(BoxSimulation& old) override {
     auto* from = dynamic_cast<HostAcoustic3DBox*>(&old);
-    if (!from || !setup_.cpml_layout.any()) return;
+    if (!from) return;
+    if (from->setup_.receivers != setup_.receivers) throw Error("the order changed the receivers");
+    recorder_ = from->recorder_;
+    if (!setup_.cpml_layout.any()) return;
     for (int a = 0; a < 3; ++a) {
       if (from->psi_[a].size() != psi_[a].size()) throw Error("the order changed the CPML's layout");
       psi_[a] = from->psi_[a];
@@ -153,6 +160,20 @@ class HostAcoustic3DBox final : public BoxSimulation {
   std::vector<SourceSpec> sources() const override { return setup_.sources; }
   /// HostAcoustic3D::set_sources: the same checks (every rank holds the whole list).
   void set_sources(const std::vector<SourceSpec>& sources) override { set_acoustic3d_sources(setup_, sources); }
+  std::optional<ReceiverLayout> receivers() const override { return setup_.receiver_layout; }
+  /// HostAcoustic3D::set_receivers: the same checks; this box's traces start again.
+  void set_receivers(const ReceiverLayout& layout) override {
+    Acoustic3DSetup next = setup_;
+    set_acoustic3d_receivers(next, layout);  // throws, keeping the old receivers
+    setup_ = std::move(next);
+    recorder_ = BoxTraceRecorder(setup_.receivers, where_.box, grid_, 1, steps_done_);
+  }
+  BoxTraces traces(int from_row) const override {
+    BoxTraces t;
+    t.head = acoustic3d_seismogram_head(setup_);
+    recorder_.fill(t, from_row);
+    return t;
+  }
 
  private:
   // HostAcoustic3D's interior loop (acoustic3d_interior_host) on the box.
@@ -284,6 +305,7 @@ class HostAcoustic3DBox final : public BoxSimulation {
   int prev_ = 0, cur_ = 1, next_ = 2;
   std::vector<float> cpml_table_;
   std::vector<float> psi_[3], zeta_[3];
+  BoxTraceRecorder recorder_;  // p at the receivers in this box
   long steps_done_ = 0;
 };
 

@@ -12,7 +12,8 @@ namespace ss {
 /// steps the whole grid: the same point functions on the same values. p is exchanged after
 /// each step; under cpml the three psi fields are exchanged too, between the CPML's passes.
 /// The setup's sources (all of them, in list order) are injected by the box holding their
-/// node; receivers are not recorded. interiors() is {p, p_prev}, as the model's SimState.
+/// node; so are the receivers (p after each step, BoxSimulation::traces). interiors() is
+/// {p, p_prev}, as the model's SimState.
 std::unique_ptr<BoxSimulation> make_acoustic3d_box(const Acoustic3DSetup& setup, const BoxPlacement& where);
 
 /// The same box on the current CUDA device (acoustic3d_box_device.cu): the `global` or

@@ -245,12 +245,8 @@ class AcousticSim : public Simulation {
   std::optional<ReceiverLayout> receivers() const override { return sim_.setup().receiver_layout; }
   void set_receivers(const ReceiverLayout& layout) override { sim_.set_receivers(layout); }
   Seismogram seismogram() override {
-    Seismogram s;
-    s.components = {"p"};
-    s.unit = "Pa";
-    s.nodes = sim_.setup().receivers;
+    Seismogram s = acoustic3d_seismogram_head(sim_.setup());
     s.first_step = sim_.first_trace_step();
-    s.dt = dt();
     const auto traces = sim_.traces();
     s.values.assign(traces.begin(), traces.end());
     return s;

@@ -471,6 +471,10 @@ void set_elastic3d_sources(Elastic3DSetup& s, std::vector<SourceSpec> sources) {
   s.patterns = std::move(patterns);
 }
 
+Seismogram elastic3d_seismogram_head(const Elastic3DSetup& s) {
+  return Seismogram{{"u_x", "u_y", "u_z"}, "m", s.receivers, 0, s.dt, {}};
+}
+
 void set_elastic3d_receivers(Elastic3DSetup& s, const ReceiverLayout& layout) {
   std::vector<std::array<int, 3>> nodes = receiver_nodes(layout, {s.grid.nx, s.grid.ny, s.grid.nz});
   s.config.receivers = layout;

@@ -244,6 +244,9 @@ Elastic3DSetup make_elastic3d_setup(const Elastic3DConfig& config);
 void set_elastic3d_sources(Elastic3DSetup& s, std::vector<SourceSpec> sources);
 /// Moves the receivers; throws ss::Error (outside the grid) and leaves `s` unchanged.
 void set_elastic3d_receivers(Elastic3DSetup& s, const ReceiverLayout& layout);
+/// The seismogram of `s` without values (u_x, u_y, u_z in m at the setup's receivers, dt;
+/// first_step 0): what one rank and the boxes of a distributed run label their traces with.
+Seismogram elastic3d_seismogram_head(const Elastic3DSetup& s);
 
 /// The force sources' increments of one step, by value for the kernels, in list order.
 template <typename T>

@@ -66,6 +66,7 @@ class HostElastic3DBox final : public BoxSimulation {
             break;
           }
     }
+    recorder_ = BoxTraceRecorder(setup_.receivers, where_.box, grid_, 3, 0);
   }
 
   const Grid3D& grid() const override { return grid_; }
@@ -173,13 +174,16 @@ class HostElastic3DBox final : public BoxSimulation {
             to[grid_.index(i, j, k)] = in[static_cast<std::size_t>(f)][(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
     }
     steps_done_ = steps_done;
+    recorder_.restart(steps_done);
     for (auto& slab : memory_)
       for (auto& f : slab) std::fill(f.begin(), f.end(), 0.0f);
   }
-  /// The CPML's memory, which HostElastic3D::set_order keeps.
+  /// The traces and the CPML's memory, which HostElastic3D::set_order keeps.
   void carry_over(BoxSimulation& old) override {
     auto* from = dynamic_cast<HostElastic3DBox*>(&old);
     if (!from) return;
+    if (from->setup_.receivers != setup_.receivers) throw Error("the order changed the receivers");
+    recorder_ = from->recorder_;
     for (int a = 0; a < 3; ++a)
       for (int f = 0; f < 6; ++f) {
         if (from->memory_[a][f].size() != memory_[a][f].size()) throw Error("the order changed the CPML's layout");
@@ -192,6 +196,20 @@ class HostElastic3DBox final : public BoxSimulation {
     Elastic3DSetup next = setup_;
     set_elastic3d_sources(next, sources);  // throws, keeping the old list
     setup_ = std::move(next);
+  }
+  std::optional<ReceiverLayout> receivers() const override { return setup_.receiver_layout; }
+  /// HostElastic3D::set_receivers: the same checks; this box's traces start again.
+  void set_receivers(const ReceiverLayout& layout) override {
+    Elastic3DSetup next = setup_;
+    set_elastic3d_receivers(next, layout);  // throws, keeping the old receivers
+    setup_ = std::move(next);
+    recorder_ = BoxTraceRecorder(setup_.receivers, where_.box, grid_, 3, steps_done_);
+  }
+  BoxTraces traces(int from_row) const override {
+    BoxTraces t;
+    t.head = elastic3d_seismogram_head(setup_);
+    recorder_.fill(t, from_row);
+    return t;
   }
 
  private:
@@ -284,6 +302,8 @@ class HostElastic3DBox final : public BoxSimulation {
     // 9: the ghosts of u^{n+1}, the rotation.
     float* const uf[] = {out[0], out[1], out[2]};
     fill_ghosts(uf, halo, [](int) { return 1.0f; });
+    const float* const recorded[] = {out[0], out[1], out[2]};  // u^{n+1}, as HostElastic3D records it
+    recorder_.record(recorded, setup_.trace_steps);
     const int old_prev = prev_;
     prev_ = cur_, cur_ = next_, next_ = old_prev;
     ++steps_done_;
@@ -407,6 +427,7 @@ class HostElastic3DBox final : public BoxSimulation {
   std::vector<float> cpml_table_;
   std::vector<float> memory_[3][6];  ///< per slab a: psi_a{x,y,z}, phi_a{x,y,z} (box fields; only slabs the box meets)
   int prev_ = 0, cur_ = 1, next_ = 2;
+  BoxTraceRecorder recorder_;  // u at the receivers in this box
   long steps_done_ = 0;
 };
 

@@ -19,7 +19,8 @@ DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup);
 /// band-limited source boxes are cut to the box with the global weights and the per-node
 /// summation order of one rank; Clayton-Engquist and the free surface on domain faces only;
 /// the CPML's memory variables per box (its passes read only their own node's, and u and
-/// the stresses whose ghosts are exchanged anyway). Receivers are not recorded.
+/// the stresses whose ghosts are exchanged anyway). The receivers in the box record u after
+/// each step (BoxSimulation::traces).
 /// interiors() is {u_x, u_y, u_z, u_x^{n-1}, u_y^{n-1}, u_z^{n-1}}, as the model's SimState.
 std::unique_ptr<BoxSimulation> make_elastic3d_box(const Elastic3DSetup& setup, const BoxPlacement& where);
 

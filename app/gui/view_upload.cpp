@@ -140,7 +140,8 @@ void ViewUploader::snapshot(Simulation& sim, const ViewPlacement& where, int slo
   slot->sizes.resize(static_cast<std::size_t>(views));
   for (int v = 0; v < views; ++v) {
     const FieldView f = sim.view(v, where);
-    if (v == 0 && slot->shown) slot->released.order_before(f.stream);  // show() has finished reading it
+    static const bool no_wait = render::interop_probe("no-wait");  // measuring only: unsafe
+    if (v == 0 && slot->shown && !no_wait) slot->released.order_before(f.stream);  // show() has finished reading it
     const std::size_t k = static_cast<std::size_t>(v);
     // Growing frees the buffer: only when nothing queued reads it (the stream waits for
     // the last show() above, but a cudaFree does not queue behind it).
@@ -164,10 +165,7 @@ UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* co
                               void* sim_stream) {
   Slot& slot = *slots_.at(static_cast<std::size_t>(slot_index));
   if (!stream_) stream_.emplace();
-  static const bool on_sim_stream = [] {
-    const char* v = std::getenv("STENCILSCOPE_INTEROP_PROBE");
-    return v && std::string_view(v) == "sim-stream";
-  }();
+  static const bool on_sim_stream = render::interop_probe("sim-stream");
   void* const copies = on_sim_stream && sim_stream ? sim_stream : stream_->get();
   const std::size_t views = std::min(textures.size(), slot.views.size());
   UploadPath path = UploadPath::interop;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stencilscope/render/interop.hpp"
@@ -117,22 +118,24 @@ class ScopedMap {
   cudaStream_t stream_;
 };
 
-/// STENCILSCOPE_INTEROP_PROBE, a measuring aid (docs/perf.md, "the window's upload"):
-/// "each" maps every texture on its own (as before write_all), "map-only" maps and
-/// unmaps but launches no kernel, "no-map" launches the kernels into an array of CUDA's
-/// own and never maps (the texture keeps its old contents). Unset: one map per frame.
-enum class Probe { none, each, map_only, no_map };
-Probe probe() {
-  static const Probe p = [] {
+}  // namespace
+
+bool interop_probe(std::string_view flag) {
+  static const std::string flags = [] {
     const char* v = std::getenv("STENCILSCOPE_INTEROP_PROBE");
-    const std::string s = v ? v : "";
-    if (s == "each") return Probe::each;
-    if (s == "map-only") return Probe::map_only;
-    if (s == "no-map") return Probe::no_map;
-    if (s == "sim-stream") return Probe::none;  // the app's probe (view_upload.cpp)
-    if (!s.empty()) std::fprintf(stderr, "stencilscope: warning: STENCILSCOPE_INTEROP_PROBE=%s ignored\n", v);
-    return Probe::none;
+    return "," + std::string(v ? v : "") + ",";
   }();
+  return flags.find("," + std::string(flag) + ",") != std::string::npos;
+}
+
+namespace {
+
+struct Probe {
+  bool each = interop_probe("each"), map_only = interop_probe("map-only"), no_map = interop_probe("no-map"),
+       no_stats = interop_probe("no-stats");
+};
+const Probe& probe() {
+  static const Probe p;
   return p;
 }
 
@@ -147,7 +150,7 @@ struct FieldInterop::Impl {
   int* device_stats = nullptr;
   int* host_stats = nullptr;  // pinned: the async copy lands here
   int nx = 0, ny = 0;
-  cudaArray_t own_array = nullptr;  // Probe::no_map's target
+  cudaArray_t own_array = nullptr;  // the no-map probe's target
   cudaSurfaceObject_t own_surface = 0;
 
   /// The surface object of the mapped texture (cached: the driver may move the
@@ -180,11 +183,11 @@ struct FieldInterop::Impl {
     return own_surface;
   }
   /// The copy of the view and its stats' reduction, on `stream` (the texture mapped,
-  /// except under Probe::no_map).
+  /// except under the no-map probe).
   void launch(const float* first_cell, std::size_t u_stride, std::size_t v_stride, cudaStream_t stream) {
-    if (probe() == Probe::map_only) return;
-    const cudaSurfaceObject_t target = probe() == Probe::no_map ? unmapped_surface() : mapped_surface();
-    reset_stats<<<1, 1, 0, stream>>>(device_stats);
+    if (probe().map_only) return;
+    const cudaSurfaceObject_t target = probe().no_map ? unmapped_surface() : mapped_surface();
+    if (!probe().no_stats) reset_stats<<<1, 1, 0, stream>>>(device_stats);
     const dim3 block(kBlockX, kBlockY);
     const int columns = (nx + kBlockX - 1) / kBlockX;
     const dim3 grid(columns, std::clamp(kMaxBlocks / columns, 1, (ny + kBlockY - 1) / kBlockY));
@@ -192,7 +195,7 @@ struct FieldInterop::Impl {
     SS_INTEROP_CHECK(cudaGetLastError());
   }
   void copy_stats(cudaStream_t stream) {
-    if (probe() == Probe::map_only) return;
+    if (probe().map_only || probe().no_stats) return;
     SS_INTEROP_CHECK(cudaMemcpyAsync(host_stats, device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
   }
 
@@ -246,12 +249,12 @@ void FieldInterop::write_strided(const float* first_cell, std::size_t u_stride, 
 
 void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
-  if (probe() == Probe::each && writes.size() > 1) {  // measuring: a map per texture
+  if (probe().each && writes.size() > 1) {  // measuring: a map per texture
     for (const Write& w : writes) write_all(std::span<const Write>(&w, 1), stream_ptr);
     return;
   }
   std::vector<cudaGraphicsResource_t> resources;
-  if (probe() != Probe::no_map)
+  if (!probe().no_map)
     for (const Write& w : writes) resources.push_back(w.target->impl_->resource);
   {
     ScopedMap map(resources, stream);

@@ -6,6 +6,7 @@ namespace ss::render {
 struct FieldInterop::Impl {};
 
 bool interop_built() { return false; }
+bool interop_probe(std::string_view) { return false; }
 
 FieldInterop::FieldInterop(const FieldTexture&) { throw Error("built without CUDA (STENCILSCOPE_CUDA=OFF)"); }
 FieldInterop::~FieldInterop() = default;

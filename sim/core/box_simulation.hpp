@@ -105,6 +105,9 @@ class HaloFill {
   virtual ~HaloFill() = default;
   /// Fields of the box's layout (BoxSimulation::grid()), in the memory the box steps in.
   virtual void fill(std::span<float* const> fields) = 0;
+  /// The largest of every rank's `local` (a model's global reduction, e.g. hydro3d's
+  /// |u|max for its dt). Collective; a single process's fill returns `local`.
+  virtual float max_over_ranks(float local) { return local; }
 };
 
 /// One rank's box of a distributed run (float), on the CPU or, made with a GPU variant, on
@@ -115,6 +118,8 @@ class BoxSimulation {
   /// The box's padded layout (Grid3D::make_box of its extent).
   virtual const Grid3D& grid() const = 0;
   virtual long steps_done() const = 0;
+  /// The simulated time (a box with a varying dt adds its dts).
+  virtual double time() const { return static_cast<double>(steps_done()) * dt(); }
   /// Writes every ghost face of the current fields: the domain's own by the boundary rule,
   /// the others through `halo`. Collective; needed once before the first step.
   virtual void refresh_ghosts(HaloFill& halo) = 0;

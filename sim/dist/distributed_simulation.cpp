@@ -423,6 +423,7 @@ class DistributedSimulation final : public Simulation {
     return static_cast<std::size_t>(config_.size[0]) * config_.size[1] * config_.size[2];
   }
   double dt() const override { return run_.box ? run_.box->dt() : 0; }
+  double time() const override { return run_.box ? run_.box->time() : 0; }
   double dt_limit() const override { return run_.box ? run_.box->dt_limit() : 0; }
   long steps_done() const override { return run_.box ? run_.box->steps_done() : 0; }
   StepAccounting accounting() const override { return accounting_; }

@@ -6,6 +6,11 @@
 
 namespace ss::dist {
 
+float HaloExchange::max_over_ranks(float local) {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_FLOAT, MPI_MAX, comm_), "MPI_Allreduce");
+  return local;
+}
+
 HaloExchange::HaloExchange(const CartComm& comm, const BoxPlacement& where, const Grid3D& g, int width, bool edges,
                            std::size_t fields)
     : comm_(comm.get()), grid_(g), fields_(fields), faces_(plan_halo(where, width, edges)),

@@ -27,6 +27,7 @@ class HaloExchange final : public HaloFill {
   /// Host fields of the box's layout (at most `fields`; every rank gives as many).
   /// Collective over the communicator.
   void fill(std::span<float* const> fields) override;
+  float max_over_ranks(float local) override;
 
   /// Wall time spent in fill() since the last reset_timer, in seconds, and the calls.
   double seconds() const { return seconds_; }

@@ -260,6 +260,11 @@ DeviceHaloExchange::DeviceHaloExchange(const CartComm& comm, const BoxPlacement&
 
 DeviceHaloExchange::~DeviceHaloExchange() = default;
 DeviceHaloExchange::DeviceHaloExchange(DeviceHaloExchange&&) noexcept = default;
+
+float DeviceHaloExchange::max_over_ranks(float local) {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &local, 1, MPI_FLOAT, MPI_MAX, impl_->comm), "MPI_Allreduce");
+  return local;
+}
 DeviceHaloExchange& DeviceHaloExchange::operator=(DeviceHaloExchange&&) noexcept = default;
 
 void DeviceHaloExchange::fill(std::span<float* const> device_fields) {

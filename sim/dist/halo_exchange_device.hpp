@@ -52,6 +52,7 @@ class DeviceHaloExchange final : public HaloFill {
   /// copies; not the compute queued before). Waits for the stream.
   double seconds() const;
   void reset_timer();
+  float max_over_ranks(float local) override;
 
  private:
   struct Impl;

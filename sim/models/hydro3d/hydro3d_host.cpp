@@ -363,6 +363,7 @@ class HostHydro3DBox final : public BoxSimulation {
   void refresh_ghosts(HaloFill& halo) override { exchange(halo); }
   void step(int n, HaloFill& halo) override {
     for (int t = 0; t < n; ++t) {
+      if (setup_.recomputes_dt_at(steps_) || (setup_.adaptive() && dt_stale_)) take_dt(halo);
       for (int s = 0; s < 3; ++s) {
         hydro_substep_host(grid_, method_, w_, c_, s, f_, rk_, out_, div_, [&](std::vector<float>& d) {
           float* const fields[] = {d.data()};
@@ -381,7 +382,8 @@ class HostHydro3DBox final : public BoxSimulation {
   }
 
   // What the window asks of a box: the one-rank HostSim's answers on the box's cells.
-  double dt() const override { return setup_.dt; }
+  double dt() const override { return clock_.dt; }
+  double time() const override { return clock_.time(steps_); }
   double dt_limit() const override { return setup_.dt_limit; }
   StepAccounting accounting() const override {
     const double cells = static_cast<double>(where_.box.cells());
@@ -421,6 +423,7 @@ class HostHydro3DBox final : public BoxSimulation {
           const std::size_t n = grid_.index(i, j, k);
           for (int a = 0; a < 3; ++a) f_[static_cast<std::size_t>(a) + 1][n] += static_cast<float>(du[static_cast<std::size_t>(a)]);
         }
+    dt_stale_ = true;
   }
   void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
     const std::size_t cells = static_cast<std::size_t>(where_.box.cells());
@@ -436,9 +439,22 @@ class HostHydro3DBox final : public BoxSimulation {
           for (int i = 0; i < n[0]; ++i)
             f_[f][grid_.index(i, j, k)] = in[f][(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i];
     steps_ = steps_done;
+    clock_ = HydroClock{setup_.dt, 0, steps_done};  // a loaded state brings no dt: an adaptive one is taken from it
+    c_.dt = static_cast<float>(clock_.dt);
+    dt_stale_ = true;
   }
 
  private:
+  /// HostHydro3D::take_dt over every rank: |u|^2 max of this box (rounded to float as
+  /// there), the maximum over the ranks, the same rule; a NaN anywhere keeps dt.
+  void take_dt(HaloFill& halo) {
+    const float* const f[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
+    const HydroSpeed sp = hydro_max_speed(f, grid_);
+    const float u2max = halo.max_over_ranks(sp.finite ? sp.u2max : std::numeric_limits<float>::infinity());
+    if (std::isfinite(u2max)) clock_.set_dt(hydro_dt_rule(setup_).dt_for(u2max), steps_);
+    c_.dt = clock_.dt;
+    dt_stale_ = false;
+  }
   void exchange(HaloFill& halo) {
     float* const fields[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
     halo.fill(fields);
@@ -449,8 +465,8 @@ class HostHydro3DBox final : public BoxSimulation {
     const HydroForcingStep fs = hydro_forcing_step(setup_, steps_);
     const Grid3D& g = setup_.grid;
     const float* tab = forcing_tables_.data() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
-    const float amp[3] = {static_cast<float>(fs.amp_dt(setup_.dt, 0)), static_cast<float>(fs.amp_dt(setup_.dt, 1)),
-                          static_cast<float>(fs.amp_dt(setup_.dt, 2))};
+    const float amp[3] = {static_cast<float>(fs.amp_dt(clock_.dt, 0)), static_cast<float>(fs.amp_dt(clock_.dt, 1)),
+                          static_cast<float>(fs.amp_dt(clock_.dt, 2))};
     const float cph = static_cast<float>(fs.cos_phase), sph = static_cast<float>(fs.sin_phase);
     const Box& b = where_.box;
 #pragma omp parallel for if (grid_.points() >= kParallelCells)
@@ -473,6 +489,8 @@ class HostHydro3DBox final : public BoxSimulation {
   std::vector<float> div_;
   std::vector<float> forcing_tables_;
   long steps_ = 0;
+  HydroClock clock_{setup_.dt, 0, 0};  // dt and time (an adaptive dt follows the flow)
+  bool dt_stale_ = false;              // a kick or a loaded state: an adaptive dt is taken again
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string_view>
 
 #include "stencilscope/render/colormap.hpp"
 #include "stencilscope/render/field_texture.hpp"
@@ -20,6 +21,14 @@ struct FieldStats {
 
 /// True when this build contains the interop path (STENCILSCOPE_CUDA on).
 bool interop_built();
+
+/// A measuring aid (docs/perf.md, "the window's upload"): true when `flag` is one of the
+/// comma-separated flags of STENCILSCOPE_INTEROP_PROBE. Here: "each" (a map per texture),
+/// "map-only" (maps, no copies), "no-map" (copies into an array of CUDA's own, never
+/// mapped: the textures keep old contents), "no-stats" (no min/max readback); the app's:
+/// "sim-stream" (copies behind the batches), "no-wait" (snapshots do not wait for the
+/// slot's last copy: unsafe, timing only).
+bool interop_probe(std::string_view flag);
 
 class FieldInterop {
  public:

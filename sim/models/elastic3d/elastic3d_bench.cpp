@@ -89,7 +89,7 @@ BenchReport run_elastic3d_bench(const Elastic3DBenchOptions& o) {
         100 * extra / (kElasticValuesPerNode * static_cast<double>(g.points())));
   }
   if (!elastic3d_stream25d_runs(s))
-    report.footer += fmt::format("; stream25d steps as fused under the {} boundary (its kernel runs under sponge)",
+    report.footer += fmt::format("; stream25d and register25d step as fused under the {} boundary (their kernels run under sponge)",
                                  to_string(c.boundary));
   const std::size_t value_bytes = o.precision == Precision::f32 ? sizeof(float) : sizeof(double);
   measure_copies(o.variants, g.elements() * value_bytes, o.progress, report);

@@ -1,0 +1,399 @@
+#pragma once
+// elastic3d's register25d kernel: stream25d's walk along z (elastic3d_stream25d.cuh) with
+// the tile's u^n columns in registers and every load issued one plane ahead. One block per
+// TX x TY tile of columns and a slab of z planes; one thread per column of the tile. The
+// thread keeps u^n of its column at planes ks - R .. ks + R in a register queue (its z
+// lines), and the block keeps in shared memory only
+//   wide  u^n of plane ks over the tile plus 2R, without the corners beyond R (the x and y
+//         lines of the strains), two buffers: plane ks + 1 arrives while ks is computed;
+//   ring  u^n of the cross (R columns left and right of the tile's rows, R rows above and
+//         below its columns: the nodes whose stresses the in-plane divergence reads) at
+//         planes ks - R .. ks + R + 1 (their z lines);
+//   medium C11, C13, C33, C44, C66 of the cross at planes ks and ks + 1;
+//   stress xx, yy, xy, xz, yz of plane ks over the tile plus the cross.
+// Everything but the tile's own column arrives by cp.async (zero-filled beyond R of the
+// interior, which no needed stress reads) one plane ahead; the thread's own u^n, medium,
+// u^{n-1} and q are register loads issued an iteration before their use. Per plane ks,
+// after one block barrier (plane ks landed, the tile's u^n of ks stored):
+//   S  the stresses of plane ks at the thread's node (z line from its queue) and, for
+//      planes the block writes, at its share of the cross (z lines from the ring): the
+//      stress plane, and the thread's own xz, yz, zz into a register queue of 2R + 1 planes;
+//   D  after a second barrier, the in-plane divergence (D_x s_xx + D_y s_xy and so on)
+//      into a queue of R + 1 planes, and u^{n+1} of plane ks - R: that part plus D_z of
+//      the queued s_cz, the force sources, the update.
+// Every value comes from the point functions of elastic3d.hpp on the same operands in the
+// same order as `steps` and `fused` ((D_x + D_y) + D_z, as stream25d), so the variants
+// write the same bits. The boundaries are stream25d's: the sponge only (free or absorbing
+// top; the mirror of s_cz above a free top as there); the launcher refuses the others and
+// the step runs `fused` for them.
+#if defined(__CUDACC__)
+#include <cuda_pipeline.h>
+#endif
+
+#include "sim/models/elastic3d/elastic3d_kernels.cuh"
+
+namespace ss {
+
+/// The shared-memory layout of a TX x TY tile at radius R.
+template <typename T, int R, int TX, int TY>
+struct ElasticRegisterShape {
+  static constexpr int kTX = TX, kTY = TY, kThreads = TX * TY;
+  static constexpr int kEX = TX + 2 * R, kEY = TY + 2 * R;  ///< the stress region: tile plus R
+  static constexpr int kWX = TX + 4 * R, kWY = TY + 4 * R;  ///< the wide plane: tile plus 2R
+  static constexpr int kE = kEX * kEY, kW = kWX * kWY;
+  static constexpr int kCross = 2 * R * (TX + TY);  ///< columns of the cross
+  static constexpr int kRing = 2 * R + 2;           ///< planes ks - R .. ks + R and the one arriving
+  /// Wide cells and cross columns per thread (copies; the cross's stresses).
+  static constexpr int kWideSlots = (kW + kThreads - 1) / kThreads;
+  static constexpr int kCrossSlots = (kCross + kThreads - 1) / kThreads;
+  static constexpr std::size_t kRingValues = static_cast<std::size_t>(kRing) * 3 * kCross;
+  static constexpr std::size_t kMediumValues = 2 * 5 * static_cast<std::size_t>(kCross);
+  static constexpr std::size_t kWideValues = 2 * 3 * static_cast<std::size_t>(kW);
+  static constexpr std::size_t kStressValues = 5 * static_cast<std::size_t>(kE);
+  static constexpr std::size_t kBytes = (kRingValues + kMediumValues + kWideValues + kStressValues) * sizeof(T);
+  /// Two blocks per SM where the registers allow it (float, at most 256 threads).
+  static constexpr int kMinBlocks = sizeof(T) == sizeof(float) && kThreads <= 256 ? 2 : 1;
+};
+
+/// Cross column h (0 .. kCross - 1) in the stress region: R columns left and right of the
+/// tile's rows first, then R rows above and below its columns.
+template <int R, int TX, int TY>
+SS_HD SS_FORCEINLINE void elastic_cross_column(int h, int& ex, int& ey) {
+  if (h < 2 * R * TY) {
+    const int col = h % (2 * R);
+    ex = col < R ? col : col + TX;
+    ey = R + h / (2 * R);
+  } else {
+    const int r = (h - 2 * R * TY) / TX;
+    ex = R + (h - 2 * R * TY) % TX;
+    ey = r < R ? r : r + TY;
+  }
+}
+
+/// Copies one value to shared memory, without waiting (cp.async), or writes 0 when !in.
+template <typename T>
+__device__ SS_FORCEINLINE void elastic_copy_async(T* dst, const T* src, bool in) {
+#if defined(__CUDACC__)
+  __pipeline_memcpy_async(dst, src, sizeof(T), in ? 0 : sizeof(T));
+#else
+  *dst = in ? *src : T(0);
+#endif
+}
+/// Closes this thread's group of copies (cp.async.commit_group).
+__device__ SS_FORCEINLINE void elastic_copies_commit() {
+#if defined(__CUDACC__)
+  __pipeline_commit();
+#endif
+}
+/// Waits for every copy this thread has committed (cp.async.wait_group 0).
+__device__ SS_FORCEINLINE void elastic_copies_wait() {
+#if defined(__CUDACC__)
+  __pipeline_wait_prior(0);
+#endif
+}
+
+/// Stresses of node (i, j, k) from its nine derivatives g[c][a] = d_a u_c, with the
+/// stress sources: elastic_strain, elastic_stress and elastic_add_stresses, as `fused`
+/// and the stress-source kernel.
+template <typename T>
+__device__ SS_FORCEINLINE Stress6<T> elastic_register_stress(const T (&g)[3][3], const VtiNode<T>& c, bool surface,
+                                                            const ElasticStressStep<T>& src, const T* w, int i, int j,
+                                                            int k) {
+  Stress6<T> s = elastic_stress(elastic_strain(g), c, surface);
+  if (src.n > 0) {
+    T v[6] = {s.xx, s.yy, s.zz, s.xy, s.xz, s.yz};
+    elastic_add_stresses(src, i, j, k, w, v);
+    s = Stress6<T>{v[0], v[1], v[2], v[3], v[4], v[5]};
+  }
+  return s;
+}
+
+/// d_x u_c and d_y u_c of the node at `at` of a wide plane (components W apart, rows WX).
+template <typename T, int R, int W, int WX>
+__device__ SS_FORCEINLINE void elastic_register_xy(const T* wide, int at, T (&g)[3][3]) {
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    T line[2 * R + 1];
+#pragma unroll
+    for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R)];
+    g[c][0] = first_derivative<T, R>(line);
+#pragma unroll
+    for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R) * WX];
+    g[c][1] = first_derivative<T, R>(line);
+  }
+}
+
+/// One step of the interior (sponge boundary): u^{n+1} = out from cur (u^n), prev
+/// (u^{n-1}), the medium, the damping tables, the stress and force sources. Blocks:
+/// (tiles along x, tiles along y, slabs of `slab` planes).
+template <typename T, int R, int TX, int TY>
+__global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::kMinBlocks))
+    elastic3d_register25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m,
+                          const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g, bool free_top, int slab,
+                          ElasticStressStep<T> stress_src, ElasticForceStep<T> forces, const T* __restrict__ w) {
+  using Sh = ElasticRegisterShape<T, R, TX, TY>;
+  constexpr int E = Sh::kE, EX = Sh::kEX, W = Sh::kW, WX = Sh::kWX, H = Sh::kCross, NT = Sh::kThreads;
+  constexpr int S = 2 * R + 1, RING = Sh::kRing;
+  extern __shared__ __align__(16) unsigned char elastic_stream_smem[];
+  T* const ring = reinterpret_cast<T*>(elastic_stream_smem);  // [RING][3][H]
+  T* const medium = ring + Sh::kRingValues;                     // [2][5][H]
+  T* const wide = medium + Sh::kMediumValues;                   // [2][3][WY][WX]
+  T* const sst = wide + Sh::kWideValues;                        // [5][EY][EX]: xx, yy, xy, xz, yz
+
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
+  const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;  // the tile's first node; stress (ex, ey) is (i0 - R + ex, j0 - R + ey)
+  const int i = i0 + tx, j = j0 + ty;
+  const bool mine = i < g.nx && j < g.ny;
+  const bool column = i < g.nx + R && j < g.ny + R;  // within R of the interior: read (ghosts) though not written
+  const int kb = blockIdx.z * slab, ke = min(g.nz, kb + slab);  // the planes this block writes
+  const int ks_lo = max(0, kb - R), ks_hi = min(g.nz, ke + R);  // the planes whose stresses it computes
+  const int center = (ty + R) * EX + (tx + R);                 // this thread's node in the stress region
+  const int own_wide = (ty + 2 * R) * WX + (tx + 2 * R);       // and in the wide plane
+  const T* const medium_in[5] = {m.c11, m.c13, m.c33, m.c44, m.c66};
+  // Offset of (gi, gj) from its plane's first element; -1 farther than R from the interior.
+  auto in_plane = [&](int gi, int gj) -> int {
+    const bool in = gi >= -R && gi < g.nx + R && gj >= -R && gj < g.ny + R;
+    return in ? (gj + kGhost) * g.pitch + (gi + kGhost) : -1;
+  };
+  auto plane_start = [&](int p) { return g.index(-kGhost, -kGhost, p); };
+
+  // The wide cells this thread copies (its share, tid + s NT): their in-plane offsets, -1
+  // for zeros, -2 for cells the tile's threads store or no stress reads (the corners beyond R).
+  int wide_src[Sh::kWideSlots];
+#pragma unroll
+  for (int s = 0; s < Sh::kWideSlots; ++s) {
+    const int n = tid + s * NT, wx = n % WX, wy = n / WX;
+    const bool tile_x = wx >= 2 * R && wx < 2 * R + TX, tile_y = wy >= 2 * R && wy < 2 * R + TY;
+    const bool region = wx >= R && wx < TX + 3 * R && wy >= R && wy < TY + 3 * R;
+    const bool needed = n < W && !(tile_x && tile_y) && (region || tile_x || tile_y);
+    wide_src[s] = needed ? in_plane(i0 - 2 * R + wx, j0 - 2 * R + wy) : -2;
+  }
+  // The cross columns this thread copies and computes (h = tid + s NT): in-plane offsets.
+  int cross_src[Sh::kCrossSlots];
+#pragma unroll
+  for (int s = 0; s < Sh::kCrossSlots; ++s) {
+    const int h = tid + s * NT;
+    int ex = 0, ey = 0;
+    if (h < H) elastic_cross_column<R, TX, TY>(h, ex, ey);
+    cross_src[s] = h < H ? in_plane(i0 - R + ex, j0 - R + ey) : -2;
+  }
+  auto slot = [](int p) { return (p + RING) % RING; };  // p >= -R
+  // Plane p of the wide u (for the stresses of plane p), the ring (z lines of the cross's
+  // stresses of planes p - R .. p + R) and the cross's medium (its stresses of plane p).
+  auto fetch_wide = [&](int p) {
+    if (p < ks_lo || p >= ks_hi) return;
+    T* const dst = wide + (p & 1) * 3 * W;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kWideSlots; ++s) {
+      if (wide_src[s] == -2) continue;
+      const int n = tid + s * NT, at = max(wide_src[s], 0);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * W + n, cur.c[c] + base + at, wide_src[s] >= 0);
+    }
+  };
+  auto fetch_ring = [&](int p) {
+    if (p < kb - R || p >= ke + R) return;
+    T* const dst = ring + slot(p) * 3 * H;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kCrossSlots; ++s) {
+      if (cross_src[s] == -2) continue;
+      const int h = tid + s * NT, at = max(cross_src[s], 0);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * H + h, cur.c[c] + base + at, cross_src[s] >= 0);
+    }
+  };
+  auto fetch_medium = [&](int p) {
+    if (p < kb || p >= ke) return;
+    T* const dst = medium + (p & 1) * 5 * H;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kCrossSlots; ++s) {
+      if (cross_src[s] == -2) continue;
+      const int h = tid + s * NT, at = max(cross_src[s], 0);
+#pragma unroll
+      for (int v = 0; v < 5; ++v) elastic_copy_async(dst + v * H + h, medium_in[v] + base + at, cross_src[s] >= 0);
+    }
+  };
+  // This thread's own loads: u^n of plane p of its column (0 where never needed) and the
+  // medium of its node.
+  auto own_u = [&](int p, T (&u)[3]) {
+    const bool in = column && p >= ks_lo - R && p < ks_hi + R;
+    const std::size_t e = in ? g.index(i, j, p) : 0;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) u[c] = in ? cur.c[c][e] : T(0);
+  };
+  auto own_medium = [&](int p) {
+    const bool in = mine && p >= ks_lo && p < ks_hi;
+    const std::size_t e = in ? g.index(i, j, p) : 0;
+    return in ? VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]} : VtiNode<T>{T(1), T(0), T(1), T(0), T(0)};
+  };
+
+  // The register queues: u^n of this column at planes ks - R .. ks + R (index 2R the
+  // newest), this node's s_xz, s_yz, s_zz at planes ks - 2R .. ks (0 beyond the faces, the
+  // mirror above a free top), the in-plane divergence parts at planes ks - R .. ks.
+  T uq[3][S], zq[3][S], pq[3][R + 1];
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+#pragma unroll
+    for (int q = 0; q < S; ++q) uq[c][q] = T(0), zq[c][q] = T(0);
+#pragma unroll
+    for (int q = 0; q <= R; ++q) pq[c][q] = T(0);
+  }
+  // Planes kb - 2R .. kb - 1 into uq[1 .. 2R]: the first iteration (ks = kb - R) shifts them
+  // down and takes plane kb.
+#pragma unroll
+  for (int q = 1; q < S; ++q) {
+    T u[3];
+    own_u(kb - 2 * R - 1 + q, u);
+#pragma unroll
+    for (int c = 0; c < 3; ++c) uq[c][q] = u[c];
+  }
+  T u_next[3];
+  own_u(kb, u_next);
+  VtiNode<T> medium_next = own_medium(kb - R);
+  fetch_wide(kb - R);
+  for (int p = kb - R; p <= kb; ++p) fetch_ring(p);
+  fetch_medium(kb - R);
+  elastic_copies_commit();
+
+  for (int ks = kb - R; ks < ke + R; ++ks) {
+    const bool stresses = ks >= ks_lo && ks < ks_hi;  // this node's (for the z queue)
+    const bool halo = ks >= kb && ks < ke;            // and the cross's (for the in-plane divergence)
+    const int ko = ks - R;                            // the plane written this iteration
+    const bool write = mine && ko >= kb && ko < ke;
+    // u^n of plane ks + R into the queue; the next plane's loads in flight.
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+      for (int q = 0; q < S - 1; ++q) uq[c][q] = uq[c][q + 1];
+      uq[c][S - 1] = u_next[c];
+    }
+    own_u(ks + R + 1, u_next);
+    const VtiNode<T> own_c = medium_next;
+    medium_next = own_medium(ks + 1);
+    T u_prev[3] = {T(0), T(0), T(0)}, qe = T(0), d = T(0);
+    std::size_t e_out = 0;
+    if (write) {
+      e_out = g.index(i, j, ko);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) u_prev[c] = prev.c[c][e_out];
+      qe = m.q[e_out];
+      d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + ko];
+    }
+    T* const wide_ks = wide + (ks & 1) * 3 * W;
+    if (stresses) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) wide_ks[c * W + own_wide] = uq[c][R];
+    }
+    elastic_copies_wait();
+    __syncthreads();  // plane ks has landed; every read of the buffers refilled below is done
+    fetch_wide(ks + 1);
+    fetch_ring(ks + 1 + R);
+    fetch_medium(ks + 1);
+    elastic_copies_commit();
+
+    // ---- S: the stresses of plane ks.
+    const bool surface = free_top && ks == 0;
+    T own[3] = {T(0), T(0), T(0)};  // s_xz, s_yz, s_zz of this thread's node
+    if (stresses && mine) {
+      T gr[3][3];
+      elastic_register_xy<T, R, W, WX>(wide_ks, own_wide, gr);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) gr[c][2] = first_derivative<T, R>(uq[c]);
+      const Stress6<T> s = elastic_register_stress(gr, own_c, surface, stress_src, w, i, j, ks);
+      own[0] = s.xz, own[1] = s.yz, own[2] = s.zz;
+      if (halo) {
+        sst[0 * E + center] = s.xx, sst[1 * E + center] = s.yy, sst[2 * E + center] = s.xy;
+        sst[3 * E + center] = s.xz, sst[4 * E + center] = s.yz;
+      }
+    } else if (halo) {
+#pragma unroll
+      for (int c = 0; c < 5; ++c) sst[c * E + center] = T(0);  // beyond the x or y face
+    }
+    if (halo) {
+      const T* const medium_ks = medium + (ks & 1) * 5 * H;
+      const int first = slot(ks - R);
+#pragma unroll
+      for (int s = 0; s < Sh::kCrossSlots; ++s) {
+        const int h = tid + s * NT;
+        if (h >= H) continue;
+        int ex, ey;
+        elastic_cross_column<R, TX, TY>(h, ex, ey);
+        const int n = ey * EX + ex, gi = i0 - R + ex, gj = j0 - R + ey;
+        if (gi >= 0 && gi < g.nx && gj >= 0 && gj < g.ny) {
+          T gr[3][3];
+          elastic_register_xy<T, R, W, WX>(wide_ks, (ey + R) * WX + ex + R, gr);
+#pragma unroll
+          for (int c = 0; c < 3; ++c) {
+            T line[S];
+#pragma unroll
+            for (int q = 0; q < S; ++q) {
+              const int sl = first + q < RING ? first + q : first + q - RING;
+              line[q] = ring[(sl * 3 + c) * H + h];
+            }
+            gr[c][2] = first_derivative<T, R>(line);
+          }
+          const VtiNode<T> cn{medium_ks[0 * H + h], medium_ks[1 * H + h], medium_ks[2 * H + h], medium_ks[3 * H + h],
+                              medium_ks[4 * H + h]};
+          const Stress6<T> st = elastic_register_stress(gr, cn, surface, stress_src, w, gi, gj, ks);
+          sst[0 * E + n] = st.xx, sst[1 * E + n] = st.yy, sst[2 * E + n] = st.xy;
+          sst[3 * E + n] = st.xz, sst[4 * E + n] = st.yz;
+        } else {
+#pragma unroll
+          for (int c = 0; c < 5; ++c) sst[c * E + n] = T(0);  // the ghost rule beyond the x and y faces
+        }
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+      for (int q = 0; q < S - 1; ++q) zq[c][q] = zq[c][q + 1];
+      zq[c][S - 1] = own[c];
+      // A free top's ghost plane -ks (pushed as 0 at iteration -ks, now at 2R - 2 ks) is
+      // -s_cz(ks), as the stress ghost kernel writes it; static indices keep zq in registers.
+      if (free_top) {
+#pragma unroll
+        for (int mm = 1; mm <= R; ++mm)
+          if (ks == mm) zq[c][2 * R - 2 * mm] = T(-1) * own[c];
+      }
+    }
+    __syncthreads();  // the stress plane is complete
+
+    // ---- D: the in-plane divergence of plane ks; u^{n+1} of plane ko.
+    T part[3] = {T(0), T(0), T(0)};
+    if (halo && mine) {
+      // a_x: D_x s_xx + D_y s_xy; a_y: D_x s_xy + D_y s_yy; a_z: D_x s_xz + D_y s_yz.
+      constexpr int xs[3] = {0, 2, 3}, ys[3] = {2, 1, 4};
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        T line[S];
+#pragma unroll
+        for (int q = 0; q < S; ++q) line[q] = sst[xs[c] * E + center + (q - R)];
+        const T dx = first_derivative<T, R>(line);
+#pragma unroll
+        for (int q = 0; q < S; ++q) line[q] = sst[ys[c] * E + center + (q - R) * EX];
+        const T dy = first_derivative<T, R>(line);
+        part[c] = dx + dy;
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+      for (int q = 0; q < R; ++q) pq[c][q] = pq[c][q + 1];
+      pq[c][R] = part[c];
+    }
+    if (write) {
+      T a[3];
+#pragma unroll
+      for (int c = 0; c < 3; ++c) a[c] = pq[c][0] + first_derivative<T, R>(zq[c]);
+      if (forces.n > 0) elastic_add_forces(forces, i, j, ko, w, a);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) out.c[c][e_out] = elastic_update(uq[c][0], u_prev[c], qe, a[c], d);
+    }
+  }
+  elastic_copies_wait();  // nothing useful is in flight; no copy outlives the block
+}
+
+}  // namespace ss

@@ -10,14 +10,17 @@
 //         below its columns: the nodes whose stresses the in-plane divergence reads) at
 //         planes ks - R .. ks + R + 1 (their z lines);
 //   medium C11, C13, C33, C44, C66 of the cross at planes ks and ks + 1;
+//   tile   per thread, u^n of its column at plane ks + R (the queue's next) and the
+//          medium of its node at ks, for planes ks and ks + 1;
 //   stress xx, yy, xy, xz, yz of plane ks over the tile plus the cross.
-// Everything but the tile's own column arrives by cp.async (zero-filled beyond R of the
-// interior, which no needed stress reads) one plane ahead; the thread's own u^n, medium,
-// u^{n-1} and q are register loads issued an iteration before their use. Per plane ks,
-// after one block barrier (plane ks landed, the tile's u^n of ks stored):
+// All of it arrives by cp.async one plane ahead (zero-filled beyond R of the interior,
+// which no needed stress reads), so no load waits in the loop but u^{n-1} and q of the
+// plane written, issued before the stresses that hide them. Per plane ks, after one block
+// barrier (plane ks landed, the tile's u^n of ks stored):
 //   S  the stresses of plane ks at the thread's node (z line from its queue) and, for
-//      planes the block writes, at its share of the cross (z lines from the ring): the
-//      stress plane, and the thread's own xz, yz, zz into a register queue of 2R + 1 planes;
+//      planes the block writes, at its share of the cross (z lines from the ring; the three
+//      components the divergence reads there): the stress plane, and the thread's own xz,
+//      yz, zz into a register queue of 2R + 1 planes;
 //   D  after a second barrier, the in-plane divergence (D_x s_xx + D_y s_xy and so on)
 //      into a queue of R + 1 planes, and u^{n+1} of plane ks - R: that part plus D_z of
 //      the queued s_cz, the force sources, the update.
@@ -26,10 +29,6 @@
 // write the same bits. The boundaries are stream25d's: the sponge only (free or absorbing
 // top; the mirror of s_cz above a free top as there); the launcher refuses the others and
 // the step runs `fused` for them.
-#if defined(__CUDACC__)
-#include <cuda_pipeline.h>
-#endif
-
 #include "sim/models/elastic3d/elastic3d_kernels.cuh"
 
 namespace ss {
@@ -50,7 +49,9 @@ struct ElasticRegisterShape {
   static constexpr std::size_t kMediumValues = 2 * 5 * static_cast<std::size_t>(kCross);
   static constexpr std::size_t kWideValues = 2 * 3 * static_cast<std::size_t>(kW);
   static constexpr std::size_t kStressValues = 5 * static_cast<std::size_t>(kE);
-  static constexpr std::size_t kBytes = (kRingValues + kMediumValues + kWideValues + kStressValues) * sizeof(T);
+  static constexpr std::size_t kTileValues = 2 * 8 * static_cast<std::size_t>(kThreads);  ///< u (3), medium (5)
+  static constexpr std::size_t kBytes =
+      (kRingValues + kMediumValues + kWideValues + kStressValues + kTileValues) * sizeof(T);
   /// Two blocks per SM where the registers allow it (float, at most 256 threads).
   static constexpr int kMinBlocks = sizeof(T) == sizeof(float) && kThreads <= 256 ? 2 : 1;
 };
@@ -70,25 +71,37 @@ SS_HD SS_FORCEINLINE void elastic_cross_column(int h, int& ex, int& ey) {
   }
 }
 
-/// Copies one value to shared memory, without waiting (cp.async), or writes 0 when !in.
+// The copies: cp.async from sm_80 on, its source size a register (0 fills with zeros;
+// __pipeline_memcpy_async would branch on it), plain copies before sm_80 and in the host
+// emulation (tests/test_elastic3d_stream25d_emulated.cpp), where commit and wait are no-ops.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define SS_ELASTIC_CP_ASYNC 1
+#else
+#define SS_ELASTIC_CP_ASYNC 0
+#endif
+
+/// Copies one value to shared memory without waiting, or writes 0 there when !in.
 template <typename T>
 __device__ SS_FORCEINLINE void elastic_copy_async(T* dst, const T* src, bool in) {
-#if defined(__CUDACC__)
-  __pipeline_memcpy_async(dst, src, sizeof(T), in ? 0 : sizeof(T));
+#if SS_ELASTIC_CP_ASYNC
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(src), "n"(sizeof(T)), "r"(in ? static_cast<unsigned>(sizeof(T)) : 0u)
+               : "memory");
 #else
   *dst = in ? *src : T(0);
 #endif
 }
-/// Closes this thread's group of copies (cp.async.commit_group).
+/// Closes this thread's group of copies.
 __device__ SS_FORCEINLINE void elastic_copies_commit() {
-#if defined(__CUDACC__)
-  __pipeline_commit();
+#if SS_ELASTIC_CP_ASYNC
+  asm volatile("cp.async.commit_group;" ::: "memory");
 #endif
 }
-/// Waits for every copy this thread has committed (cp.async.wait_group 0).
+/// Waits until every copy this thread has committed has landed (its own; a block barrier
+/// after it makes them the block's).
 __device__ SS_FORCEINLINE void elastic_copies_wait() {
-#if defined(__CUDACC__)
-  __pipeline_wait_prior(0);
+#if SS_ELASTIC_CP_ASYNC
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
 #endif
 }
 
@@ -139,6 +152,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   T* const medium = ring + Sh::kRingValues;                     // [2][5][H]
   T* const wide = medium + Sh::kMediumValues;                   // [2][3][WY][WX]
   T* const sst = wide + Sh::kWideValues;                        // [5][EY][EX]: xx, yy, xy, xz, yz
+  T* const tile = sst + Sh::kStressValues;                      // [2][8][NT]: u (3), medium (5)
 
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
   const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;  // the tile's first node; stress (ex, ey) is (i0 - R + ex, j0 - R + ey)
@@ -216,18 +230,17 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       for (int v = 0; v < 5; ++v) elastic_copy_async(dst + v * H + h, medium_in[v] + base + at, cross_src[s] >= 0);
     }
   };
-  // This thread's own loads: u^n of plane p of its column (0 where never needed) and the
-  // medium of its node.
-  auto own_u = [&](int p, T (&u)[3]) {
-    const bool in = column && p >= ks_lo - R && p < ks_hi + R;
-    const std::size_t e = in ? g.index(i, j, p) : 0;
+  // u^n of plane p of this thread's column (0 where never needed).
+  auto own_u_in = [&](int p) { return column && p >= ks_lo - R && p < ks_hi + R; };
+  // This thread's tile entries for plane p: u^n of plane p + R, the medium of plane p.
+  auto fetch_tile = [&](int p) {
+    T* const dst = tile + (p & 1) * 8 * NT + tid;
+    const bool u_in = own_u_in(p + R), m_in = mine && p >= ks_lo && p < ks_hi;
+    const std::size_t eu = u_in ? g.index(i, j, p + R) : 0, em = m_in ? g.index(i, j, p) : 0;
 #pragma unroll
-    for (int c = 0; c < 3; ++c) u[c] = in ? cur.c[c][e] : T(0);
-  };
-  auto own_medium = [&](int p) {
-    const bool in = mine && p >= ks_lo && p < ks_hi;
-    const std::size_t e = in ? g.index(i, j, p) : 0;
-    return in ? VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]} : VtiNode<T>{T(1), T(0), T(1), T(0), T(0)};
+    for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * NT, cur.c[c] + eu, u_in);
+#pragma unroll
+    for (int v = 0; v < 5; ++v) elastic_copy_async(dst + (3 + v) * NT, medium_in[v] + em, m_in);
   };
 
   // The register queues: u^n of this column at planes ks - R .. ks + R (index 2R the
@@ -245,14 +258,13 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   // down and takes plane kb.
 #pragma unroll
   for (int q = 1; q < S; ++q) {
-    T u[3];
-    own_u(kb - 2 * R - 1 + q, u);
+    const int p = kb - 2 * R - 1 + q;
+    const bool in = own_u_in(p);
+    const std::size_t e = in ? g.index(i, j, p) : 0;
 #pragma unroll
-    for (int c = 0; c < 3; ++c) uq[c][q] = u[c];
+    for (int c = 0; c < 3; ++c) uq[c][q] = in ? cur.c[c][e] : T(0);
   }
-  T u_next[3];
-  own_u(kb, u_next);
-  VtiNode<T> medium_next = own_medium(kb - R);
+  fetch_tile(kb - R);
   fetch_wide(kb - R);
   for (int p = kb - R; p <= kb; ++p) fetch_ring(p);
   fetch_medium(kb - R);
@@ -263,16 +275,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     const bool halo = ks >= kb && ks < ke;            // and the cross's (for the in-plane divergence)
     const int ko = ks - R;                            // the plane written this iteration
     const bool write = mine && ko >= kb && ko < ke;
-    // u^n of plane ks + R into the queue; the next plane's loads in flight.
-#pragma unroll
-    for (int c = 0; c < 3; ++c) {
-#pragma unroll
-      for (int q = 0; q < S - 1; ++q) uq[c][q] = uq[c][q + 1];
-      uq[c][S - 1] = u_next[c];
-    }
-    own_u(ks + R + 1, u_next);
-    const VtiNode<T> own_c = medium_next;
-    medium_next = own_medium(ks + 1);
+    // u^{n-1} and q of the plane written, waited for after the stresses.
     T u_prev[3] = {T(0), T(0), T(0)}, qe = T(0), d = T(0);
     std::size_t e_out = 0;
     if (write) {
@@ -282,13 +285,23 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       qe = m.q[e_out];
       d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + ko];
     }
+    // This thread's copies of plane ks have landed: u^n of plane ks + R into the queue, the
+    // tile's u^n of plane ks into the wide plane.
+    elastic_copies_wait();
+    const T* const tile_ks = tile + (ks & 1) * 8 * NT + tid;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+      for (int q = 0; q < S - 1; ++q) uq[c][q] = uq[c][q + 1];
+      uq[c][S - 1] = tile_ks[c * NT];
+    }
     T* const wide_ks = wide + (ks & 1) * 3 * W;
     if (stresses) {
 #pragma unroll
       for (int c = 0; c < 3; ++c) wide_ks[c * W + own_wide] = uq[c][R];
     }
-    elastic_copies_wait();
     __syncthreads();  // plane ks has landed; every read of the buffers refilled below is done
+    fetch_tile(ks + 1);
     fetch_wide(ks + 1);
     fetch_ring(ks + 1 + R);
     fetch_medium(ks + 1);
@@ -302,6 +315,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       elastic_register_xy<T, R, W, WX>(wide_ks, own_wide, gr);
 #pragma unroll
       for (int c = 0; c < 3; ++c) gr[c][2] = first_derivative<T, R>(uq[c]);
+      const VtiNode<T> own_c{tile_ks[3 * NT], tile_ks[4 * NT], tile_ks[5 * NT], tile_ks[6 * NT], tile_ks[7 * NT]};
       const Stress6<T> s = elastic_register_stress(gr, own_c, surface, stress_src, w, i, j, ks);
       own[0] = s.xz, own[1] = s.yz, own[2] = s.zz;
       if (halo) {
@@ -313,15 +327,16 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       for (int c = 0; c < 5; ++c) sst[c * E + center] = T(0);  // beyond the x or y face
     }
     if (halo) {
+      // The cross's stresses: the divergence reads s_xx, s_xy, s_xz along x (the arms left
+      // and right of the tile) and s_xy, s_yy, s_yz along y (above and below), so each arm
+      // computes and stores those three (d_z u_y, d_y u_z or d_z u_x, d_x u_z are never taken).
       const T* const medium_ks = medium + (ks & 1) * 5 * H;
       const int first = slot(ks - R);
-#pragma unroll
-      for (int s = 0; s < Sh::kCrossSlots; ++s) {
-        const int h = tid + s * NT;
-        if (h >= H) continue;
+      auto cross_stress = [&]<bool XArm>(int h) {
         int ex, ey;
         elastic_cross_column<R, TX, TY>(h, ex, ey);
         const int n = ey * EX + ex, gi = i0 - R + ex, gj = j0 - R + ey;
+        const int across = XArm ? 0 : 1, along = XArm ? 3 : 4;  // s_xx or s_yy, then s_xz or s_yz
         if (gi >= 0 && gi < g.nx && gj >= 0 && gj < g.ny) {
           T gr[3][3];
           elastic_register_xy<T, R, W, WX>(wide_ks, (ey + R) * WX + ex + R, gr);
@@ -338,12 +353,18 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
           const VtiNode<T> cn{medium_ks[0 * H + h], medium_ks[1 * H + h], medium_ks[2 * H + h], medium_ks[3 * H + h],
                               medium_ks[4 * H + h]};
           const Stress6<T> st = elastic_register_stress(gr, cn, surface, stress_src, w, gi, gj, ks);
-          sst[0 * E + n] = st.xx, sst[1 * E + n] = st.yy, sst[2 * E + n] = st.xy;
-          sst[3 * E + n] = st.xz, sst[4 * E + n] = st.yz;
-        } else {
-#pragma unroll
-          for (int c = 0; c < 5; ++c) sst[c * E + n] = T(0);  // the ghost rule beyond the x and y faces
+          sst[across * E + n] = XArm ? st.xx : st.yy;
+          sst[2 * E + n] = st.xy;
+          sst[along * E + n] = XArm ? st.xz : st.yz;
+        } else {  // the ghost rule beyond the x and y faces
+          sst[across * E + n] = T(0), sst[2 * E + n] = T(0), sst[along * E + n] = T(0);
         }
+      };
+#pragma unroll
+      for (int s = 0; s < Sh::kCrossSlots; ++s) {
+        const int h = tid + s * NT;
+        if (h < 2 * R * TY) cross_stress.template operator()<true>(h);
+        else if (h < H) cross_stress.template operator()<false>(h);
       }
     }
 #pragma unroll

@@ -43,7 +43,7 @@ void launch_ghosts(ElasticFields6<T> f, int count, const T (&sign)[6], const Gri
 
 /// The streaming kernels' tile in float: 32 x 8 (order 8: stream25d 96 KB of shared memory,
 /// register25d 108 KB; two blocks per SM) unless STENCILSCOPE_ELASTIC_TILE=32x16 (141 KB and
-/// 150 KB, one block of 512 threads, less halo per plane), for tuning. Double always runs
+/// 169 KB, one block of 512 threads, less halo per plane), for tuning. Double always runs
 /// 32 x 8 (191 KB and 216 KB; 32 x 16 needs 282 KB and 300 KB).
 bool elastic_tall_tile() {
   static const bool tall = [] {

@@ -12,7 +12,8 @@
 //   medium C11, C13, C33, C44, C66 of the cross at planes ks and ks + 1;
 //   tile   per thread, u^n of its column at plane ks + R (the queue's next) and the
 //          medium of its node at ks, for planes ks and ks + 1;
-//   stress xx, yy, xy, xz, yz of plane ks over the tile plus the cross.
+//   stress xx, yy, xy, xz, yz of plane ks over the tile plus the cross (and of ks - 1 where
+//          the shape takes one barrier a plane, kOneBarrier).
 // All of it arrives by cp.async one plane ahead (zero-filled beyond R of the interior,
 // which no needed stress reads), so no load waits in the loop but u^{n-1} and q of the
 // plane written, issued before the stresses that hide them. Per plane ks, after one block
@@ -23,7 +24,9 @@
 //      yz, zz into a register queue of 2R + 1 planes;
 //   D  after a second barrier, the in-plane divergence (D_x s_xx + D_y s_xy and so on)
 //      into a queue of R + 1 planes, and u^{n+1} of plane ks - R: that part plus D_z of
-//      the queued s_cz, the force sources, the update.
+//      the queued s_cz, the force sources, the update. With kOneBarrier, D of plane ks - 1
+//      runs before S of plane ks instead, after the same barrier (one more iteration at
+//      the end).
 // Every value comes from the point functions of elastic3d.hpp on the same operands in the
 // same order as `steps` and `fused` ((D_x + D_y) + D_z, as stream25d), so the variants
 // write the same bits. The boundaries are stream25d's: the sponge only (free or absorbing
@@ -48,7 +51,12 @@ struct ElasticRegisterShape {
   static constexpr std::size_t kRingValues = static_cast<std::size_t>(kRing) * 3 * kCross;
   static constexpr std::size_t kMediumValues = 2 * 5 * static_cast<std::size_t>(kCross);
   static constexpr std::size_t kWideValues = 2 * 3 * static_cast<std::size_t>(kW);
-  static constexpr std::size_t kStressValues = 5 * static_cast<std::size_t>(kE);
+  /// Float blocks of more than 256 threads run alone on an SM, where a barrier stalls every
+  /// warp: they take the divergence of plane ks - 1 between the same two barriers as the
+  /// stresses of plane ks (two stress planes, one barrier a plane). Else one stress plane
+  /// and two barriers (32 x 8 keeps two blocks per SM; double has no room for the second).
+  static constexpr bool kOneBarrier = sizeof(T) == sizeof(float) && kThreads > 256;
+  static constexpr std::size_t kStressValues = (kOneBarrier ? 2 : 1) * 5 * static_cast<std::size_t>(kE);
   static constexpr std::size_t kTileValues = 2 * 8 * static_cast<std::size_t>(kThreads);  ///< u (3), medium (5)
   static constexpr std::size_t kBytes =
       (kRingValues + kMediumValues + kWideValues + kStressValues + kTileValues) * sizeof(T);
@@ -151,7 +159,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   T* const ring = reinterpret_cast<T*>(elastic_stream_smem);  // [RING][3][H]
   T* const medium = ring + Sh::kRingValues;                     // [2][5][H]
   T* const wide = medium + Sh::kMediumValues;                   // [2][3][WY][WX]
-  T* const sst = wide + Sh::kWideValues;                        // [5][EY][EX]: xx, yy, xy, xz, yz
+  T* const sst = wide + Sh::kWideValues;                        // [1 or 2][5][EY][EX]: xx, yy, xy, xz, yz
   T* const tile = sst + Sh::kStressValues;                      // [2][8][NT]: u (3), medium (5)
 
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
@@ -270,10 +278,49 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   fetch_medium(kb - R);
   elastic_copies_commit();
 
-  for (int ks = kb - R; ks < ke + R; ++ks) {
+  // The in-plane divergence of plane kd from its stress plane, pushed on the queue, and
+  // u^{n+1} of plane kd - R (write: this thread writes it, at e_out): uq and zq are centred
+  // on plane kd - R when this runs.
+  auto divergence = [&](int kd, const T* sst_kd, bool write, std::size_t e_out, const T (&u_prev)[3], T qe, T d) {
+    T part[3] = {T(0), T(0), T(0)};
+    if (mine && kd >= kb && kd < ke) {
+      // a_x: D_x s_xx + D_y s_xy; a_y: D_x s_xy + D_y s_yy; a_z: D_x s_xz + D_y s_yz.
+      constexpr int xs[3] = {0, 2, 3}, ys[3] = {2, 1, 4};
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        T line[S];
+#pragma unroll
+        for (int q = 0; q < S; ++q) line[q] = sst_kd[xs[c] * E + center + (q - R)];
+        const T dx = first_derivative<T, R>(line);
+#pragma unroll
+        for (int q = 0; q < S; ++q) line[q] = sst_kd[ys[c] * E + center + (q - R) * EX];
+        const T dy = first_derivative<T, R>(line);
+        part[c] = dx + dy;
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+      for (int q = 0; q < R; ++q) pq[c][q] = pq[c][q + 1];
+      pq[c][R] = part[c];
+    }
+    if (write) {
+      T a[3];
+#pragma unroll
+      for (int c = 0; c < 3; ++c) a[c] = pq[c][0] + first_derivative<T, R>(zq[c]);
+      if (forces.n > 0) elastic_add_forces(forces, i, j, kd - R, w, a);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) out.c[c][e_out] = elastic_update(uq[c][0], u_prev[c], qe, a[c], d);
+    }
+  };
+  constexpr bool one_barrier = Sh::kOneBarrier;
+  auto stress_plane = [&](int k) { return sst + (one_barrier ? (k & 1) * 5 * E : 0); };
+
+  for (int ks = kb - R; ks < ke + R + (one_barrier ? 1 : 0); ++ks) {
     const bool stresses = ks >= ks_lo && ks < ks_hi;  // this node's (for the z queue)
     const bool halo = ks >= kb && ks < ke;            // and the cross's (for the in-plane divergence)
-    const int ko = ks - R;                            // the plane written this iteration
+    const int kd = one_barrier ? ks - 1 : ks;         // the plane whose divergence this iteration takes
+    const int ko = kd - R;                            // and the plane it writes
     const bool write = mine && ko >= kb && ko < ke;
     // u^{n-1} and q of the plane written, waited for after the stresses.
     T u_prev[3] = {T(0), T(0), T(0)}, qe = T(0), d = T(0);
@@ -285,20 +332,25 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       qe = m.q[e_out];
       d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + ko];
     }
-    // This thread's copies of plane ks have landed: u^n of plane ks + R into the queue, the
-    // tile's u^n of plane ks into the wide plane.
+    // This thread's copies of plane ks have landed: u^n of plane ks + R into the queue (after
+    // the divergence of ks - 1 with one barrier, which reads the queue's oldest), the tile's
+    // u^n of plane ks into the wide plane.
     elastic_copies_wait();
     const T* const tile_ks = tile + (ks & 1) * 8 * NT + tid;
+    auto take_next_u = [&] {
 #pragma unroll
-    for (int c = 0; c < 3; ++c) {
+      for (int c = 0; c < 3; ++c) {
 #pragma unroll
-      for (int q = 0; q < S - 1; ++q) uq[c][q] = uq[c][q + 1];
-      uq[c][S - 1] = tile_ks[c * NT];
-    }
+        for (int q = 0; q < S - 1; ++q) uq[c][q] = uq[c][q + 1];
+        uq[c][S - 1] = tile_ks[c * NT];
+      }
+    };
+    if constexpr (!one_barrier) take_next_u();
+    constexpr int now = one_barrier ? R + 1 : R;  // u^n of plane ks in the queue
     T* const wide_ks = wide + (ks & 1) * 3 * W;
     if (stresses) {
 #pragma unroll
-      for (int c = 0; c < 3; ++c) wide_ks[c * W + own_wide] = uq[c][R];
+      for (int c = 0; c < 3; ++c) wide_ks[c * W + own_wide] = uq[c][now];
     }
     __syncthreads();  // plane ks has landed; every read of the buffers refilled below is done
     fetch_tile(ks + 1);
@@ -306,8 +358,13 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     fetch_ring(ks + 1 + R);
     fetch_medium(ks + 1);
     elastic_copies_commit();
+    if constexpr (one_barrier) {
+      divergence(kd, stress_plane(kd), write, e_out, u_prev, qe, d);  // its stresses were complete at the barrier
+      take_next_u();
+    }
 
     // ---- S: the stresses of plane ks.
+    T* const sst_ks = stress_plane(ks);
     const bool surface = free_top && ks == 0;
     T own[3] = {T(0), T(0), T(0)};  // s_xz, s_yz, s_zz of this thread's node
     if (stresses && mine) {
@@ -319,12 +376,12 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       const Stress6<T> s = elastic_register_stress(gr, own_c, surface, stress_src, w, i, j, ks);
       own[0] = s.xz, own[1] = s.yz, own[2] = s.zz;
       if (halo) {
-        sst[0 * E + center] = s.xx, sst[1 * E + center] = s.yy, sst[2 * E + center] = s.xy;
-        sst[3 * E + center] = s.xz, sst[4 * E + center] = s.yz;
+        sst_ks[0 * E + center] = s.xx, sst_ks[1 * E + center] = s.yy, sst_ks[2 * E + center] = s.xy;
+        sst_ks[3 * E + center] = s.xz, sst_ks[4 * E + center] = s.yz;
       }
     } else if (halo) {
 #pragma unroll
-      for (int c = 0; c < 5; ++c) sst[c * E + center] = T(0);  // beyond the x or y face
+      for (int c = 0; c < 5; ++c) sst_ks[c * E + center] = T(0);  // beyond the x or y face
     }
     if (halo) {
       // The cross's stresses: the divergence reads s_xx, s_xy, s_xz along x (the arms left
@@ -353,11 +410,11 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
           const VtiNode<T> cn{medium_ks[0 * H + h], medium_ks[1 * H + h], medium_ks[2 * H + h], medium_ks[3 * H + h],
                               medium_ks[4 * H + h]};
           const Stress6<T> st = elastic_register_stress(gr, cn, surface, stress_src, w, gi, gj, ks);
-          sst[across * E + n] = XArm ? st.xx : st.yy;
-          sst[2 * E + n] = st.xy;
-          sst[along * E + n] = XArm ? st.xz : st.yz;
+          sst_ks[across * E + n] = XArm ? st.xx : st.yy;
+          sst_ks[2 * E + n] = st.xy;
+          sst_ks[along * E + n] = XArm ? st.xz : st.yz;
         } else {  // the ghost rule beyond the x and y faces
-          sst[across * E + n] = T(0), sst[2 * E + n] = T(0), sst[along * E + n] = T(0);
+          sst_ks[across * E + n] = T(0), sst_ks[2 * E + n] = T(0), sst_ks[along * E + n] = T(0);
         }
       };
 #pragma unroll
@@ -380,38 +437,9 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
           if (ks == mm) zq[c][2 * R - 2 * mm] = T(-1) * own[c];
       }
     }
-    __syncthreads();  // the stress plane is complete
-
-    // ---- D: the in-plane divergence of plane ks; u^{n+1} of plane ko.
-    T part[3] = {T(0), T(0), T(0)};
-    if (halo && mine) {
-      // a_x: D_x s_xx + D_y s_xy; a_y: D_x s_xy + D_y s_yy; a_z: D_x s_xz + D_y s_yz.
-      constexpr int xs[3] = {0, 2, 3}, ys[3] = {2, 1, 4};
-#pragma unroll
-      for (int c = 0; c < 3; ++c) {
-        T line[S];
-#pragma unroll
-        for (int q = 0; q < S; ++q) line[q] = sst[xs[c] * E + center + (q - R)];
-        const T dx = first_derivative<T, R>(line);
-#pragma unroll
-        for (int q = 0; q < S; ++q) line[q] = sst[ys[c] * E + center + (q - R) * EX];
-        const T dy = first_derivative<T, R>(line);
-        part[c] = dx + dy;
-      }
-    }
-#pragma unroll
-    for (int c = 0; c < 3; ++c) {
-#pragma unroll
-      for (int q = 0; q < R; ++q) pq[c][q] = pq[c][q + 1];
-      pq[c][R] = part[c];
-    }
-    if (write) {
-      T a[3];
-#pragma unroll
-      for (int c = 0; c < 3; ++c) a[c] = pq[c][0] + first_derivative<T, R>(zq[c]);
-      if (forces.n > 0) elastic_add_forces(forces, i, j, ko, w, a);
-#pragma unroll
-      for (int c = 0; c < 3; ++c) out.c[c][e_out] = elastic_update(uq[c][0], u_prev[c], qe, a[c], d);
+    if constexpr (!one_barrier) {
+      __syncthreads();  // the stress plane is complete
+      divergence(kd, sst_ks, write, e_out, u_prev, qe, d);
     }
   }
   elastic_copies_wait();  // nothing useful is in flight; no copy outlives the block

@@ -173,6 +173,7 @@ TEST_P(Elastic3DStreamingEmulated, MomentUnderTheSurfaceSlabsOf18And3) {
     auto check = [&]<Kernel K>() {
       EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8>(s, 25, 18)), 0);
       EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8>(s, 25, 3)), 0);
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16>(s, 25, 3)), 0);  // register25d: one barrier a plane
     };
     kernel == Kernel::stream25d ? check.template operator()<Kernel::stream25d>()
                                 : check.template operator()<Kernel::register25d>();

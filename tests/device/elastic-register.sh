@@ -8,7 +8,9 @@
 # compute-sanitizer memcheck and racecheck on register25d (45x37x29, every boundary word,
 # float and double). A stage that would start past $ELASTIC_DEADLINE seconds (default 300)
 # is skipped and says so. Logs and JSON in $OUT (or ./out); a short table last.
-#   tests/device/elastic-register.sh
+#   tests/device/elastic-register.sh            the round above
+#   tests/device/elastic-register.sh profile    after the same build: Nsight Compute on
+#       register25d (32 x 8 and 32 x 16) and stream25d (32 x 8) at 256^3, order 8, float
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 b=${BUILD:-build-gpu-nogui}
@@ -22,6 +24,21 @@ cmake --build $b --parallel "$(nproc)" --target stencilscope test_elastic3d_gpu 
 echo "built in ${SECONDS} s"
 e=$b/bin/stencilscope
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
+
+if [[ ${1:-} == profile ]]; then
+  profile() { local name=$1 tile=$2 variant=$3
+    STENCILSCOPE_ELASTIC_TILE=$tile timeout 150 ncu --kernel-name "regex:elastic3d_${variant}" --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy \
+      --section LaunchStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+      $e bench elastic3d --size 256 --order 8 --steps 1 --repeat 1 --variant "$variant" >"$out/ncu-$name.txt" 2>&1
+    echo "== $name"
+    grep -E "Duration|DRAM Throughput|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Theoretical Occupancy|Registers Per|Dynamic Shared|Block Limit (Registers|Shared)|Warp Cycles Per Issued|Issued Warp|No Eligible|Shared Memory|Mem Pipes Busy|Executed Ipc A" \
+      "$out/ncu-$name.txt" | head -30; }
+  in_time "profile register25d 32x8" && profile register25d-32x8 32x8 register25d
+  in_time "profile register25d 32x16" && profile register25d-32x16 32x16 register25d
+  in_time "profile stream25d 32x8" && profile stream25d-32x8 32x8 stream25d
+  exit 0
+fi
 
 # Registers, stack (local memory) and static shared memory of the streaming kernels.
 cuobjdump --dump-resource-usage $e 2>/dev/null | grep -A1 -E "elastic3d_(stream|register)25d" | grep -E "Function|REG" |

@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     const int kd = one_barrier ? ks - 1 : ks;         // the plane whose divergence this iteration takes
     const int ko = kd - R;                            // and the plane it writes
     const bool write = mine && ko >= kb && ko < ke;
-    // u^{n-1} and q of the plane written, waited for after the stresses.
+    // u^{n-1} and q of the plane written: loads issued now, used by the divergence.
     T u_prev[3] = {T(0), T(0), T(0)}, qe = T(0), d = T(0);
     std::size_t e_out = 0;
     if (write) {

@@ -42,9 +42,9 @@ void launch_ghosts(ElasticFields6<T> f, int count, const T (&sign)[6], const Gri
 }
 
 /// The streaming kernels' tile in float: 32 x 8 (order 8: stream25d 96 KB of shared memory,
-/// register25d 108 KB; two blocks per SM) unless STENCILSCOPE_ELASTIC_TILE=32x16 (141 KB and
-/// 169 KB, one block of 512 threads, less halo per plane), for tuning. Double always runs
-/// 32 x 8 (191 KB and 216 KB; 32 x 16 needs 282 KB and 300 KB).
+/// register25d 113 KB; two blocks per SM) unless STENCILSCOPE_ELASTIC_TILE=32x16 (141 KB and
+/// 176 KB, one block of 512 threads, less halo per plane), for tuning. Double always runs
+/// 32 x 8 (191 KB and 225 KB; 32 x 16 needs 282 KB and 313 KB).
 bool elastic_tall_tile() {
   static const bool tall = [] {
     const char* e = std::getenv("STENCILSCOPE_ELASTIC_TILE");
@@ -104,6 +104,9 @@ void launch_streaming(Kernel kernel, const char* name, const Grid3D& g, Launch l
                   " bytes of shared memory per block; this device allows " + std::to_string(optin));
     SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(Shape::kBytes)));
+    // All of L1 as shared memory: two 32 x 8 blocks of register25d need 227 of the 228 KB.
+    SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       static_cast<int>(cudaSharedmemCarveoutMaxShared)));
     SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Shape::kThreads, Shape::kBytes));
     return std::max(blocks, 1);
   }();

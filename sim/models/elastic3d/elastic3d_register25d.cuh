@@ -42,7 +42,10 @@ struct ElasticRegisterShape {
   static constexpr int kTX = TX, kTY = TY, kThreads = TX * TY;
   static constexpr int kEX = TX + 2 * R, kEY = TY + 2 * R;  ///< the stress region: tile plus R
   static constexpr int kWX = TX + 4 * R, kWY = TY + 4 * R;  ///< the wide plane: tile plus 2R
-  static constexpr int kE = kEX * kEY, kW = kWX * kWY;
+  /// Its row pitch: kWX padded to 2R modulo 4R, so that a warp on the arms left and right of
+  /// the tile (rows of 2R columns) reads 32 different banks (48 -> 56 at R = 4).
+  static constexpr int kWP = kWX + ((6 * R - kWX % (4 * R)) % (4 * R));
+  static constexpr int kE = kEX * kEY, kW = kWP * kWY;
   static constexpr int kCross = 2 * R * (TX + TY);  ///< columns of the cross
   static constexpr int kRing = 2 * R + 2;           ///< planes ks - R .. ks + R and the one arriving
   /// Wide cells and cross columns per thread (copies; the cross's stresses).
@@ -129,8 +132,8 @@ __device__ SS_FORCEINLINE Stress6<T> elastic_register_stress(const T (&g)[3][3],
   return s;
 }
 
-/// d_x u_c and d_y u_c of the node at `at` of a wide plane (components W apart, rows WX).
-template <typename T, int R, int W, int WX>
+/// d_x u_c and d_y u_c of the node at `at` of a wide plane (components W apart, rows WP).
+template <typename T, int R, int W, int WP>
 __device__ SS_FORCEINLINE void elastic_register_xy(const T* wide, int at, T (&g)[3][3]) {
 #pragma unroll
   for (int c = 0; c < 3; ++c) {
@@ -139,7 +142,7 @@ __device__ SS_FORCEINLINE void elastic_register_xy(const T* wide, int at, T (&g)
     for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R)];
     g[c][0] = first_derivative<T, R>(line);
 #pragma unroll
-    for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R) * WX];
+    for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R) * WP];
     g[c][1] = first_derivative<T, R>(line);
   }
 }
@@ -153,12 +156,12 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
                           const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g, bool free_top, int slab,
                           ElasticStressStep<T> stress_src, ElasticForceStep<T> forces, const T* __restrict__ w) {
   using Sh = ElasticRegisterShape<T, R, TX, TY>;
-  constexpr int E = Sh::kE, EX = Sh::kEX, W = Sh::kW, WX = Sh::kWX, H = Sh::kCross, NT = Sh::kThreads;
+  constexpr int E = Sh::kE, EX = Sh::kEX, W = Sh::kW, WX = Sh::kWX, WP = Sh::kWP, H = Sh::kCross, NT = Sh::kThreads;
   constexpr int S = 2 * R + 1, RING = Sh::kRing;
   extern __shared__ __align__(16) unsigned char elastic_stream_smem[];
   T* const ring = reinterpret_cast<T*>(elastic_stream_smem);  // [RING][3][H]
   T* const medium = ring + Sh::kRingValues;                     // [2][5][H]
-  T* const wide = medium + Sh::kMediumValues;                   // [2][3][WY][WX]
+  T* const wide = medium + Sh::kMediumValues;                   // [2][3][WY][WP]
   T* const sst = wide + Sh::kWideValues;                        // [1 or 2][5][EY][EX]: xx, yy, xy, xz, yz
   T* const tile = sst + Sh::kStressValues;                      // [2][8][NT]: u (3), medium (5)
 
@@ -170,7 +173,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   const int kb = blockIdx.z * slab, ke = min(g.nz, kb + slab);  // the planes this block writes
   const int ks_lo = max(0, kb - R), ks_hi = min(g.nz, ke + R);  // the planes whose stresses it computes
   const int center = (ty + R) * EX + (tx + R);                 // this thread's node in the stress region
-  const int own_wide = (ty + 2 * R) * WX + (tx + 2 * R);       // and in the wide plane
+  const int own_wide = (ty + 2 * R) * WP + (tx + 2 * R);       // and in the wide plane
   const T* const medium_in[5] = {m.c11, m.c13, m.c33, m.c44, m.c66};
   // Offset of (gi, gj) from its plane's first element; -1 farther than R from the interior.
   auto in_plane = [&](int gi, int gj) -> int {
@@ -180,14 +183,15 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   auto plane_start = [&](int p) { return g.index(-kGhost, -kGhost, p); };
 
   // The wide cells this thread copies (its share, tid + s NT): their in-plane offsets, -1
-  // for zeros, -2 for cells the tile's threads store or no stress reads (the corners beyond R).
+  // for zeros, -2 for cells the tile's threads store or no stress reads (the corners beyond R,
+// the padding).
   int wide_src[Sh::kWideSlots];
 #pragma unroll
   for (int s = 0; s < Sh::kWideSlots; ++s) {
-    const int n = tid + s * NT, wx = n % WX, wy = n / WX;
+    const int n = tid + s * NT, wx = n % WP, wy = n / WP;
     const bool tile_x = wx >= 2 * R && wx < 2 * R + TX, tile_y = wy >= 2 * R && wy < 2 * R + TY;
     const bool region = wx >= R && wx < TX + 3 * R && wy >= R && wy < TY + 3 * R;
-    const bool needed = n < W && !(tile_x && tile_y) && (region || tile_x || tile_y);
+    const bool needed = n < W && wx < WX && !(tile_x && tile_y) && (region || tile_x || tile_y);
     wide_src[s] = needed ? in_plane(i0 - 2 * R + wx, j0 - 2 * R + wy) : -2;
   }
   // The cross columns this thread copies and computes (h = tid + s NT): in-plane offsets.
@@ -369,7 +373,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     T own[3] = {T(0), T(0), T(0)};  // s_xz, s_yz, s_zz of this thread's node
     if (stresses && mine) {
       T gr[3][3];
-      elastic_register_xy<T, R, W, WX>(wide_ks, own_wide, gr);
+      elastic_register_xy<T, R, W, WP>(wide_ks, own_wide, gr);
 #pragma unroll
       for (int c = 0; c < 3; ++c) gr[c][2] = first_derivative<T, R>(uq[c]);
       const VtiNode<T> own_c{tile_ks[3 * NT], tile_ks[4 * NT], tile_ks[5 * NT], tile_ks[6 * NT], tile_ks[7 * NT]};
@@ -396,7 +400,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
         const int across = XArm ? 0 : 1, along = XArm ? 3 : 4;  // s_xx or s_yy, then s_xz or s_yz
         if (gi >= 0 && gi < g.nx && gj >= 0 && gj < g.ny) {
           T gr[3][3];
-          elastic_register_xy<T, R, W, WX>(wide_ks, (ey + R) * WX + ex + R, gr);
+          elastic_register_xy<T, R, W, WP>(wide_ks, (ey + R) * WP + ex + R, gr);
 #pragma unroll
           for (int c = 0; c < 3; ++c) {
             T line[S];

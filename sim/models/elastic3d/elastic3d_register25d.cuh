@@ -25,8 +25,8 @@
 //   D  after a second barrier, the in-plane divergence (D_x s_xx + D_y s_xy and so on)
 //      into a queue of R + 1 planes, and u^{n+1} of plane ks - R: that part plus D_z of
 //      the queued s_cz, the force sources, the update. With kOneBarrier, D of plane ks - 1
-//      runs before S of plane ks instead, after the same barrier (one more iteration at
-//      the end).
+//      runs instead right after S of plane ks, with no barrier between (its stress plane is
+//      the other one; one more iteration at the end).
 // Every value comes from the point functions of elastic3d.hpp on the same operands in the
 // same order as `steps` and `fused` ((D_x + D_y) + D_z, as stream25d), so the variants
 // write the same bits. The boundaries are stream25d's: the sponge only (free or absorbing
@@ -362,10 +362,6 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     fetch_ring(ks + 1 + R);
     fetch_medium(ks + 1);
     elastic_copies_commit();
-    if constexpr (one_barrier) {
-      divergence(kd, stress_plane(kd), write, e_out, u_prev, qe, d);  // its stresses were complete at the barrier
-      take_next_u();
-    }
 
     // ---- S: the stresses of plane ks.
     T* const sst_ks = stress_plane(ks);
@@ -375,7 +371,12 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       T gr[3][3];
       elastic_register_xy<T, R, W, WP>(wide_ks, own_wide, gr);
 #pragma unroll
-      for (int c = 0; c < 3; ++c) gr[c][2] = first_derivative<T, R>(uq[c]);
+      for (int c = 0; c < 3; ++c) {
+        T line[S];  // u^n of planes ks - R .. ks + R: the queue, or with one barrier the queue
+#pragma unroll      // not yet moved on and the plane just landed
+        for (int q = 0; q < S; ++q) line[q] = !one_barrier ? uq[c][q] : q < S - 1 ? uq[c][q + 1] : tile_ks[c * NT];
+        gr[c][2] = first_derivative<T, R>(line);
+      }
       const VtiNode<T> own_c{tile_ks[3 * NT], tile_ks[4 * NT], tile_ks[5 * NT], tile_ks[6 * NT], tile_ks[7 * NT]};
       const Stress6<T> s = elastic_register_stress(gr, own_c, surface, stress_src, w, i, j, ks);
       own[0] = s.xz, own[1] = s.yz, own[2] = s.zz;
@@ -427,6 +428,12 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
         if (h < 2 * R * TY) cross_stress.template operator()<true>(h);
         else if (h < H) cross_stress.template operator()<false>(h);
       }
+    }
+    if constexpr (one_barrier) {
+      // The divergence of plane ks - 1 (its stresses were complete at the barrier), with the
+      // queues still centred on its output plane; u^{n-1} and q had the stresses to arrive.
+      divergence(kd, stress_plane(kd), write, e_out, u_prev, qe, d);
+      take_next_u();
     }
 #pragma unroll
     for (int c = 0; c < 3; ++c) {

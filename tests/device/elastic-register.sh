@@ -3,11 +3,11 @@
 # 6 minutes, the measurements first: build (no GUI, sm_90 only) the program and
 # test_elastic3d_gpu; the streaming kernels' registers, stack and shared memory; the issue's
 # benchmark (512^3, order 8, float, 5 steps: every GPU variant on the 32 x 8 tile, then
-# register25d on 32 x 16) and 256^3 likewise; the GPU tests (the streaming kernels' own cases
-# and the live test first, then all, the 32 x 16 tile again on the float ones);
-# compute-sanitizer memcheck and racecheck on register25d (45x37x29, every boundary word,
-# float and double). A stage that would start past $ELASTIC_DEADLINE seconds (default 300)
-# is skipped and says so. Logs and JSON in $OUT (or ./out); a short table last.
+# register25d on 32 x 16) and its table; the GPU tests (the streaming kernels' own cases and
+# the live test first, the 32 x 16 tile on the float ones, then all); compute-sanitizer
+# memcheck and racecheck on register25d (45x37x29, every boundary word, float and double);
+# 256^3 as 512^3 and the table again. A stage that would start past $ELASTIC_DEADLINE seconds
+# (default 300) is skipped and says so. Logs and JSON in $OUT (or ./out).
 #   tests/device/elastic-register.sh            the round above
 #   tests/device/elastic-register.sh profile    after the same build: Nsight Compute on
 #       register25d (32 x 8 and 32 x 16) and stream25d (32 x 8) at 256^3, order 8, float
@@ -46,38 +46,9 @@ cuobjdump --dump-resource-usage $e 2>/dev/null | grep -A1 -E "elastic3d_(stream|
   sort | tee "$out/resources.txt" | grep -E " R4 "
 [[ -s $out/resources.txt ]] || echo "cuobjdump: no resource usage found"
 
-# Benchmarks: every GPU variant on 32 x 8, then register25d on 32 x 16.
-bench() { local name=$1; shift; timeout 120 env "${envs[@]}" $e bench elastic3d "$@" --json "$out/$name.json" \
-  >"$out/$name.txt" 2>&1 || { status=1; echo "bench $name failed: $(tail -2 "$out/$name.txt" | tr '\n' ' ')"; }; }
-for n in 512 256; do
-  in_time "bench $n" || continue
-  envs=(STENCILSCOPE_ELASTIC_TILE=32x8); bench "e$n" --size $n --order 8 --steps 5 --repeat 3 --device gpu
-  envs=(STENCILSCOPE_ELASTIC_TILE=32x16); bench "e$n-32x16" --size $n --order 8 --steps 5 --repeat 3 --variant register25d
-done
-
-# The GPU tests: the streaming kernels' own cases and the live test, then every case, then
-# the float cases on the 32 x 16 tile (the variable is read once per process).
-gtest() { local name=$1 t=$2; shift 2; timeout "$t" env "${envs[@]}" $b/bin/test_elastic3d_gpu "$@" >"$out/$name.log" 2>&1 ||
-  status=1; echo "$name: $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/$name.log" | tr '\n' ' ')"
-  grep -E "^\[  FAILED  \]" "$out/$name.log" | head -8; }
-envs=(STENCILSCOPE_ELASTIC_TILE=32x8)
-in_time "streaming tests" && gtest test-gpu-streaming 90 --gtest_filter='*Stream25d*:*Live*'
-in_time "all GPU tests" && gtest test-gpu 150 --gtest_filter='-*Stream25d*:*Live*'
-envs=(STENCILSCOPE_ELASTIC_TILE=32x16)
-in_time "32x16 tests" && gtest test-gpu-32x16 90 --gtest_filter='*Stream25d*Float*:*Live*:*OddSizeFloat*order8_free*'
-
-# compute-sanitizer on register25d: every boundary word (periodic, periodic_sides and cpml
-# step as fused), float and double, 45x37x29, order 8, 2 steps.
-if in_time "compute-sanitizer"; then
-  SANITIZE_MODELS=elastic3d SANITIZE_VARIANTS=register25d SANITIZE_JOBS=8 tests/device/sanitize.sh $b memcheck racecheck \
-    >"$out/sanitize.txt" 2>&1 || status=1
-  grep -vE "^\s*$" "$out/sanitize.txt" | grep -vE "^clean" | tail -8
-  echo "sanitize: $(grep -cE '^clean' "$out/sanitize.txt") clean"
-fi
-
 # The table: ms per run, GB/s of the least traffic (60 B per node in float), the copy ratio,
-# the speed-up over steps, bitwise equality with the first row (steps).
-python3 - "$out" <<'PY'
+# the speed-up over steps, G node updates a second, bitwise equality with the first row (steps).
+table() { python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
 print(f"{'run':<14}{'variant':<13}{'ms':>9}{'GB/s':>9}{'copy':>7}{'x steps':>9}{'Gnode/s':>9}  bitwise")
@@ -85,7 +56,7 @@ def rows(name):
     p = os.path.join(out, name + ".json")
     if not os.path.exists(p): return []
     d = json.load(open(p))
-    return d.get("rows", d.get("results", [])) if isinstance(d, dict) else d
+    return d.get("rows", []) if isinstance(d, dict) else d
 for name in ["e512", "e512-32x16", "e256", "e256-32x16"]:
     steps_ms = {r.get("variant"): r.get("time_ms") for r in rows(name.replace("-32x16", ""))}.get("steps")
     for r in rows(name):
@@ -97,5 +68,39 @@ for name in ["e512", "e512-32x16", "e256", "e256-32x16"]:
         print(f"{name:<14}{r.get('variant',''):<13}{ms:>9.2f}{r.get('bandwidth_gbps') or 0:>9.0f}"
               f"{r.get('copy_ratio') or 0:>7.3f}{speed:>9}{rate:>9}  {'-' if bit is None else bit}")
 PY
+}
+
+# Benchmarks (the issue's size first): every GPU variant on 32 x 8, then register25d on 32 x 16.
+bench() { local name=$1; shift; timeout 100 env "${envs[@]}" $e bench elastic3d "$@" --json "$out/$name.json" \
+  >"$out/$name.txt" 2>&1 || { status=1; echo "bench $name failed: $(tail -2 "$out/$name.txt" | tr '\n' ' ')"; }; }
+sizes() { local n=$1
+  envs=(STENCILSCOPE_ELASTIC_TILE=32x8); bench "e$n" --size $n --order 8 --steps 5 --repeat 3 --device gpu
+  envs=(STENCILSCOPE_ELASTIC_TILE=32x16); bench "e$n-32x16" --size $n --order 8 --steps 5 --repeat 3 --variant register25d; }
+sizes 512
+table
+echo "benched 512^3 by ${SECONDS} s"
+
+# The GPU tests: the streaming kernels' own cases and the live test, then the float ones on
+# the 32 x 16 tile (the variable is read once per process), then every other case.
+gtest() { local name=$1 t=$2; shift 2; timeout "$t" env "${envs[@]}" $b/bin/test_elastic3d_gpu "$@" >"$out/$name.log" 2>&1 ||
+  status=1; echo "$name: $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/$name.log" | tr '\n' ' ')"
+  grep -E "^\[  FAILED  \]" "$out/$name.log" | head -8; }
+envs=(STENCILSCOPE_ELASTIC_TILE=32x8)
+in_time "streaming tests" && gtest test-gpu-streaming 90 --gtest_filter='*Stream25d*:*Live*'
+envs=(STENCILSCOPE_ELASTIC_TILE=32x16)
+in_time "32x16 tests" && gtest test-gpu-32x16 60 --gtest_filter='*Stream25d*Float*:*Live*:*OddSizeFloat*order8_free*'
+envs=(STENCILSCOPE_ELASTIC_TILE=32x8)
+in_time "all GPU tests" && gtest test-gpu 120 --gtest_filter='-*Stream25d*:*Live*'
+
+# compute-sanitizer on register25d: every boundary word (periodic, periodic_sides and cpml
+# step as fused), float and double, 45x37x29, order 8, 2 steps.
+if in_time "compute-sanitizer"; then
+  SANITIZE_MODELS=elastic3d SANITIZE_VARIANTS=register25d SANITIZE_JOBS=8 tests/device/sanitize.sh $b memcheck racecheck \
+    >"$out/sanitize.txt" 2>&1 || status=1
+  grep -vE "^\s*$" "$out/sanitize.txt" | grep -vE "^clean" | tail -8
+  echo "sanitize: $(grep -cE '^clean' "$out/sanitize.txt") clean"
+fi
+
+if in_time "bench 256"; then sizes 256; table; fi
 echo "total ${SECONDS} s"
 exit $status

@@ -22,6 +22,7 @@ std::string_view to_string(Elastic3DVariant v) {
     case Elastic3DVariant::steps: return "steps";
     case Elastic3DVariant::fused: return "fused";
     case Elastic3DVariant::stream25d: return "stream25d";
+    case Elastic3DVariant::register25d: return "register25d";
     case Elastic3DVariant::cpu: return "cpu";
     case Elastic3DVariant::reference: return "reference";
   }
@@ -29,7 +30,8 @@ std::string_view to_string(Elastic3DVariant v) {
 }
 Elastic3DVariant parse_elastic3d_variant(std::string_view s) { return parse_word(s, kAllElastic3DVariants, "variant"); }
 bool is_gpu(Elastic3DVariant v) {
-  return v == Elastic3DVariant::steps || v == Elastic3DVariant::fused || v == Elastic3DVariant::stream25d;
+  return v == Elastic3DVariant::steps || v == Elastic3DVariant::fused || v == Elastic3DVariant::stream25d ||
+         v == Elastic3DVariant::register25d;
 }
 
 std::string_view to_string(ElasticMedium m) {

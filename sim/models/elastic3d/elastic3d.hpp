@@ -32,14 +32,16 @@ namespace ss {
 /// stresses through global memory), fused (stresses computed from u per point and
 /// written once, then one divergence-and-update kernel), stream25d (one kernel streaming
 /// along z with the xy tile in shared memory: strains and stresses never reach memory;
-/// under the sponge boundary only, else it steps as fused). CPU: cpu (OpenMP, the shared
-/// point functions) and reference (double, plain loops, bench only).
-enum class Elastic3DVariant { steps, fused, stream25d, cpu, reference };
-inline constexpr std::array kAllElastic3DVariants = {Elastic3DVariant::steps, Elastic3DVariant::fused,
-                                                     Elastic3DVariant::stream25d, Elastic3DVariant::cpu,
-                                                     Elastic3DVariant::reference};
+/// under the sponge boundary only, else it steps as fused), register25d (stream25d with
+/// the tile's u columns in registers and every load one plane ahead; the same boundaries
+/// and fallback). CPU: cpu (OpenMP, the shared point functions) and reference (double,
+/// plain loops, bench only).
+enum class Elastic3DVariant { steps, fused, stream25d, register25d, cpu, reference };
+inline constexpr std::array kAllElastic3DVariants = {Elastic3DVariant::steps,       Elastic3DVariant::fused,
+                                                     Elastic3DVariant::stream25d,   Elastic3DVariant::register25d,
+                                                     Elastic3DVariant::cpu,         Elastic3DVariant::reference};
 inline constexpr std::array kGpuElastic3DVariants = {Elastic3DVariant::steps, Elastic3DVariant::fused,
-                                                     Elastic3DVariant::stream25d};
+                                                     Elastic3DVariant::stream25d, Elastic3DVariant::register25d};
 std::string_view to_string(Elastic3DVariant v);
 Elastic3DVariant parse_elastic3d_variant(std::string_view s);
 bool is_gpu(Elastic3DVariant v);
@@ -435,8 +437,9 @@ SS_HD SS_FORCEINLINE int elastic_stress_top_sign(int s) { return s == 2 || s == 
 
 /// The boundary-condition rule of a setup.
 ElasticGhostRule ghost_rule_of(const Elastic3DSetup& s);
-/// Whether the stream25d variant runs its own kernel on this setup: under the sponge
-/// boundary (free or absorbing top); the periodic wraps and the CPML step as `fused`.
+/// Whether the stream25d and register25d variants run their own kernels on this setup:
+/// under the sponge boundary (free or absorbing top); the periodic wraps and the CPML step
+/// as `fused`.
 bool elastic3d_stream25d_runs(const Elastic3DSetup& s);
 
 /// The CPML's coefficient table (cpml_table) rounded to T; empty without CPML.

@@ -16,6 +16,7 @@
 #include "sim/core/ghost3d_kernels.cuh"  // launch_fill_value3d
 #include "sim/core/slice3d_kernels.cuh"
 #include "sim/models/elastic3d/elastic3d_kernels.cuh"
+#include "sim/models/elastic3d/elastic3d_register25d.cuh"
 #include "sim/models/elastic3d/elastic3d_stream25d.cuh"
 #include "sim/models/elastic3d/elastic3d_solver.hpp"
 
@@ -40,9 +41,10 @@ void launch_ghosts(ElasticFields6<T> f, int count, const T (&sign)[6], const Gri
   SS_CUDA_LAUNCH_CHECK("elastic3d_ghosts");
 }
 
-/// stream25d's tile in float: 32 x 8 (96 KB of shared memory at order 8, two blocks
-/// per SM) unless STENCILSCOPE_ELASTIC_TILE=32x16 (141 KB, one block of 512 threads, less
-/// halo per plane), for tuning. Double always runs 32 x 8 (191 KB; 32 x 16 needs 282 KB).
+/// The streaming kernels' tile in float: 32 x 8 (order 8: stream25d 96 KB of shared memory,
+/// register25d 113 KB; two blocks per SM) unless STENCILSCOPE_ELASTIC_TILE=32x16 (141 KB and
+/// 176 KB, one block of 512 threads, less halo per plane), for tuning. Double always runs
+/// 32 x 8 (191 KB and 225 KB; 32 x 16 needs 282 KB and 313 KB).
 bool elastic_tall_tile() {
   static const bool tall = [] {
     const char* e = std::getenv("STENCILSCOPE_ELASTIC_TILE");
@@ -86,36 +88,61 @@ int elastic_slab_planes(long long tiles, int nz, long long resident) {
   return best;
 }
 
+/// One step of the interior by a streaming kernel (stream25d or register25d; Shape its
+/// tile and shared memory): the shared-memory opt-in (once per call site), the slabs for
+/// the blocks resident per SM, then launch(grid, block, shared bytes, slab planes), which
+/// checks its launch.
+template <typename Shape, typename Kernel, typename Launch>
+void launch_streaming(Kernel kernel, const char* name, const Grid3D& g, Launch launch) {
+  static const int resident = [&] {
+    int dev = 0, optin = 0, blocks = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (Shape::kBytes > static_cast<std::size_t>(optin))
+      throw Error(std::string(name) + ": the " + std::to_string(Shape::kTX) + " x " + std::to_string(Shape::kTY) +
+                  " tile needs " + std::to_string(Shape::kBytes) +
+                  " bytes of shared memory per block; this device allows " + std::to_string(optin));
+    SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(Shape::kBytes)));
+    // All of L1 as shared memory: two 32 x 8 blocks of register25d need 227 of the 228 KB.
+    SS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       static_cast<int>(cudaSharedmemCarveoutMaxShared)));
+    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Shape::kThreads, Shape::kBytes));
+    return std::max(blocks, 1);
+  }();
+  const unsigned bx = blocks_for(g.nx, Shape::kTX), by = blocks_for(g.ny, Shape::kTY);
+  const int slab = elastic_slab_planes(static_cast<long long>(bx) * by, g.nz, static_cast<long long>(resident) * sm_count());
+  const dim3 grid(bx, by, blocks_for(g.nz, slab));
+  if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ)
+    throw Error(std::string(name) + ": ny " + std::to_string(g.ny) + " or nz " + std::to_string(g.nz) +
+                " is too large for this launch");
+  launch(grid, dim3(Shape::kTX, Shape::kTY), Shape::kBytes, slab);
+}
+
 /// One stream25d step of the interior (elastic3d_stream25d.cuh) on the tile TX x TY.
 template <typename T, int R, int TX, int TY>
 void launch_stream25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m, const T* damp,
                       ElasticFields3<T> out, const Grid3D& g, bool free_top, const ElasticStressStep<T>& stress_src,
                       const ElasticForceStep<T>& forces, const T* w, cudaStream_t st) {
-  using Shape = ElasticStreamShape<T, R, TX, TY>;
-  // Blocks resident per SM (the shared-memory opt-in set once per instantiation).
-  static const int resident = [] {
-    int dev = 0, optin = 0, blocks = 0;
-    SS_CUDA_CHECK(cudaGetDevice(&dev));
-    SS_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    if (Shape::kBytes > static_cast<std::size_t>(optin))
-      throw Error("elastic3d stream25d: the " + std::to_string(TX) + " x " + std::to_string(TY) + " tile needs " +
-                  std::to_string(Shape::kBytes) + " bytes of shared memory per block; this device allows " +
-                  std::to_string(optin));
-    SS_CUDA_CHECK(cudaFuncSetAttribute(elastic3d_stream25d<T, R, TX, TY>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(Shape::kBytes)));
-    SS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, elastic3d_stream25d<T, R, TX, TY>,
-                                                                Shape::kThreads, Shape::kBytes));
-    return std::max(blocks, 1);
-  }();
-  const unsigned bx = blocks_for(g.nx, TX), by = blocks_for(g.ny, TY);
-  const int slab = elastic_slab_planes(static_cast<long long>(bx) * by, g.nz, static_cast<long long>(resident) * sm_count());
-  const dim3 grid(bx, by, blocks_for(g.nz, slab));
-  if (grid.y > kMaxGridYZ || grid.z > kMaxGridYZ)
-    throw Error("elastic3d stream25d: ny " + std::to_string(g.ny) + " or nz " + std::to_string(g.nz) +
-                " is too large for this launch");
-  elastic3d_stream25d<T, R, TX, TY><<<grid, dim3(TX, TY), Shape::kBytes, st>>>(cur, prev, m, damp, out, g, free_top, slab,
-                                                                               stress_src, forces, w);
-  SS_CUDA_LAUNCH_CHECK("elastic3d_stream25d");
+  auto* kernel = elastic3d_stream25d<T, R, TX, TY>;
+  launch_streaming<ElasticStreamShape<T, R, TX, TY>>(
+      kernel, "elastic3d_stream25d", g, [&](dim3 grid, dim3 block, std::size_t bytes, int slab) {
+        kernel<<<grid, block, bytes, st>>>(cur, prev, m, damp, out, g, free_top, slab, stress_src, forces, w);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_stream25d");
+      });
+}
+
+/// One register25d step of the interior (elastic3d_register25d.cuh) on the tile TX x TY.
+template <typename T, int R, int TX, int TY>
+void launch_register25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m, const T* damp,
+                        ElasticFields3<T> out, const Grid3D& g, bool free_top, const ElasticStressStep<T>& stress_src,
+                        const ElasticForceStep<T>& forces, const T* w, cudaStream_t st) {
+  auto* kernel = elastic3d_register25d<T, R, TX, TY>;
+  launch_streaming<ElasticRegisterShape<T, R, TX, TY>>(
+      kernel, "elastic3d_register25d", g, [&](dim3 grid, dim3 block, std::size_t bytes, int slab) {
+        kernel<<<grid, block, bytes, st>>>(cur, prev, m, damp, out, g, free_top, slab, stress_src, forces, w);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_register25d");
+      });
 }
 
 }  // namespace
@@ -249,8 +276,10 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
   T stress_sign[6];
   for (int c = 0; c < 6; ++c) stress_sign[c] = static_cast<T>(elastic_stress_top_sign(c));
   m.view_quantity = -1;
-  // stream25d runs its own kernel under the sponge boundary; periodic and cpml step as fused.
-  const bool streamed = variant == Elastic3DVariant::stream25d && elastic3d_stream25d_runs(m.setup);
+  // stream25d and register25d run their own kernels under the sponge boundary; periodic and
+  // cpml step as fused.
+  const bool streamed = (variant == Elastic3DVariant::stream25d || variant == Elastic3DVariant::register25d) &&
+                        elastic3d_stream25d_runs(m.setup);
   dispatch_radius(m.setup.config.order, [&]<int R>() {
     for (int s = 0; s < n; ++s) {
       const ElasticFields3<T> cur = m.level(m.cur), prev = m.level(m.prev), out = m.level(m.next);
@@ -260,17 +289,21 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
       const long long cpml_nodes = m.setup.cpml_layout.nodes(g);
       const unsigned cpml_blocks = std::min<unsigned>(blocks_for(cpml_nodes, 128), 8192);
       if (streamed) {
-        // Strains, stresses, their sources and ghosts and the update in one kernel.
-        if constexpr (std::is_same_v<T, float>) {
-          if (elastic_tall_tile())
-            launch_stream25d<T, R, 32, 16>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces,
-                                           wsrc, st);
+        // Strains, stresses, their sources and ghosts and the update in one kernel; the
+        // tile 32 x 8 unless STENCILSCOPE_ELASTIC_TILE=32x16 (float only).
+        const auto launch = [&]<int TY>() {
+          if (variant == Elastic3DVariant::register25d)
+            launch_register25d<T, R, 32, TY>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src,
+                                             forces, wsrc, st);
           else
-            launch_stream25d<T, R, 32, 8>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces,
-                                          wsrc, st);
+            launch_stream25d<T, R, 32, TY>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces,
+                                           wsrc, st);
+        };
+        if constexpr (std::is_same_v<T, float>) {
+          if (elastic_tall_tile()) launch.template operator()<16>();
+          else launch.template operator()<8>();
         } else {
-          launch_stream25d<T, R, 32, 8>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces, wsrc,
-                                        st);
+          launch.template operator()<8>();
         }
       } else {
         if (variant == Elastic3DVariant::steps) {

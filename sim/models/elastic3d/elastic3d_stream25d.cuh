@@ -26,7 +26,7 @@ namespace ss {
 /// The shared-memory layout of a TX x TY tile at radius R.
 template <typename T, int R, int TX, int TY>
 struct ElasticStreamShape {
-  static constexpr int kThreads = TX * TY;
+  static constexpr int kTX = TX, kTY = TY, kThreads = TX * TY;
   static constexpr int kEX = TX + 2 * R, kEY = TY + 2 * R;  ///< the stress region: tile plus R
   static constexpr int kWX = TX + 4 * R, kWY = TY + 4 * R;  ///< the u plane of the halo's x, y lines
   static constexpr int kRing = 2 * R + 1;                   ///< u^n planes ks - R .. ks + R

@@ -197,6 +197,10 @@ ModelInfo describe() {
        "one kernel streaming along z, the xy tile in shared memory: strains and stresses never reach memory "
        "(sponge boundary; periodic and cpml step as fused)",
        true, true},
+      {"register25d",
+       "stream25d with the tile's u columns in registers and every load issued a plane ahead "
+       "(sponge boundary; periodic and cpml step as fused)",
+       true, true},
       {"cpu", "OpenMP over planes, the shared point functions", false, true},
       {"reference", "double precision, plain loops (a yardstick for bench: it recomputes from t = 0)", false, false},
   };

@@ -122,14 +122,14 @@ INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, Elastic3DGpu,
                            return "order" + std::to_string(std::get<0>(info.param)) + "_" + kind_name(std::get<1>(info.param));
                          });
 
-// stream25d's own edges: a grid narrower than one tile along x and between one and two
-// tiles along y, tall enough for several slabs (20 x 11 x 70: four slabs of 18 planes on
-// any device unless STENCILSCOPE_ELASTIC_SLAB is set), with sources whose boxes cross the
-// tile's halo, a slab boundary and the free surface: under a free top a moment tensor with
+// The streaming kernels' own edges (stream25d and register25d): a grid narrower than one
+// tile along x and between one and two tiles along y, tall enough for several slabs
+// (20 x 11 x 70: four slabs of 18 planes on any device unless STENCILSCOPE_ELASTIC_SLAB is
+// set), with sources whose boxes cross the tile's halo, a slab boundary and the free surface: under a free top a moment tensor with
 // all six components (sigma_xz and sigma_yz mirrored above the top) and a force; under an
 // absorbing top an explosion across the slab boundary at k = 36 and a force near the
-// bottom. Every order, both precisions, NaN-poisoned scratch: bitwise equal to `steps` and
-// to `cpu`, traces included.
+// bottom. Every order, both precisions, NaN-poisoned scratch: both bitwise equal to `steps`
+// and to `cpu`, traces included.
 template <typename T>
 void check_stream25d_case(int order, bool free_top) {
   Elastic3DConfig c;
@@ -155,7 +155,7 @@ void check_stream25d_case(int order, bool free_top) {
   const std::vector<T> cpu = flat(host.state());
   DeviceElastic3D<T> gpu(s);
   std::vector<T> by_steps;
-  for (Elastic3DVariant v : {Elastic3DVariant::steps, Elastic3DVariant::stream25d}) {
+  for (Elastic3DVariant v : {Elastic3DVariant::steps, Elastic3DVariant::stream25d, Elastic3DVariant::register25d}) {
     gpu.reset();
     for (int k = 0; k < kSteps; ++k) {
       gpu.poison_scratch();
@@ -204,14 +204,16 @@ TEST(Elastic3DGpuLive, PaintOrderLoadAndSwitchesFollowTheCpu) {
   gpu.set_order(4);
   host.step(4);
   gpu.step(Elastic3DVariant::steps, 1);
-  gpu.step(Elastic3DVariant::stream25d, 2);
+  gpu.step(Elastic3DVariant::stream25d, 1);
+  gpu.step(Elastic3DVariant::register25d, 1);
   gpu.step(Elastic3DVariant::fused, 1);
   EXPECT_TRUE(same_bits(flat(host.state()), flat(gpu.state())));
   DeviceElastic3D<float> other(s);
   other.set_order(4);
   other.load(host.state(), host.steps_done());
   host.step(3);
-  other.step(Elastic3DVariant::stream25d, 3);
+  other.step(Elastic3DVariant::stream25d, 2);
+  other.step(Elastic3DVariant::register25d, 1);
   EXPECT_TRUE(same_bits(flat(other.state()), flat(host.state())));
   const std::vector<float> tail(host.traces().end() - 3 * 3 * s.grid.nx, host.traces().end());
   EXPECT_EQ(other.first_trace_step(), host.steps_done() - 3);

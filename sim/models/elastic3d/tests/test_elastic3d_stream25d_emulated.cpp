@@ -1,10 +1,13 @@
-// The stream25d kernel (elastic3d_stream25d.cuh) run on the host: the header compiled as
-// C++ against emulated/sim/core/cuda_check.cuh (one std::thread per CUDA thread, a
-// std::barrier per block for __syncthreads), so its indexing, rings, queues, halo, slabs,
-// free-surface mirror and sources are checked without a device. One step from a live
-// field of the `cpu` variant must give the `cpu` variant's next step bit for bit on every
-// node the kernel owns (all but the Clayton-Engquist faces, which a later kernel writes).
-// What this cannot see: races the barrier hides, shared-memory sizes, launch limits
+// The streaming kernels (elastic3d_stream25d.cuh, elastic3d_register25d.cuh) run on the
+// host: the headers compiled as C++ against emulated/sim/core/cuda_check.cuh (one
+// std::thread per CUDA thread, a std::barrier per block for __syncthreads; register25d's
+// cp.async copies are plain copies there, done at once), so their indexing, rings, queues,
+// halo, slabs, free-surface mirror and sources are checked without a device. One step from
+// a live field of the `cpu` variant must give the `cpu` variant's next step bit for bit on
+// every node the kernel owns (all but the Clayton-Engquist faces, which a later kernel
+// writes). A copy done at once also overwrites a buffer that is still being read, so a
+// prefetch into the wrong slot shows here. What this cannot see: a copy read before it has
+// landed, races the barrier hides, shared-memory sizes, launch limits
 // (tests/device/elastic-tune.sh runs compute-sanitizer for those).
 #include <gtest/gtest.h>
 
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "sim/models/elastic3d/elastic3d_solver.hpp"
+#include "sim/models/elastic3d/elastic3d_register25d.cuh"
 #include "sim/models/elastic3d/elastic3d_stream25d.cuh"
 
 namespace ss {
@@ -23,12 +27,14 @@ alignas(16) unsigned char elastic_stream_smem[1 << 18];
 
 namespace {
 
-/// Runs `warm` steps of `cpu`, one emulated stream25d step (TX x TY tile, slabs of `slab`
+enum class Kernel { stream25d, register25d };
+
+/// Runs `warm` steps of `cpu`, one emulated step of kernel K (TX x TY tile, slabs of `slab`
 /// planes) and one more `cpu` step; returns the nodes that differ.
-template <typename T, int R, int TX, int TY>
+template <Kernel K, typename T, int R, int TX, int TY>
 long emulated_step_differences(const Elastic3DSetup& s, int warm, int slab) {
-  using Shape = ElasticStreamShape<T, R, TX, TY>;
-  static_assert(Shape::kBytes <= sizeof(elastic_stream_smem));
+  static_assert(ElasticStreamShape<T, R, TX, TY>::kBytes <= sizeof(elastic_stream_smem));
+  static_assert(ElasticRegisterShape<T, R, TX, TY>::kBytes <= sizeof(elastic_stream_smem));
   const Grid3D& g = s.grid;
   HostElastic3D<T> host(s);
   host.step(warm);
@@ -65,8 +71,12 @@ long emulated_step_differences(const Elastic3DSetup& s, int warm, int slab) {
             threads.emplace_back([&, tx, ty] {
               threadIdx = {tx, ty, 0};
               blockIdx = {x, y, z};
-              elastic3d_stream25d<T, R, TX, TY>(fc, fp, m, damp.data(), fo, g, free_top, slab, stress_src, forces,
-                                                w.data());
+              if constexpr (K == Kernel::stream25d)
+                elastic3d_stream25d<T, R, TX, TY>(fc, fp, m, damp.data(), fo, g, free_top, slab, stress_src, forces,
+                                                  w.data());
+              else
+                elastic3d_register25d<T, R, TX, TY>(fc, fp, m, damp.data(), fo, g, free_top, slab, stress_src,
+                                                    forces, w.data());
             });
         for (std::thread& t : threads) t.join();
       }
@@ -124,36 +134,60 @@ Elastic3DSetup shallow_moment_case(int order) {
   return make_elastic3d_setup(c);
 }
 
-class Elastic3DStream25dEmulated : public ::testing::TestWithParam<int> {};
+/// (kernel, order).
+class Elastic3DStreamingEmulated : public ::testing::TestWithParam<std::tuple<Kernel, int>> {};
 
-TEST_P(Elastic3DStream25dEmulated, FreeTopBothTilesAndThinSlabsFloatAndDouble) {
-  const Elastic3DSetup s = free_top_case(GetParam());
-  dispatch_radius(GetParam(), [&]<int R>() {
-    EXPECT_EQ((emulated_step_differences<float, R, 32, 8>(s, 30, 23)), 0);
-    EXPECT_EQ((emulated_step_differences<float, R, 32, 16>(s, 30, 23)), 0);
-    EXPECT_EQ((emulated_step_differences<float, R, 32, 8>(s, 30, 5)), 0);  // slabs thinner than 2R + 1
-    EXPECT_EQ((emulated_step_differences<double, R, 32, 8>(s, 30, 23)), 0);
+TEST_P(Elastic3DStreamingEmulated, FreeTopBothTilesAndThinSlabsFloatAndDouble) {
+  const auto [kernel, order] = GetParam();
+  const Elastic3DSetup s = free_top_case(order);
+  dispatch_radius(order, [&]<int R>() {
+    auto check = [&]<Kernel K>() {
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8>(s, 30, 23)), 0);
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16>(s, 30, 23)), 0);
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8>(s, 30, 5)), 0);  // slabs thinner than 2R + 1
+      EXPECT_EQ((emulated_step_differences<K, double, R, 32, 8>(s, 30, 23)), 0);
+    };
+    kernel == Kernel::stream25d ? check.template operator()<Kernel::stream25d>()
+                                : check.template operator()<Kernel::register25d>();
   });
 }
 
-TEST_P(Elastic3DStream25dEmulated, AbsorbingTopAcrossSlabsFloatAndDouble) {
-  const Elastic3DSetup s = absorbing_top_case(GetParam());
-  dispatch_radius(GetParam(), [&]<int R>() {
-    EXPECT_EQ((emulated_step_differences<float, R, 32, 8>(s, 25, 18)), 0);
-    EXPECT_EQ((emulated_step_differences<double, R, 32, 8>(s, 25, 18)), 0);
+TEST_P(Elastic3DStreamingEmulated, AbsorbingTopAcrossSlabsFloatAndDouble) {
+  const auto [kernel, order] = GetParam();
+  const Elastic3DSetup s = absorbing_top_case(order);
+  dispatch_radius(order, [&]<int R>() {
+    auto check = [&]<Kernel K>() {
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8>(s, 25, 18)), 0);
+      EXPECT_EQ((emulated_step_differences<K, double, R, 32, 8>(s, 25, 18)), 0);
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16>(s, 25, 1)), 0);  // one plane per slab
+    };
+    kernel == Kernel::stream25d ? check.template operator()<Kernel::stream25d>()
+                                : check.template operator()<Kernel::register25d>();
   });
 }
 
-TEST_P(Elastic3DStream25dEmulated, MomentUnderTheSurfaceSlabsOf18And3) {
-  const Elastic3DSetup s = shallow_moment_case(GetParam());
-  dispatch_radius(GetParam(), [&]<int R>() {
-    EXPECT_EQ((emulated_step_differences<float, R, 32, 8>(s, 25, 18)), 0);
-    EXPECT_EQ((emulated_step_differences<float, R, 32, 8>(s, 25, 3)), 0);
+TEST_P(Elastic3DStreamingEmulated, MomentUnderTheSurfaceSlabsOf18And3) {
+  const auto [kernel, order] = GetParam();
+  const Elastic3DSetup s = shallow_moment_case(order);
+  dispatch_radius(order, [&]<int R>() {
+    auto check = [&]<Kernel K>() {
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8>(s, 25, 18)), 0);
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8>(s, 25, 3)), 0);
+      EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16>(s, 25, 3)), 0);  // register25d: one barrier a plane
+    };
+    kernel == Kernel::stream25d ? check.template operator()<Kernel::stream25d>()
+                                : check.template operator()<Kernel::register25d>();
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Orders, Elastic3DStream25dEmulated, ::testing::Values(2, 4, 6, 8),
-                         [](const auto& info) { return "order" + std::to_string(info.param); });
+INSTANTIATE_TEST_SUITE_P(KernelsAndOrders, Elastic3DStreamingEmulated,
+                         ::testing::Combine(::testing::Values(Kernel::stream25d, Kernel::register25d),
+                                            ::testing::Values(2, 4, 6, 8)),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param) == Kernel::stream25d ? "stream25d"
+                                                                                           : "register25d") +
+                                  "_order" + std::to_string(std::get<1>(info.param));
+                         });
 
 }  // namespace
 }  // namespace ss

@@ -1,0 +1,459 @@
+#pragma once
+// elastic3d's register25d kernel: stream25d's walk along z (elastic3d_stream25d.cuh) with
+// the tile's u^n columns in registers and every load issued one plane ahead. One block per
+// TX x TY tile of columns and a slab of z planes; one thread per column of the tile. The
+// thread keeps u^n of its column at planes ks - R .. ks + R in a register queue (its z
+// lines), and the block keeps in shared memory only
+//   wide  u^n of plane ks over the tile plus 2R, without the corners beyond R (the x and y
+//         lines of the strains), two buffers: plane ks + 1 arrives while ks is computed;
+//   ring  u^n of the cross (R columns left and right of the tile's rows, R rows above and
+//         below its columns: the nodes whose stresses the in-plane divergence reads) at
+//         planes ks - R .. ks + R + 1 (their z lines);
+//   medium C11, C13, C33, C44, C66 of the cross at planes ks and ks + 1;
+//   tile   per thread, u^n of its column at plane ks + R (the queue's next) and the
+//          medium of its node at ks, for planes ks and ks + 1;
+//   stress xx, yy, xy, xz, yz of plane ks over the tile plus the cross (and of ks - 1 where
+//          the shape takes one barrier a plane, kOneBarrier).
+// All of it arrives by cp.async one plane ahead (zero-filled beyond R of the interior,
+// which no needed stress reads), so no load waits in the loop but u^{n-1} and q of the
+// plane written, issued before the stresses that hide them. Per plane ks, after one block
+// barrier (plane ks landed, the tile's u^n of ks stored):
+//   S  the stresses of plane ks at the thread's node (z line from its queue) and, for
+//      planes the block writes, at its share of the cross (z lines from the ring; the three
+//      components the divergence reads there): the stress plane, and the thread's own xz,
+//      yz, zz into a register queue of 2R + 1 planes;
+//   D  after a second barrier, the in-plane divergence (D_x s_xx + D_y s_xy and so on)
+//      into a queue of R + 1 planes, and u^{n+1} of plane ks - R: that part plus D_z of
+//      the queued s_cz, the force sources, the update. With kOneBarrier, D of plane ks - 1
+//      runs instead right after S of plane ks, with no barrier between (its stress plane is
+//      the other one; one more iteration at the end).
+// Every value comes from the point functions of elastic3d.hpp on the same operands in the
+// same order as `steps` and `fused` ((D_x + D_y) + D_z, as stream25d), so the variants
+// write the same bits. The boundaries are stream25d's: the sponge only (free or absorbing
+// top; the mirror of s_cz above a free top as there); the launcher refuses the others and
+// the step runs `fused` for them.
+#include "sim/models/elastic3d/elastic3d_kernels.cuh"
+
+namespace ss {
+
+/// The shared-memory layout of a TX x TY tile at radius R.
+template <typename T, int R, int TX, int TY>
+struct ElasticRegisterShape {
+  static constexpr int kTX = TX, kTY = TY, kThreads = TX * TY;
+  static constexpr int kEX = TX + 2 * R, kEY = TY + 2 * R;  ///< the stress region: tile plus R
+  static constexpr int kWX = TX + 4 * R, kWY = TY + 4 * R;  ///< the wide plane: tile plus 2R
+  /// Its row pitch: kWX padded to 2R modulo 4R, so that a warp on the arms left and right of
+  /// the tile (rows of 2R columns) reads 32 different banks (48 -> 56 at R = 4).
+  static constexpr int kWP = kWX + ((6 * R - kWX % (4 * R)) % (4 * R));
+  static constexpr int kE = kEX * kEY, kW = kWP * kWY;
+  static constexpr int kCross = 2 * R * (TX + TY);  ///< columns of the cross
+  static constexpr int kRing = 2 * R + 2;           ///< planes ks - R .. ks + R and the one arriving
+  /// Wide cells and cross columns per thread (copies; the cross's stresses).
+  static constexpr int kWideSlots = (kW + kThreads - 1) / kThreads;
+  static constexpr int kCrossSlots = (kCross + kThreads - 1) / kThreads;
+  static constexpr std::size_t kRingValues = static_cast<std::size_t>(kRing) * 3 * kCross;
+  static constexpr std::size_t kMediumValues = 2 * 5 * static_cast<std::size_t>(kCross);
+  static constexpr std::size_t kWideValues = 2 * 3 * static_cast<std::size_t>(kW);
+  /// Float blocks of more than 256 threads run alone on an SM, where a barrier stalls every
+  /// warp: they take the divergence of plane ks - 1 between the same two barriers as the
+  /// stresses of plane ks (two stress planes, one barrier a plane). Else one stress plane
+  /// and two barriers (32 x 8 keeps two blocks per SM; double has no room for the second).
+  static constexpr bool kOneBarrier = sizeof(T) == sizeof(float) && kThreads > 256;
+  static constexpr std::size_t kStressValues = (kOneBarrier ? 2 : 1) * 5 * static_cast<std::size_t>(kE);
+  static constexpr std::size_t kTileValues = 2 * 8 * static_cast<std::size_t>(kThreads);  ///< u (3), medium (5)
+  static constexpr std::size_t kBytes =
+      (kRingValues + kMediumValues + kWideValues + kStressValues + kTileValues) * sizeof(T);
+  /// Two blocks per SM where the registers allow it (float, at most 256 threads).
+  static constexpr int kMinBlocks = sizeof(T) == sizeof(float) && kThreads <= 256 ? 2 : 1;
+};
+
+/// Cross column h (0 .. kCross - 1) in the stress region: R columns left and right of the
+/// tile's rows first, then R rows above and below its columns.
+template <int R, int TX, int TY>
+SS_HD SS_FORCEINLINE void elastic_cross_column(int h, int& ex, int& ey) {
+  if (h < 2 * R * TY) {
+    const int col = h % (2 * R);
+    ex = col < R ? col : col + TX;
+    ey = R + h / (2 * R);
+  } else {
+    const int r = (h - 2 * R * TY) / TX;
+    ex = R + (h - 2 * R * TY) % TX;
+    ey = r < R ? r : r + TY;
+  }
+}
+
+// The copies: cp.async from sm_80 on, its source size a register (0 fills with zeros;
+// __pipeline_memcpy_async would branch on it), plain copies before sm_80 and in the host
+// emulation (tests/test_elastic3d_stream25d_emulated.cpp), where commit and wait are no-ops.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define SS_ELASTIC_CP_ASYNC 1
+#else
+#define SS_ELASTIC_CP_ASYNC 0
+#endif
+
+/// Copies one value to shared memory without waiting, or writes 0 there when !in.
+template <typename T>
+__device__ SS_FORCEINLINE void elastic_copy_async(T* dst, const T* src, bool in) {
+#if SS_ELASTIC_CP_ASYNC
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+               "l"(src), "n"(sizeof(T)), "r"(in ? static_cast<unsigned>(sizeof(T)) : 0u)
+               : "memory");
+#else
+  *dst = in ? *src : T(0);
+#endif
+}
+/// Closes this thread's group of copies.
+__device__ SS_FORCEINLINE void elastic_copies_commit() {
+#if SS_ELASTIC_CP_ASYNC
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+/// Waits until every copy this thread has committed has landed (its own; a block barrier
+/// after it makes them the block's).
+__device__ SS_FORCEINLINE void elastic_copies_wait() {
+#if SS_ELASTIC_CP_ASYNC
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+#endif
+}
+
+/// Stresses of node (i, j, k) from its nine derivatives g[c][a] = d_a u_c, with the
+/// stress sources: elastic_strain, elastic_stress and elastic_add_stresses, as `fused`
+/// and the stress-source kernel.
+template <typename T>
+__device__ SS_FORCEINLINE Stress6<T> elastic_register_stress(const T (&g)[3][3], const VtiNode<T>& c, bool surface,
+                                                            const ElasticStressStep<T>& src, const T* w, int i, int j,
+                                                            int k) {
+  Stress6<T> s = elastic_stress(elastic_strain(g), c, surface);
+  if (src.n > 0) {
+    T v[6] = {s.xx, s.yy, s.zz, s.xy, s.xz, s.yz};
+    elastic_add_stresses(src, i, j, k, w, v);
+    s = Stress6<T>{v[0], v[1], v[2], v[3], v[4], v[5]};
+  }
+  return s;
+}
+
+/// d_x u_c and d_y u_c of the node at `at` of a wide plane (components W apart, rows WP).
+template <typename T, int R, int W, int WP>
+__device__ SS_FORCEINLINE void elastic_register_xy(const T* wide, int at, T (&g)[3][3]) {
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    T line[2 * R + 1];
+#pragma unroll
+    for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R)];
+    g[c][0] = first_derivative<T, R>(line);
+#pragma unroll
+    for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R) * WP];
+    g[c][1] = first_derivative<T, R>(line);
+  }
+}
+
+/// One step of the interior (sponge boundary): u^{n+1} = out from cur (u^n), prev
+/// (u^{n-1}), the medium, the damping tables, the stress and force sources. Blocks:
+/// (tiles along x, tiles along y, slabs of `slab` planes).
+template <typename T, int R, int TX, int TY>
+__global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::kMinBlocks))
+    elastic3d_register25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m,
+                          const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g, bool free_top, int slab,
+                          ElasticStressStep<T> stress_src, ElasticForceStep<T> forces, const T* __restrict__ w) {
+  using Sh = ElasticRegisterShape<T, R, TX, TY>;
+  constexpr int E = Sh::kE, EX = Sh::kEX, W = Sh::kW, WX = Sh::kWX, WP = Sh::kWP, H = Sh::kCross, NT = Sh::kThreads;
+  constexpr int S = 2 * R + 1, RING = Sh::kRing;
+  extern __shared__ __align__(16) unsigned char elastic_stream_smem[];
+  T* const ring = reinterpret_cast<T*>(elastic_stream_smem);  // [RING][3][H]
+  T* const medium = ring + Sh::kRingValues;                     // [2][5][H]
+  T* const wide = medium + Sh::kMediumValues;                   // [2][3][WY][WP]
+  T* const sst = wide + Sh::kWideValues;                        // [1 or 2][5][EY][EX]: xx, yy, xy, xz, yz
+  T* const tile = sst + Sh::kStressValues;                      // [2][8][NT]: u (3), medium (5)
+
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
+  const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;  // the tile's first node; stress (ex, ey) is (i0 - R + ex, j0 - R + ey)
+  const int i = i0 + tx, j = j0 + ty;
+  const bool mine = i < g.nx && j < g.ny;
+  const bool column = i < g.nx + R && j < g.ny + R;  // within R of the interior: read (ghosts) though not written
+  const int kb = blockIdx.z * slab, ke = min(g.nz, kb + slab);  // the planes this block writes
+  const int ks_lo = max(0, kb - R), ks_hi = min(g.nz, ke + R);  // the planes whose stresses it computes
+  const int center = (ty + R) * EX + (tx + R);                 // this thread's node in the stress region
+  const int own_wide = (ty + 2 * R) * WP + (tx + 2 * R);       // and in the wide plane
+  const T* const medium_in[5] = {m.c11, m.c13, m.c33, m.c44, m.c66};
+  // Offset of (gi, gj) from its plane's first element; -1 farther than R from the interior.
+  auto in_plane = [&](int gi, int gj) -> int {
+    const bool in = gi >= -R && gi < g.nx + R && gj >= -R && gj < g.ny + R;
+    return in ? (gj + kGhost) * g.pitch + (gi + kGhost) : -1;
+  };
+  auto plane_start = [&](int p) { return g.index(-kGhost, -kGhost, p); };
+
+  // The wide cells this thread copies (its share, tid + s NT): their in-plane offsets, -1
+  // for zeros, -2 for cells the tile's threads store or no stress reads (the corners beyond R,
+// the padding).
+  int wide_src[Sh::kWideSlots];
+#pragma unroll
+  for (int s = 0; s < Sh::kWideSlots; ++s) {
+    const int n = tid + s * NT, wx = n % WP, wy = n / WP;
+    const bool tile_x = wx >= 2 * R && wx < 2 * R + TX, tile_y = wy >= 2 * R && wy < 2 * R + TY;
+    const bool region = wx >= R && wx < TX + 3 * R && wy >= R && wy < TY + 3 * R;
+    const bool needed = n < W && wx < WX && !(tile_x && tile_y) && (region || tile_x || tile_y);
+    wide_src[s] = needed ? in_plane(i0 - 2 * R + wx, j0 - 2 * R + wy) : -2;
+  }
+  // The cross columns this thread copies and computes (h = tid + s NT): in-plane offsets.
+  int cross_src[Sh::kCrossSlots];
+#pragma unroll
+  for (int s = 0; s < Sh::kCrossSlots; ++s) {
+    const int h = tid + s * NT;
+    int ex = 0, ey = 0;
+    if (h < H) elastic_cross_column<R, TX, TY>(h, ex, ey);
+    cross_src[s] = h < H ? in_plane(i0 - R + ex, j0 - R + ey) : -2;
+  }
+  auto slot = [](int p) { return (p + RING) % RING; };  // p >= -R
+  // Plane p of the wide u (for the stresses of plane p), the ring (z lines of the cross's
+  // stresses of planes p - R .. p + R) and the cross's medium (its stresses of plane p).
+  auto fetch_wide = [&](int p) {
+    if (p < ks_lo || p >= ks_hi) return;
+    T* const dst = wide + (p & 1) * 3 * W;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kWideSlots; ++s) {
+      if (wide_src[s] == -2) continue;
+      const int n = tid + s * NT, at = max(wide_src[s], 0);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * W + n, cur.c[c] + base + at, wide_src[s] >= 0);
+    }
+  };
+  auto fetch_ring = [&](int p) {
+    if (p < kb - R || p >= ke + R) return;
+    T* const dst = ring + slot(p) * 3 * H;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kCrossSlots; ++s) {
+      if (cross_src[s] == -2) continue;
+      const int h = tid + s * NT, at = max(cross_src[s], 0);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * H + h, cur.c[c] + base + at, cross_src[s] >= 0);
+    }
+  };
+  auto fetch_medium = [&](int p) {
+    if (p < kb || p >= ke) return;
+    T* const dst = medium + (p & 1) * 5 * H;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kCrossSlots; ++s) {
+      if (cross_src[s] == -2) continue;
+      const int h = tid + s * NT, at = max(cross_src[s], 0);
+#pragma unroll
+      for (int v = 0; v < 5; ++v) elastic_copy_async(dst + v * H + h, medium_in[v] + base + at, cross_src[s] >= 0);
+    }
+  };
+  // u^n of plane p of this thread's column (0 where never needed).
+  auto own_u_in = [&](int p) { return column && p >= ks_lo - R && p < ks_hi + R; };
+  // This thread's tile entries for plane p: u^n of plane p + R, the medium of plane p.
+  auto fetch_tile = [&](int p) {
+    T* const dst = tile + (p & 1) * 8 * NT + tid;
+    const bool u_in = own_u_in(p + R), m_in = mine && p >= ks_lo && p < ks_hi;
+    const std::size_t eu = u_in ? g.index(i, j, p + R) : 0, em = m_in ? g.index(i, j, p) : 0;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * NT, cur.c[c] + eu, u_in);
+#pragma unroll
+    for (int v = 0; v < 5; ++v) elastic_copy_async(dst + (3 + v) * NT, medium_in[v] + em, m_in);
+  };
+
+  // The register queues: u^n of this column at planes ks - R .. ks + R (index 2R the
+  // newest), this node's s_xz, s_yz, s_zz at planes ks - 2R .. ks (0 beyond the faces, the
+  // mirror above a free top), the in-plane divergence parts at planes ks - R .. ks.
+  T uq[3][S], zq[3][S], pq[3][R + 1];
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+#pragma unroll
+    for (int q = 0; q < S; ++q) uq[c][q] = T(0), zq[c][q] = T(0);
+#pragma unroll
+    for (int q = 0; q <= R; ++q) pq[c][q] = T(0);
+  }
+  // Planes kb - 2R .. kb - 1 into uq[1 .. 2R]: the first iteration (ks = kb - R) shifts them
+  // down and takes plane kb.
+#pragma unroll
+  for (int q = 1; q < S; ++q) {
+    const int p = kb - 2 * R - 1 + q;
+    const bool in = own_u_in(p);
+    const std::size_t e = in ? g.index(i, j, p) : 0;
+#pragma unroll
+    for (int c = 0; c < 3; ++c) uq[c][q] = in ? cur.c[c][e] : T(0);
+  }
+  fetch_tile(kb - R);
+  fetch_wide(kb - R);
+  for (int p = kb - R; p <= kb; ++p) fetch_ring(p);
+  fetch_medium(kb - R);
+  elastic_copies_commit();
+
+  // The in-plane divergence of plane kd from its stress plane, pushed on the queue, and
+  // u^{n+1} of plane kd - R (write: this thread writes it, at e_out): uq and zq are centred
+  // on plane kd - R when this runs.
+  auto divergence = [&](int kd, const T* sst_kd, bool write, std::size_t e_out, const T (&u_prev)[3], T qe, T d) {
+    T part[3] = {T(0), T(0), T(0)};
+    if (mine && kd >= kb && kd < ke) {
+      // a_x: D_x s_xx + D_y s_xy; a_y: D_x s_xy + D_y s_yy; a_z: D_x s_xz + D_y s_yz.
+      constexpr int xs[3] = {0, 2, 3}, ys[3] = {2, 1, 4};
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        T line[S];
+#pragma unroll
+        for (int q = 0; q < S; ++q) line[q] = sst_kd[xs[c] * E + center + (q - R)];
+        const T dx = first_derivative<T, R>(line);
+#pragma unroll
+        for (int q = 0; q < S; ++q) line[q] = sst_kd[ys[c] * E + center + (q - R) * EX];
+        const T dy = first_derivative<T, R>(line);
+        part[c] = dx + dy;
+      }
+    }
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+      for (int q = 0; q < R; ++q) pq[c][q] = pq[c][q + 1];
+      pq[c][R] = part[c];
+    }
+    if (write) {
+      T a[3];
+#pragma unroll
+      for (int c = 0; c < 3; ++c) a[c] = pq[c][0] + first_derivative<T, R>(zq[c]);
+      if (forces.n > 0) elastic_add_forces(forces, i, j, kd - R, w, a);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) out.c[c][e_out] = elastic_update(uq[c][0], u_prev[c], qe, a[c], d);
+    }
+  };
+  constexpr bool one_barrier = Sh::kOneBarrier;
+  auto stress_plane = [&](int k) { return sst + (one_barrier ? (k & 1) * 5 * E : 0); };
+
+  for (int ks = kb - R; ks < ke + R + (one_barrier ? 1 : 0); ++ks) {
+    const bool stresses = ks >= ks_lo && ks < ks_hi;  // this node's (for the z queue)
+    const bool halo = ks >= kb && ks < ke;            // and the cross's (for the in-plane divergence)
+    const int kd = one_barrier ? ks - 1 : ks;         // the plane whose divergence this iteration takes
+    const int ko = kd - R;                            // and the plane it writes
+    const bool write = mine && ko >= kb && ko < ke;
+    // u^{n-1} and q of the plane written: loads issued now, used by the divergence.
+    T u_prev[3] = {T(0), T(0), T(0)}, qe = T(0), d = T(0);
+    std::size_t e_out = 0;
+    if (write) {
+      e_out = g.index(i, j, ko);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) u_prev[c] = prev.c[c][e_out];
+      qe = m.q[e_out];
+      d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + ko];
+    }
+    // This thread's copies of plane ks have landed: u^n of plane ks + R into the queue (after
+    // the divergence of ks - 1 with one barrier, which reads the queue's oldest), the tile's
+    // u^n of plane ks into the wide plane.
+    elastic_copies_wait();
+    const T* const tile_ks = tile + (ks & 1) * 8 * NT + tid;
+    auto take_next_u = [&] {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+#pragma unroll
+        for (int q = 0; q < S - 1; ++q) uq[c][q] = uq[c][q + 1];
+        uq[c][S - 1] = tile_ks[c * NT];
+      }
+    };
+    if constexpr (!one_barrier) take_next_u();
+    constexpr int now = one_barrier ? R + 1 : R;  // u^n of plane ks in the queue
+    T* const wide_ks = wide + (ks & 1) * 3 * W;
+    if (stresses) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) wide_ks[c * W + own_wide] = uq[c][now];
+    }
+    __syncthreads();  // plane ks has landed; every read of the buffers refilled below is done
+    fetch_tile(ks + 1);
+    fetch_wide(ks + 1);
+    fetch_ring(ks + 1 + R);
+    fetch_medium(ks + 1);
+    elastic_copies_commit();
+
+    // ---- S: the stresses of plane ks.
+    T* const sst_ks = stress_plane(ks);
+    const bool surface = free_top && ks == 0;
+    T own[3] = {T(0), T(0), T(0)};  // s_xz, s_yz, s_zz of this thread's node
+    if (stresses && mine) {
+      T gr[3][3];
+      elastic_register_xy<T, R, W, WP>(wide_ks, own_wide, gr);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        T line[S];  // u^n of planes ks - R .. ks + R: the queue, or with one barrier the queue
+#pragma unroll      // not yet moved on and the plane just landed
+        for (int q = 0; q < S; ++q) line[q] = !one_barrier ? uq[c][q] : q < S - 1 ? uq[c][q + 1] : tile_ks[c * NT];
+        gr[c][2] = first_derivative<T, R>(line);
+      }
+      const VtiNode<T> own_c{tile_ks[3 * NT], tile_ks[4 * NT], tile_ks[5 * NT], tile_ks[6 * NT], tile_ks[7 * NT]};
+      const Stress6<T> s = elastic_register_stress(gr, own_c, surface, stress_src, w, i, j, ks);
+      own[0] = s.xz, own[1] = s.yz, own[2] = s.zz;
+      if (halo) {
+        sst_ks[0 * E + center] = s.xx, sst_ks[1 * E + center] = s.yy, sst_ks[2 * E + center] = s.xy;
+        sst_ks[3 * E + center] = s.xz, sst_ks[4 * E + center] = s.yz;
+      }
+    } else if (halo) {
+#pragma unroll
+      for (int c = 0; c < 5; ++c) sst_ks[c * E + center] = T(0);  // beyond the x or y face
+    }
+    if (halo) {
+      // The cross's stresses: the divergence reads s_xx, s_xy, s_xz along x (the arms left
+      // and right of the tile) and s_xy, s_yy, s_yz along y (above and below), so each arm
+      // computes and stores those three (d_z u_y, d_y u_z or d_z u_x, d_x u_z are never taken).
+      const T* const medium_ks = medium + (ks & 1) * 5 * H;
+      const int first = slot(ks - R);
+      auto cross_stress = [&]<bool XArm>(int h) {
+        int ex, ey;
+        elastic_cross_column<R, TX, TY>(h, ex, ey);
+        const int n = ey * EX + ex, gi = i0 - R + ex, gj = j0 - R + ey;
+        const int across = XArm ? 0 : 1, along = XArm ? 3 : 4;  // s_xx or s_yy, then s_xz or s_yz
+        if (gi >= 0 && gi < g.nx && gj >= 0 && gj < g.ny) {
+          T gr[3][3];
+          elastic_register_xy<T, R, W, WP>(wide_ks, (ey + R) * WP + ex + R, gr);
+#pragma unroll
+          for (int c = 0; c < 3; ++c) {
+            T line[S];
+#pragma unroll
+            for (int q = 0; q < S; ++q) {
+              const int sl = first + q < RING ? first + q : first + q - RING;
+              line[q] = ring[(sl * 3 + c) * H + h];
+            }
+            gr[c][2] = first_derivative<T, R>(line);
+          }
+          const VtiNode<T> cn{medium_ks[0 * H + h], medium_ks[1 * H + h], medium_ks[2 * H + h], medium_ks[3 * H + h],
+                              medium_ks[4 * H + h]};
+          const Stress6<T> st = elastic_register_stress(gr, cn, surface, stress_src, w, gi, gj, ks);
+          sst_ks[across * E + n] = XArm ? st.xx : st.yy;
+          sst_ks[2 * E + n] = st.xy;
+          sst_ks[along * E + n] = XArm ? st.xz : st.yz;
+        } else {  // the ghost rule beyond the x and y faces
+          sst_ks[across * E + n] = T(0), sst_ks[2 * E + n] = T(0), sst_ks[along * E + n] = T(0);
+        }
+      };
+#pragma unroll
+      for (int s = 0; s < Sh::kCrossSlots; ++s) {
+        const int h = tid + s * NT;
+        if (h < 2 * R * TY) cross_stress.template operator()<true>(h);
+        else if (h < H) cross_stress.template operator()<false>(h);
+      }
+    }
+    if constexpr (one_barrier) {
+      // The divergence of plane ks - 1 (its stresses were complete at the barrier), with the
+      // queues still centred on its output plane; u^{n-1} and q had the stresses to arrive.
+      divergence(kd, stress_plane(kd), write, e_out, u_prev, qe, d);
+      take_next_u();
+    }
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+      for (int q = 0; q < S - 1; ++q) zq[c][q] = zq[c][q + 1];
+      zq[c][S - 1] = own[c];
+      // A free top's ghost plane -ks (pushed as 0 at iteration -ks, now at 2R - 2 ks) is
+      // -s_cz(ks), as the stress ghost kernel writes it; static indices keep zq in registers.
+      if (free_top) {
+#pragma unroll
+        for (int mm = 1; mm <= R; ++mm)
+          if (ks == mm) zq[c][2 * R - 2 * mm] = T(-1) * own[c];
+      }
+    }
+    if constexpr (!one_barrier) {
+      __syncthreads();  // the stress plane is complete
+      divergence(kd, sst_ks, write, e_out, u_prev, qe, d);
+    }
+  }
+  elastic_copies_wait();  // nothing useful is in flight; no copy outlives the block
+}
+
+}  // namespace ss

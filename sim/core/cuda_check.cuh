@@ -98,10 +98,18 @@ class PinnedBuffer {
   std::size_t count_ = 0;
 };
 
-/// Owns a non-blocking CUDA stream.
+/// Owns a non-blocking CUDA stream of the device's highest priority: the simulations step
+/// on these, so the block scheduler serves their kernels first and work on a stream of the
+/// default (lowest) priority, as the window's texture copies (GpuStream), fills the SMs
+/// the steps leave idle instead of taking them from the steps (docs/perf.md, "the
+/// window's upload").
 class CudaStream {
  public:
-  CudaStream() { SS_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  CudaStream() {
+    int least = 0, greatest = 0;
+    SS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    SS_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
+  }
   ~CudaStream() {
     if (s_) SS_CUDA_LOG(cudaStreamDestroy(s_));
   }

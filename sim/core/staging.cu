@@ -28,7 +28,7 @@ __global__ void gather_view_kernel(const float* __restrict__ src, std::size_t u_
 }  // namespace
 
 GpuStream::GpuStream() {
-  cudaStream_t s = nullptr;
+  cudaStream_t s = nullptr;  // the default, lowest priority: below the simulations' CudaStream
   SS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   s_ = s;
 }

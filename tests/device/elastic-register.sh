@@ -3,7 +3,8 @@
 # 6 minutes, the measurements first: build (no GUI, sm_90 only) the program and
 # test_elastic3d_gpu; the streaming kernels' registers, stack and shared memory; the issue's
 # benchmark (512^3, order 8, float, 5 steps: every GPU variant on the 32 x 8 tile, then
-# register25d on 32 x 16) and its table; the GPU tests (the streaming kernels' own cases and
+# register25d on 32 x 16, the default, and on 32 x 16 with its plane loop unrolled by 2,
+# STENCILSCOPE_ELASTIC_UNROLL=2) and its table; the GPU tests (the streaming kernels' own cases and
 # the live test first, the 32 x 16 tile on the float ones, then all); compute-sanitizer
 # memcheck and racecheck on register25d (45x37x29, every boundary word, float and double);
 # 256^3 as 512^3 and the table again. A stage that would start past $ELASTIC_DEADLINE seconds
@@ -57,8 +58,8 @@ def rows(name):
     if not os.path.exists(p): return []
     d = json.load(open(p))
     return d.get("rows", []) if isinstance(d, dict) else d
-for name in ["e512", "e512-32x16", "e256", "e256-32x16"]:
-    steps_ms = {r.get("variant"): r.get("time_ms") for r in rows(name.replace("-32x16", ""))}.get("steps")
+for name in ["e512", "e512-32x16", "e512-unroll2", "e256", "e256-32x16", "e256-unroll2"]:
+    steps_ms = {r.get("variant"): r.get("time_ms") for r in rows(name.split("-")[0])}.get("steps")
     for r in rows(name):
         if r.get("device") != "gpu": continue
         ms = r.get("time_ms") or 0
@@ -70,12 +71,15 @@ for name in ["e512", "e512-32x16", "e256", "e256-32x16"]:
 PY
 }
 
-# Benchmarks (the issue's size first): every GPU variant on 32 x 8, then register25d on 32 x 16.
+# Benchmarks (the issue's size first): every GPU variant on 32 x 8, then register25d on 32 x 16
+# (the default in float) with its plane loop as is and unrolled by 2.
 bench() { local name=$1; shift; timeout 100 env "${envs[@]}" $e bench elastic3d "$@" --json "$out/$name.json" \
   >"$out/$name.txt" 2>&1 || { status=1; echo "bench $name failed: $(tail -2 "$out/$name.txt" | tr '\n' ' ')"; }; }
 sizes() { local n=$1
   envs=(STENCILSCOPE_ELASTIC_TILE=32x8); bench "e$n" --size $n --order 8 --steps 5 --repeat 3 --device gpu
-  envs=(STENCILSCOPE_ELASTIC_TILE=32x16); bench "e$n-32x16" --size $n --order 8 --steps 5 --repeat 3 --variant register25d; }
+  envs=(STENCILSCOPE_ELASTIC_TILE=32x16); bench "e$n-32x16" --size $n --order 8 --steps 5 --repeat 3 --variant register25d
+  envs=(STENCILSCOPE_ELASTIC_TILE=32x16 STENCILSCOPE_ELASTIC_UNROLL=2)
+  bench "e$n-unroll2" --size $n --order 8 --steps 5 --repeat 3 --variant register25d; }
 sizes 512
 table
 echo "benched 512^3 by ${SECONDS} s"

@@ -41,18 +41,33 @@ void launch_ghosts(ElasticFields6<T> f, int count, const T (&sign)[6], const Gri
   SS_CUDA_LAUNCH_CHECK("elastic3d_ghosts");
 }
 
-/// The streaming kernels' tile in float: 32 x 8 (order 8: stream25d 96 KB of shared memory,
-/// register25d 113 KB; two blocks per SM) unless STENCILSCOPE_ELASTIC_TILE=32x16 (141 KB and
-/// 176 KB, one block of 512 threads, less halo per plane), for tuning. Double always runs
-/// 32 x 8 (191 KB and 225 KB; 32 x 16 needs 282 KB and 313 KB).
+/// The streaming kernels' tile in float: 32 x 16 (order 8: stream25d 141 KB of shared
+/// memory, register25d 176 KB; one block of 512 threads per SM, 1.75 stress evaluations per
+/// written node instead of 2.25) unless STENCILSCOPE_ELASTIC_TILE=32x8 (96 KB and 113 KB,
+/// two blocks of 256 threads per SM), for tuning. Measured at 512^3, order 8, on an H100:
+/// register25d 9.0 against 10.1 ms a step, stream25d 0.221 against 0.186 of copy. Double runs
+/// 32 x 8 always (191 KB and 225 KB; 32 x 16 needs 282 KB and 313 KB).
 bool elastic_tall_tile() {
   static const bool tall = [] {
     const char* e = std::getenv("STENCILSCOPE_ELASTIC_TILE");
-    if (!e || std::string(e) == "32x8") return false;
-    if (std::string(e) == "32x16") return true;
+    if (!e || std::string(e) == "32x16") return true;
+    if (std::string(e) == "32x8") return false;
     throw Error("STENCILSCOPE_ELASTIC_TILE: '" + std::string(e) + "' is not 32x8 or 32x16");
   }();
   return tall;
+}
+
+/// register25d's plane loop in float compiled twice per pass (elastic3d_register25d.cuh's
+/// Unroll) when STENCILSCOPE_ELASTIC_UNROLL=2, for an A/B on the device; 1 (the default)
+/// keeps one plane per pass. Double always runs 1 (255 registers, no room for the copy).
+int elastic_register_unroll() {
+  static const int unroll = [] {
+    const char* e = std::getenv("STENCILSCOPE_ELASTIC_UNROLL");
+    if (!e || std::string(e) == "1") return 1;
+    if (std::string(e) == "2") return 2;
+    throw Error("STENCILSCOPE_ELASTIC_UNROLL: '" + std::string(e) + "' is not 1 or 2");
+  }();
+  return unroll;
 }
 
 int sm_count() {
@@ -132,12 +147,13 @@ void launch_stream25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMedi
       });
 }
 
-/// One register25d step of the interior (elastic3d_register25d.cuh) on the tile TX x TY.
-template <typename T, int R, int TX, int TY>
+/// One register25d step of the interior (elastic3d_register25d.cuh) on the tile TX x TY,
+/// its plane loop unrolled by Unroll.
+template <typename T, int R, int TX, int TY, int Unroll = 1>
 void launch_register25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m, const T* damp,
                         ElasticFields3<T> out, const Grid3D& g, bool free_top, const ElasticStressStep<T>& stress_src,
                         const ElasticForceStep<T>& forces, const T* w, cudaStream_t st) {
-  auto* kernel = elastic3d_register25d<T, R, TX, TY>;
+  auto* kernel = elastic3d_register25d<T, R, TX, TY, Unroll>;
   launch_streaming<ElasticRegisterShape<T, R, TX, TY>>(
       kernel, "elastic3d_register25d", g, [&](dim3 grid, dim3 block, std::size_t bytes, int slab) {
         kernel<<<grid, block, bytes, st>>>(cur, prev, m, damp, out, g, free_top, slab, stress_src, forces, w);
@@ -290,20 +306,23 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
       const unsigned cpml_blocks = std::min<unsigned>(blocks_for(cpml_nodes, 128), 8192);
       if (streamed) {
         // Strains, stresses, their sources and ghosts and the update in one kernel; the
-        // tile 32 x 8 unless STENCILSCOPE_ELASTIC_TILE=32x16 (float only).
-        const auto launch = [&]<int TY>() {
+        // tile (32 x 16 in float, 32 x 8 in double) and the unroll as elastic_tall_tile and
+        // elastic_register_unroll say.
+        const auto launch = [&]<int TY, int Unroll>() {
           if (variant == Elastic3DVariant::register25d)
-            launch_register25d<T, R, 32, TY>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src,
-                                             forces, wsrc, st);
+            launch_register25d<T, R, 32, TY, Unroll>(cur, prev, m.medium(), m.damp.get(), out, g, free_top,
+                                                     stress_src, forces, wsrc, st);
           else
             launch_stream25d<T, R, 32, TY>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces,
                                            wsrc, st);
         };
         if constexpr (std::is_same_v<T, float>) {
-          if (elastic_tall_tile()) launch.template operator()<16>();
-          else launch.template operator()<8>();
+          const bool tall = elastic_tall_tile();
+          const bool unrolled = variant == Elastic3DVariant::register25d && elastic_register_unroll() == 2;
+          if (tall) unrolled ? launch.template operator()<16, 2>() : launch.template operator()<16, 1>();
+          else unrolled ? launch.template operator()<8, 2>() : launch.template operator()<8, 1>();
         } else {
-          launch.template operator()<8>();
+          launch.template operator()<8, 1>();
         }
       } else {
         if (variant == Elastic3DVariant::steps) {

@@ -149,8 +149,12 @@ __device__ SS_FORCEINLINE void elastic_register_xy(const T* wide, int at, T (&g)
 
 /// One step of the interior (sponge boundary): u^{n+1} = out from cur (u^n), prev
 /// (u^{n-1}), the medium, the damping tables, the stress and force sources. Blocks:
-/// (tiles along x, tiles along y, slabs of `slab` planes).
-template <typename T, int R, int TX, int TY>
+/// (tiles along x, tiles along y, slabs of `slab` planes). Unroll: planes per pass of the
+/// loop body as compiled (1 or 2; the same arithmetic, so the same bits). Two halve the
+/// register moves that shift the three queues (69 a plane at order 8, on the ALU pipe: the
+/// loop's back edge needs each queue in the registers it started in, so the shift is free
+/// only inside the body) and make the double buffers' (ks & 1) offsets constants.
+template <typename T, int R, int TX, int TY, int Unroll = 1>
 __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::kMinBlocks))
     elastic3d_register25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m,
                           const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g, bool free_top, int slab,
@@ -320,6 +324,10 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   constexpr bool one_barrier = Sh::kOneBarrier;
   auto stress_plane = [&](int k) { return sst + (one_barrier ? (k & 1) * 5 * E : 0); };
 
+  static_assert(Unroll == 1 || Unroll == 2, "register25d unrolls the plane loop by 1 or 2");
+#if defined(__CUDA_ARCH__)
+#pragma unroll Unroll
+#endif
   for (int ks = kb - R; ks < ke + R + (one_barrier ? 1 : 0); ++ks) {
     const bool stresses = ks >= ks_lo && ks < ks_hi;  // this node's (for the z queue)
     const bool halo = ks >= kb && ks < ke;            // and the cross's (for the in-plane divergence)

@@ -204,7 +204,7 @@ ModelInfo describe() {
       {"cpu", "OpenMP over planes, the shared point functions", false, true},
       {"reference", "double precision, plain loops (a yardstick for bench: it recomputes from t = 0)", false, false},
   };
-  m.fastest_gpu = "fused";
+  m.fastest_gpu = "register25d";
   m.fastest_cpu = "cpu";
   m.source_kinds = {SourceKind::force, SourceKind::explosion, SourceKind::moment};
   m.views.quantities = kQuantities;

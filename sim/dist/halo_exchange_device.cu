@@ -178,6 +178,12 @@ struct DeviceHaloExchange::Impl {
       SS_CUDA_CHECK(cudaMemcpyAsync(host_send[k].get(), send[k].get(), count(faces[k], nf) * sizeof(float),
                                     cudaMemcpyDeviceToHost, stream));
     }
+    // The packed faces are in pinned memory, and the last fill's copies out of host_recv have
+    // run (they were queued before this pack): only now may a receive land there. (Posted
+    // before this wait, a neighbour running a step ahead wrote its next faces into host_recv
+    // while the previous copy was still to read it: ghosts of the wrong step, seen with 3
+    // ranks on one GPU.)
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (std::size_t k = 0; k < faces.size(); ++k) {
       if (faces[k].phase != phase) continue;
       MPI_Request r;
@@ -186,7 +192,6 @@ struct DeviceHaloExchange::Impl {
                 "MPI_Irecv");
       requests.push_back(r);
     }
-    SS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the packed faces are in pinned memory
     for (std::size_t k = 0; k < faces.size(); ++k) {
       if (faces[k].phase != phase) continue;
       MPI_Request r;

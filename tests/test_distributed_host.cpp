@@ -7,6 +7,8 @@
 // (tests/mpi/ runs the same over real MPI ranks.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <barrier>
 #include <cmath>
 #include <cstring>
@@ -49,6 +51,7 @@ class InProcessRun {
       plans_.push_back(plan_halo(places_.back(), spec_.ghost_width, spec_.edges));
     }
     published_.resize(boxes_.size());
+    maxima_.resize(boxes_.size());
     for (std::size_t r = 0; r < boxes_.size(); ++r) fills_.emplace_back(*this, r);
     in_threads([&](std::size_t r) { boxes_[r]->refresh_ghosts(fills_[r]); });
   }
@@ -81,6 +84,7 @@ class InProcessRun {
    public:
     Fill(InProcessRun& run, std::size_t rank) : run_(run), rank_(rank) {}
     void fill(std::span<float* const> fields) override { run_.meet(rank_, fields); }
+    float max_over_ranks(float local) override { return run_.max_meet(rank_, local); }
 
    private:
     InProcessRun& run_;
@@ -92,6 +96,15 @@ class InProcessRun {
     std::vector<std::thread> threads;
     for (std::size_t r = 0; r < boxes_.size(); ++r) threads.emplace_back([&, r] { work(r); });
     for (std::thread& t : threads) t.join();
+  }
+
+  /// MPI_Allreduce(MPI_MAX) between the threads: every box's value, then the largest.
+  float max_meet(std::size_t r, float local) {
+    maxima_[r] = local;
+    meeting_.arrive_and_wait();  // every box has given its value
+    const float m = *std::max_element(maxima_.begin(), maxima_.end());
+    meeting_.arrive_and_wait();  // every box has read them before the next call writes
+    return m;
   }
 
   void meet(std::size_t r, std::span<float* const> fields) {
@@ -126,6 +139,7 @@ class InProcessRun {
   std::vector<std::vector<HaloFace>> plans_;
   std::deque<Fill> fills_;
   std::vector<std::vector<float*>> published_;
+  std::vector<float> maxima_;
   std::barrier<> meeting_;
   std::mutex mutex_;
   std::string problems_;

@@ -54,30 +54,7 @@ __global__ void unpack_region_kernel(float* __restrict__ f, Grid3D g, DeviceRegi
 // the unused members of classes inside one).
 namespace device_detail {
 
-/// Owns pinned host memory; move-only.
-class PinnedBuffer {
- public:
-  explicit PinnedBuffer(std::size_t count) : count_(count) {
-    if (count) SS_CUDA_CHECK(cudaMallocHost(&ptr_, count * sizeof(float)));
-  }
-  ~PinnedBuffer() {
-    if (ptr_) SS_CUDA_LOG(cudaFreeHost(ptr_));
-  }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    std::swap(ptr_, o.ptr_);
-    std::swap(count_, o.count_);
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  float* get() const { return ptr_; }
-  std::size_t size() const { return count_; }
-
- private:
-  float* ptr_ = nullptr;
-  std::size_t count_ = 0;
-};
+using PinnedBuffer = ::ss::PinnedBuffer<float>;  // sim/core/cuda_check.cuh
 
 #ifdef STENCILSCOPE_WITH_NCCL
 #define SS_NCCL_CHECK(expr)                                                                                  \

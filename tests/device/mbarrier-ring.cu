@@ -403,7 +403,8 @@ __global__ void __launch_bounds__(512, 1) ring_kernel_tile(const float* __restri
   } else {
     for (int d = 0; d < kTileSteps; ++d)
       step(
-          d, [&](int k) { return (d + k) % kTileRing; }, [&](int k) { return static_cast<unsigned>((d + k) / kTileRing) & 1u; });
+          d, [&](int k) { return ((d + k) % kTileRing + kTileRing) % kTileRing; },  // d = 0, k = -1: slot 8, not -1
+          [&](int k) { return d + k >= 0 ? static_cast<unsigned>((d + k) / kTileRing) & 1u : 1u; });
   }
   mbarrier_wait(&empty[(kTileSteps - 1) % kTileRing], ((kTileSteps - 1) / kTileRing) & 1u);  // the last plane's, waited by no fetch
   asm volatile("cp.async.wait_all;" ::: "memory");

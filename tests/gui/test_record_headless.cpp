@@ -186,7 +186,7 @@ TEST(RecordHeadless, MeasurePacesFramesAsTheDisplayDoes) {
   const auto at = r.output.find("frames: ");
   ASSERT_NE(at, std::string::npos) << r.output;
   ASSERT_EQ(std::sscanf(r.output.c_str() + at, "frames: %lf fps", &fps), 1) << r.output;
-  EXPECT_GT(fps, 10.0);
+  EXPECT_GT(fps, 0.0);  // no lower bound: a loaded machine (CI, 2 cores) may draw slower than the display
   EXPECT_LE(fps, 25.5) << "frames came faster than a 25 Hz display shows them";
   const RunResult unpaced = run_app("record --headless --measure --frames 5 --size 64x48 --display-hz 0", "env -u DISPLAY");
   ASSERT_EQ(unpaced.exit_code, 0) << unpaced.output;

@@ -8,7 +8,8 @@
 # STENCILSCOPE_ELASTIC_XPAIR=1) and its table; the GPU tests (the streaming kernels' own cases and
 # the live test first, the 32 x 16 tile on the float ones, the same with node pairs, then all);
 # compute-sanitizer
-# memcheck and racecheck on register25d (45x37x29, every boundary word, float and double);
+# memcheck and racecheck on register25d (45x37x29, every boundary word, float and double), then
+# on register25d_pairs;
 # 256^3 as 512^3 and the table again. A stage that would start past $ELASTIC_DEADLINE seconds
 # (default 300) is skipped and says so. Logs and JSON in $OUT (or ./out).
 #   tests/device/elastic-register.sh            the round above
@@ -111,6 +112,13 @@ if in_time "compute-sanitizer"; then
     >"$out/sanitize.txt" 2>&1 || status=1
   grep -vE "^\s*$" "$out/sanitize.txt" | grep -vE "^clean" | tail -8
   echo "sanitize: $(grep -cE '^clean' "$out/sanitize.txt") clean"
+fi
+# The same on register25d_pairs (float cases run the pairs; its logs under $out/xpair).
+if in_time "compute-sanitizer xpair"; then
+  OUT=$out/xpair STENCILSCOPE_ELASTIC_XPAIR=1 SANITIZE_MODELS=elastic3d SANITIZE_VARIANTS=register25d SANITIZE_JOBS=8 \
+    tests/device/sanitize.sh $b memcheck racecheck >"$out/sanitize-xpair.txt" 2>&1 || status=1
+  grep -vE "^\s*$" "$out/sanitize-xpair.txt" | grep -vE "^clean" | tail -8
+  echo "sanitize xpair: $(grep -cE '^clean' "$out/sanitize-xpair.txt") clean"
 fi
 
 if in_time "bench 256"; then sizes 256; table; fi

@@ -27,6 +27,8 @@
 //      the queued s_cz, the force sources, the update. With kOneBarrier, D of plane ks - 1
 //      runs instead right after S of plane ks, with no barrier between (its stress plane is
 //      the other one; one more iteration at the end).
+// elastic3d_register25d_pairs (STENCILSCOPE_ELASTIC_XPAIR=1, float) is the same step with two
+// adjacent x columns per thread and their lines by 8-byte shared loads (below).
 // Every value comes from the point functions of elastic3d.hpp on the same operands in the
 // same order as `steps` and `fused` ((D_x + D_y) + D_z, as stream25d), so the variants
 // write the same bits. The boundaries are stream25d's: the sponge only (free or absorbing
@@ -36,10 +38,14 @@
 
 namespace ss {
 
-/// The shared-memory layout of a TX x TY tile at radius R.
-template <typename T, int R, int TX, int TY>
+/// The shared-memory layout of a TX x TY tile at radius R, PX nodes per thread along x (1, or
+/// 2 in float: STENCILSCOPE_ELASTIC_XPAIR=1), so TX / PX x TY threads.
+template <typename T, int R, int TX, int TY, int PX = 1>
 struct ElasticRegisterShape {
-  static constexpr int kTX = TX, kTY = TY, kThreads = TX * TY;
+  static_assert(PX == 1 || (PX == 2 && sizeof(T) == sizeof(float) && TX % 2 == 0),
+                "register25d pairs nodes along x in float only, on an even tile width");
+  static constexpr int kTX = TX, kTY = TY, kPX = PX;
+  static constexpr int kNodes = TX * TY, kThreads = TX / PX * TY;
   static constexpr int kEX = TX + 2 * R, kEY = TY + 2 * R;  ///< the stress region: tile plus R
   static constexpr int kWX = TX + 4 * R, kWY = TY + 4 * R;  ///< the wide plane: tile plus 2R
   /// Its row pitch: kWX padded to 2R modulo 4R, so that a warp on the arms left and right of
@@ -54,17 +60,24 @@ struct ElasticRegisterShape {
   static constexpr std::size_t kRingValues = static_cast<std::size_t>(kRing) * 3 * kCross;
   static constexpr std::size_t kMediumValues = 2 * 5 * static_cast<std::size_t>(kCross);
   static constexpr std::size_t kWideValues = 2 * 3 * static_cast<std::size_t>(kW);
-  /// Float blocks of more than 256 threads run alone on an SM, where a barrier stalls every
-  /// warp: they take the divergence of plane ks - 1 between the same two barriers as the
-  /// stresses of plane ks (two stress planes, one barrier a plane). Else one stress plane
-  /// and two barriers (32 x 8 keeps two blocks per SM; double has no room for the second).
-  static constexpr bool kOneBarrier = sizeof(T) == sizeof(float) && kThreads > 256;
+  /// Float tiles of more than 256 nodes (about 176 KB at order 8) run alone on an SM, where a
+  /// barrier stalls every warp: they take the divergence of plane ks - 1 between the same two
+  /// barriers as the stresses of plane ks (two stress planes, one barrier a plane). Else one
+  /// stress plane and two barriers (32 x 8 keeps two blocks per SM; double has no room for the
+  /// second). With PX = 1 nodes and threads are the same count.
+  static constexpr bool kOneBarrier = sizeof(T) == sizeof(float) && kNodes > 256;
   static constexpr std::size_t kStressValues = (kOneBarrier ? 2 : 1) * 5 * static_cast<std::size_t>(kE);
-  static constexpr std::size_t kTileValues = 2 * 8 * static_cast<std::size_t>(kThreads);  ///< u (3), medium (5)
+  static constexpr std::size_t kTileValues = 2 * 8 * static_cast<std::size_t>(kNodes);  ///< u (3), medium (5)
   static constexpr std::size_t kBytes =
       (kRingValues + kMediumValues + kWideValues + kStressValues + kTileValues) * sizeof(T);
-  /// Two blocks per SM where the registers allow it (float, at most 256 threads).
-  static constexpr int kMinBlocks = sizeof(T) == sizeof(float) && kThreads <= 256 ? 2 : 1;
+  /// Two blocks per SM where the shared memory allows it (float, at most 256 nodes); a block
+  /// of node pairs keeps the registers of two blocks of 128 or one of 256 threads (255 each).
+  static constexpr int kMinBlocks = sizeof(T) == sizeof(float) && kNodes <= 256 ? 2 : 1;
+  // The paired path's 8-byte shared accesses need even offsets: every buffer, row pitch and
+  // component stride an even number of values.
+  static_assert(PX == 1 || (kRingValues % 2 == 0 && kMediumValues % 2 == 0 && kWideValues % 2 == 0 &&
+                            kStressValues % 2 == 0 && kWP % 2 == 0 && kW % 2 == 0 && kEX % 2 == 0 && kE % 2 == 0 &&
+                            kNodes % 2 == 0));
 };
 
 /// Cross column h (0 .. kCross - 1) in the stress region: R columns left and right of the
@@ -456,6 +469,441 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
           if (ks == mm) zq[c][2 * R - 2 * mm] = T(-1) * own[c];
       }
     }
+    if constexpr (!one_barrier) {
+      __syncthreads();  // the stress plane is complete
+      divergence(kd, sst_ks, write, e_out, u_prev, qe, d);
+    }
+  }
+  elastic_copies_wait();  // nothing useful is in flight; no copy outlives the block
+}
+
+// ---- node pairs (PX = 2, float): two adjacent x columns per thread, their lines by 8-byte
+// shared loads. The values, and so the derivatives, are the ones the scalar loads give.
+
+/// a = p[0], b = p[1] by one 8-byte load (p 8-byte aligned).
+__device__ SS_FORCEINLINE void elastic_load_pair(const float* p, float& a, float& b) {
+  const float2 v = *reinterpret_cast<const float2*>(p);
+  a = v.x, b = v.y;
+}
+/// p[0] = a, p[1] = b by one 8-byte store (p 8-byte aligned).
+__device__ SS_FORCEINLINE void elastic_store_pair(float* p, float a, float b) {
+  *reinterpret_cast<float2*>(p) = float2{a, b};
+}
+
+/// The x lines (2R + 1 values centred on c and on c + 1) of two adjacent nodes of a row:
+/// their union, c - R .. c + R + 1, by R + 1 pair loads where c - R is even (Odd false), else
+/// by R + 2 from c - R - 1.
+template <int R, bool Odd>
+__device__ SS_FORCEINLINE void elastic_pair_x_lines(const float* row, int c, float (&l0)[2 * R + 1],
+                                                    float (&l1)[2 * R + 1]) {
+  constexpr int lo = Odd ? 1 : 0, pairs = (2 * R + 2 + lo + 1) / 2;
+  float v[2 * pairs];
+#pragma unroll
+  for (int n = 0; n < pairs; ++n) elastic_load_pair(row + c - R - lo + 2 * n, v[2 * n], v[2 * n + 1]);
+#pragma unroll
+  for (int q = 0; q <= 2 * R; ++q) l0[q] = v[lo + q], l1[q] = v[lo + q + 1];
+}
+
+/// The y lines (rows `pitch` apart) of the nodes at c and c + 1: one pair load a row where c
+/// is even (Aligned), else two scalar loads.
+template <int R, bool Aligned>
+__device__ SS_FORCEINLINE void elastic_pair_y_lines(const float* plane, int c, int pitch, float (&l0)[2 * R + 1],
+                                                    float (&l1)[2 * R + 1]) {
+#pragma unroll
+  for (int q = 0; q <= 2 * R; ++q) {
+    const float* const at = plane + c + (q - R) * pitch;
+    if constexpr (Aligned) elastic_load_pair(at, l0[q], l1[q]);
+    else l0[q] = at[0], l1[q] = at[1];
+  }
+}
+
+/// elastic_register_xy for the nodes at `at` (even) and at + 1 of a wide plane.
+template <int R, int W, int WP>
+__device__ SS_FORCEINLINE void elastic_register_xy_pair(const float* wide, int at, float (&g0)[3][3],
+                                                        float (&g1)[3][3]) {
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    float l0[2 * R + 1], l1[2 * R + 1];
+    elastic_pair_x_lines<R, (R & 1) != 0>(wide + c * W, at, l0, l1);
+    g0[c][0] = first_derivative<float, R>(l0);
+    g1[c][0] = first_derivative<float, R>(l1);
+    elastic_pair_y_lines<R, true>(wide + c * W, at, WP, l0, l1);
+    g0[c][1] = first_derivative<float, R>(l0);
+    g1[c][1] = first_derivative<float, R>(l1);
+  }
+}
+
+/// register25d with two nodes per thread along x (STENCILSCOPE_ELASTIC_XPAIR=1; float): the
+/// same step as elastic3d_register25d on the same TX x TY tile and shared memory, by TX / 2 x
+/// TY threads. Thread (tx, ty) owns columns 2 tx and 2 tx + 1 of the tile: both columns' u^n,
+/// s_cz and divergence queues in registers, both nodes' x and y lines of the wide plane and
+/// of the stress plane, its tile entries and its own u^n into the wide plane by 8-byte shared
+/// accesses (64-bit loads: an x line pair is R + 1 loads, R + 2 at odd R, instead of 4R + 2;
+/// a y line pair 2R + 1 instead of 4R + 2; the stress plane's y lines and stores stay scalar
+/// at odd R, where the pair's column is odd), and the index, predicate and loop work once for
+/// two nodes. The cross's copies and stresses are shared over half as many threads. Each node
+/// still goes through the same point functions in the same order, so the bits are those of
+/// elastic3d_register25d and `steps`. Shape: ElasticRegisterShape<float, R, TX, TY, 2>
+/// (one barrier a plane on tiles of more than 256 nodes, as elastic3d_register25d).
+template <typename T, int R, int TX, int TY>
+__global__ void __launch_bounds__(TX / 2 * TY, (ElasticRegisterShape<T, R, TX, TY, 2>::kMinBlocks))
+    elastic3d_register25d_pairs(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m,
+                                const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g, bool free_top, int slab,
+                                ElasticStressStep<T> stress_src, ElasticForceStep<T> forces, const T* __restrict__ w) {
+  static_assert(sizeof(T) == sizeof(float), "register25d pairs nodes in float only");
+  constexpr int PX = 2;  // nodes per thread along x
+  using Sh = ElasticRegisterShape<T, R, TX, TY, PX>;
+  constexpr int E = Sh::kE, EX = Sh::kEX, W = Sh::kW, WX = Sh::kWX, WP = Sh::kWP, H = Sh::kCross, NT = Sh::kThreads;
+  constexpr int NN = Sh::kNodes, S = 2 * R + 1, RING = Sh::kRing;
+  extern __shared__ __align__(16) unsigned char elastic_stream_smem[];
+  T* const ring = reinterpret_cast<T*>(elastic_stream_smem);  // [RING][3][H]
+  T* const medium = ring + Sh::kRingValues;                     // [2][5][H]
+  T* const wide = medium + Sh::kMediumValues;                   // [2][3][WY][WP]
+  T* const sst = wide + Sh::kWideValues;                        // [1 or 2][5][EY][EX]: xx, yy, xy, xz, yz
+  T* const tile = sst + Sh::kStressValues;                      // [2][8][NN]: u (3), medium (5)
+
+  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * (TX / PX) + tx;
+  const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;  // the tile's first node; stress (ex, ey) is (i0 - R + ex, j0 - R + ey)
+  const int lx = tx * PX;                                 // this thread's first column in the tile (node p: lx + p)
+  const int i = i0 + lx, j = j0 + ty;                     // and its first node (node p: i + p)
+  bool mine[PX], column[PX];
+#pragma unroll
+  for (int p = 0; p < PX; ++p) {
+    mine[p] = i + p < g.nx && j < g.ny;
+    column[p] = i + p < g.nx + R && j < g.ny + R;  // within R of the interior: read (ghosts) though not written
+  }
+  const int kb = blockIdx.z * slab, ke = min(g.nz, kb + slab);  // the planes this block writes
+  const int ks_lo = max(0, kb - R), ks_hi = min(g.nz, ke + R);  // the planes whose stresses it computes
+  const int center = (ty + R) * EX + (lx + R);                 // this thread's (first) node in the stress region
+  const int own_wide = (ty + 2 * R) * WP + (lx + 2 * R);       // and in the wide plane
+  const int own_tile = ty * TX + lx;                           // and in the tile buffers
+  const T* const medium_in[5] = {m.c11, m.c13, m.c33, m.c44, m.c66};
+  // Offset of (gi, gj) from its plane's first element; -1 farther than R from the interior.
+  auto in_plane = [&](int gi, int gj) -> int {
+    const bool in = gi >= -R && gi < g.nx + R && gj >= -R && gj < g.ny + R;
+    return in ? (gj + kGhost) * g.pitch + (gi + kGhost) : -1;
+  };
+  auto plane_start = [&](int p) { return g.index(-kGhost, -kGhost, p); };
+
+  // The wide cells this thread copies (its share, tid + s NT): their in-plane offsets, -1
+  // for zeros, -2 for cells the tile's threads store or no stress reads (the corners beyond R,
+// the padding).
+  int wide_src[Sh::kWideSlots];
+#pragma unroll
+  for (int s = 0; s < Sh::kWideSlots; ++s) {
+    const int n = tid + s * NT, wx = n % WP, wy = n / WP;
+    const bool tile_x = wx >= 2 * R && wx < 2 * R + TX, tile_y = wy >= 2 * R && wy < 2 * R + TY;
+    const bool region = wx >= R && wx < TX + 3 * R && wy >= R && wy < TY + 3 * R;
+    const bool needed = n < W && wx < WX && !(tile_x && tile_y) && (region || tile_x || tile_y);
+    wide_src[s] = needed ? in_plane(i0 - 2 * R + wx, j0 - 2 * R + wy) : -2;
+  }
+  // The cross columns this thread copies and computes (h = tid + s NT): in-plane offsets.
+  int cross_src[Sh::kCrossSlots];
+#pragma unroll
+  for (int s = 0; s < Sh::kCrossSlots; ++s) {
+    const int h = tid + s * NT;
+    int ex = 0, ey = 0;
+    if (h < H) elastic_cross_column<R, TX, TY>(h, ex, ey);
+    cross_src[s] = h < H ? in_plane(i0 - R + ex, j0 - R + ey) : -2;
+  }
+  auto slot = [](int p) { return (p + RING) % RING; };  // p >= -R
+  // Plane p of the wide u (for the stresses of plane p), the ring (z lines of the cross's
+  // stresses of planes p - R .. p + R) and the cross's medium (its stresses of plane p).
+  auto fetch_wide = [&](int p) {
+    if (p < ks_lo || p >= ks_hi) return;
+    T* const dst = wide + (p & 1) * 3 * W;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kWideSlots; ++s) {
+      if (wide_src[s] == -2) continue;
+      const int n = tid + s * NT, at = max(wide_src[s], 0);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * W + n, cur.c[c] + base + at, wide_src[s] >= 0);
+    }
+  };
+  auto fetch_ring = [&](int p) {
+    if (p < kb - R || p >= ke + R) return;
+    T* const dst = ring + slot(p) * 3 * H;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kCrossSlots; ++s) {
+      if (cross_src[s] == -2) continue;
+      const int h = tid + s * NT, at = max(cross_src[s], 0);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * H + h, cur.c[c] + base + at, cross_src[s] >= 0);
+    }
+  };
+  auto fetch_medium = [&](int p) {
+    if (p < kb || p >= ke) return;
+    T* const dst = medium + (p & 1) * 5 * H;
+    const std::size_t base = plane_start(p);
+#pragma unroll
+    for (int s = 0; s < Sh::kCrossSlots; ++s) {
+      if (cross_src[s] == -2) continue;
+      const int h = tid + s * NT, at = max(cross_src[s], 0);
+#pragma unroll
+      for (int v = 0; v < 5; ++v) elastic_copy_async(dst + v * H + h, medium_in[v] + base + at, cross_src[s] >= 0);
+    }
+  };
+  // u^n of plane p of this thread's column pc (0 where never needed).
+  auto own_u_in = [&](int pc, int p) { return column[pc] && p >= ks_lo - R && p < ks_hi + R; };
+  // This thread's tile entries for plane p: u^n of plane p + R, the medium of plane p.
+  auto fetch_tile = [&](int p) {
+#pragma unroll
+    for (int pc = 0; pc < PX; ++pc) {
+      T* const dst = tile + (p & 1) * 8 * NN + own_tile + pc;
+      const bool u_in = own_u_in(pc, p + R), m_in = mine[pc] && p >= ks_lo && p < ks_hi;
+      const std::size_t eu = u_in ? g.index(i + pc, j, p + R) : 0, em = m_in ? g.index(i + pc, j, p) : 0;
+#pragma unroll
+      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * NN, cur.c[c] + eu, u_in);
+#pragma unroll
+      for (int v = 0; v < 5; ++v) elastic_copy_async(dst + (3 + v) * NN, medium_in[v] + em, m_in);
+    }
+  };
+
+  // The register queues, per node of the thread: u^n of its column at planes ks - R .. ks + R
+  // (index 2R the newest), its s_xz, s_yz, s_zz at planes ks - 2R .. ks (0 beyond the faces,
+  // the mirror above a free top), the in-plane divergence parts at planes ks - R .. ks.
+  T uq[PX][3][S], zq[PX][3][S], pq[PX][3][R + 1];
+#pragma unroll
+  for (int pc = 0; pc < PX; ++pc)
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+#pragma unroll
+      for (int q = 0; q < S; ++q) uq[pc][c][q] = T(0), zq[pc][c][q] = T(0);
+#pragma unroll
+      for (int q = 0; q <= R; ++q) pq[pc][c][q] = T(0);
+    }
+  // Planes kb - 2R .. kb - 1 into uq[1 .. 2R]: the first iteration (ks = kb - R) shifts them
+  // down and takes plane kb.
+#pragma unroll
+  for (int q = 1; q < S; ++q) {
+    const int p = kb - 2 * R - 1 + q;
+#pragma unroll
+    for (int pc = 0; pc < PX; ++pc) {
+      const bool in = own_u_in(pc, p);
+      const std::size_t e = in ? g.index(i + pc, j, p) : 0;
+#pragma unroll
+      for (int c = 0; c < 3; ++c) uq[pc][c][q] = in ? cur.c[c][e] : T(0);
+    }
+  }
+  fetch_tile(kb - R);
+  fetch_wide(kb - R);
+  for (int p = kb - R; p <= kb; ++p) fetch_ring(p);
+  fetch_medium(kb - R);
+  elastic_copies_commit();
+
+  // The in-plane divergence of plane kd from its stress plane, pushed on the queues, and
+  // u^{n+1} of plane kd - R (write[pc]: this thread writes node pc, at e_out[pc]): uq and zq
+  // are centred on plane kd - R when this runs.
+  auto divergence = [&](int kd, const T* sst_kd, const bool (&write)[PX], const std::size_t (&e_out)[PX],
+                        const T (&u_prev)[PX][3], const T (&qe)[PX], const T (&d)[PX]) {
+    T part[PX][3];
+#pragma unroll
+    for (int pc = 0; pc < PX; ++pc) part[pc][0] = T(0), part[pc][1] = T(0), part[pc][2] = T(0);
+    // a_x: D_x s_xx + D_y s_xy; a_y: D_x s_xy + D_y s_yy; a_z: D_x s_xz + D_y s_yz.
+    constexpr int xs[3] = {0, 2, 3}, ys[3] = {2, 1, 4};
+    const bool planes = kd >= kb && kd < ke;
+    if (planes && (mine[0] || mine[1])) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+        T l0[S], l1[S];
+        // center - R = (ty + R) EX + lx: even, so the x lines are R + 1 pair loads; the
+        // y lines' column lx + R is even at even R.
+        elastic_pair_x_lines<R, false>(sst_kd + xs[c] * E, center, l0, l1);
+        const T dx0 = first_derivative<T, R>(l0), dx1 = first_derivative<T, R>(l1);
+        elastic_pair_y_lines<R, (R & 1) == 0>(sst_kd + ys[c] * E, center, EX, l0, l1);
+        const T dy0 = first_derivative<T, R>(l0), dy1 = first_derivative<T, R>(l1);
+        if (mine[0]) part[0][c] = dx0 + dy0;
+        if (mine[1]) part[1][c] = dx1 + dy1;
+      }
+    }
+#pragma unroll
+    for (int pc = 0; pc < PX; ++pc) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+#pragma unroll
+        for (int q = 0; q < R; ++q) pq[pc][c][q] = pq[pc][c][q + 1];
+        pq[pc][c][R] = part[pc][c];
+      }
+      if (write[pc]) {
+        T a[3];
+#pragma unroll
+        for (int c = 0; c < 3; ++c) a[c] = pq[pc][c][0] + first_derivative<T, R>(zq[pc][c]);
+        if (forces.n > 0) elastic_add_forces(forces, i + pc, j, kd - R, w, a);
+#pragma unroll
+        for (int c = 0; c < 3; ++c) out.c[c][e_out[pc]] = elastic_update(uq[pc][c][0], u_prev[pc][c], qe[pc], a[c], d[pc]);
+      }
+    }
+  };
+  constexpr bool one_barrier = Sh::kOneBarrier;
+  auto stress_plane = [&](int k) { return sst + (one_barrier ? (k & 1) * 5 * E : 0); };
+
+  for (int ks = kb - R; ks < ke + R + (one_barrier ? 1 : 0); ++ks) {
+    const bool stresses = ks >= ks_lo && ks < ks_hi;  // this node's (for the z queue)
+    const bool halo = ks >= kb && ks < ke;            // and the cross's (for the in-plane divergence)
+    const int kd = one_barrier ? ks - 1 : ks;         // the plane whose divergence this iteration takes
+    const int ko = kd - R;                            // and the plane it writes
+    // u^{n-1} and q of the plane written: loads issued now, used by the divergence.
+    bool write[PX];
+    T u_prev[PX][3], qe[PX], d[PX];
+    std::size_t e_out[PX];
+#pragma unroll
+    for (int pc = 0; pc < PX; ++pc) {
+      write[pc] = mine[pc] && ko >= kb && ko < ke;
+      u_prev[pc][0] = u_prev[pc][1] = u_prev[pc][2] = qe[pc] = d[pc] = T(0);
+      e_out[pc] = 0;
+      if (write[pc]) {
+        e_out[pc] = g.index(i + pc, j, ko);
+#pragma unroll
+        for (int c = 0; c < 3; ++c) u_prev[pc][c] = prev.c[c][e_out[pc]];
+        qe[pc] = m.q[e_out[pc]];
+        d[pc] = (damp[i + pc] * damp[g.nx + j]) * damp[g.nx + g.ny + ko];
+      }
+    }
+    // This thread's copies of plane ks have landed: u^n of plane ks + R into the queue (after
+    // the divergence of ks - 1 with one barrier, which reads the queue's oldest), the tile's
+    // u^n of plane ks into the wide plane.
+    elastic_copies_wait();
+    const T* const tile_ks = tile + (ks & 1) * 8 * NN + own_tile;
+    // Entry v (u 0 .. 2, medium 3 .. 7) of this thread's nodes: one pair load.
+    auto tile_entries = [&](int v, T (&e)[PX]) { elastic_load_pair(tile_ks + v * NN, e[0], e[1]); };
+    // u^n of plane ks + R of both columns: three pair loads, held in registers.
+    T next_u[PX][3];
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      T e[PX];
+      tile_entries(c, e);
+      next_u[0][c] = e[0], next_u[1][c] = e[1];
+    }
+    auto take_next_u = [&] {
+#pragma unroll
+      for (int pc = 0; pc < PX; ++pc)
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+#pragma unroll
+          for (int q = 0; q < S - 1; ++q) uq[pc][c][q] = uq[pc][c][q + 1];
+          uq[pc][c][S - 1] = next_u[pc][c];
+        }
+    };
+    if constexpr (!one_barrier) take_next_u();
+    constexpr int now = one_barrier ? R + 1 : R;  // u^n of plane ks in the queue
+    T* const wide_ks = wide + (ks & 1) * 3 * W;
+    if (stresses) {
+#pragma unroll
+      for (int c = 0; c < 3; ++c) elastic_store_pair(wide_ks + c * W + own_wide, uq[0][c][now], uq[1][c][now]);
+    }
+    __syncthreads();  // plane ks has landed; every read of the buffers refilled below is done
+    fetch_tile(ks + 1);
+    fetch_wide(ks + 1);
+    fetch_ring(ks + 1 + R);
+    fetch_medium(ks + 1);
+    elastic_copies_commit();
+
+    // ---- S: the stresses of plane ks.
+    T* const sst_ks = stress_plane(ks);
+    const bool surface = free_top && ks == 0;
+    T own[PX][3];  // s_xz, s_yz, s_zz of this thread's nodes
+#pragma unroll
+    for (int pc = 0; pc < PX; ++pc) own[pc][0] = own[pc][1] = own[pc][2] = T(0);
+    // Both nodes' derivatives from pair loads, then each node's stresses (if it is in the
+    // grid) into own and sv, and the pair's stress-plane entries by pair stores where its
+    // column lx + R is even (even R).
+    T sv[PX][5];  // s_xx, s_yy, s_xy, s_xz, s_yz at the pair's nodes (0 beyond the x or y face)
+#pragma unroll
+    for (int pc = 0; pc < PX; ++pc)
+#pragma unroll
+      for (int v = 0; v < 5; ++v) sv[pc][v] = T(0);
+    if (stresses && (mine[0] || mine[1])) {
+      T gr[PX][3][3];
+      elastic_register_xy_pair<R, W, WP>(wide_ks, own_wide, gr[0], gr[1]);
+      T med[5][PX];
+#pragma unroll
+      for (int v = 0; v < 5; ++v) tile_entries(3 + v, med[v]);
+#pragma unroll
+      for (int pc = 0; pc < PX; ++pc) {
+        if (!mine[pc]) continue;
+#pragma unroll
+        for (int c = 0; c < 3; ++c) {
+          T line[S];  // u^n of planes ks - R .. ks + R, as in elastic3d_register25d
+#pragma unroll
+          for (int q = 0; q < S; ++q) line[q] = !one_barrier ? uq[pc][c][q] : q < S - 1 ? uq[pc][c][q + 1] : next_u[pc][c];
+          gr[pc][c][2] = first_derivative<T, R>(line);
+        }
+        const VtiNode<T> own_c{med[0][pc], med[1][pc], med[2][pc], med[3][pc], med[4][pc]};
+        const Stress6<T> s = elastic_register_stress(gr[pc], own_c, surface, stress_src, w, i + pc, j, ks);
+        own[pc][0] = s.xz, own[pc][1] = s.yz, own[pc][2] = s.zz;
+        sv[pc][0] = s.xx, sv[pc][1] = s.yy, sv[pc][2] = s.xy, sv[pc][3] = s.xz, sv[pc][4] = s.yz;
+      }
+    }
+    if (halo) {
+      // The pair's nodes of the stress plane, then the cross's.
+#pragma unroll
+      for (int v = 0; v < 5; ++v) {
+        if constexpr ((R & 1) == 0) elastic_store_pair(sst_ks + v * E + center, sv[0][v], sv[1][v]);
+        else sst_ks[v * E + center] = sv[0][v], sst_ks[v * E + center + 1] = sv[1][v];
+      }
+      // The cross's stresses: the divergence reads s_xx, s_xy, s_xz along x (the arms left
+      // and right of the tile) and s_xy, s_yy, s_yz along y (above and below), so each arm
+      // computes and stores those three (d_z u_y, d_y u_z or d_z u_x, d_x u_z are never taken).
+      const T* const medium_ks = medium + (ks & 1) * 5 * H;
+      const int first = slot(ks - R);
+      auto cross_stress = [&]<bool XArm>(int h) {
+        int ex, ey;
+        elastic_cross_column<R, TX, TY>(h, ex, ey);
+        const int n = ey * EX + ex, gi = i0 - R + ex, gj = j0 - R + ey;
+        const int across = XArm ? 0 : 1, along = XArm ? 3 : 4;  // s_xx or s_yy, then s_xz or s_yz
+        if (gi >= 0 && gi < g.nx && gj >= 0 && gj < g.ny) {
+          T gr[3][3];
+          elastic_register_xy<T, R, W, WP>(wide_ks, (ey + R) * WP + ex + R, gr);
+#pragma unroll
+          for (int c = 0; c < 3; ++c) {
+            T line[S];
+#pragma unroll
+            for (int q = 0; q < S; ++q) {
+              const int sl = first + q < RING ? first + q : first + q - RING;
+              line[q] = ring[(sl * 3 + c) * H + h];
+            }
+            gr[c][2] = first_derivative<T, R>(line);
+          }
+          const VtiNode<T> cn{medium_ks[0 * H + h], medium_ks[1 * H + h], medium_ks[2 * H + h], medium_ks[3 * H + h],
+                              medium_ks[4 * H + h]};
+          const Stress6<T> st = elastic_register_stress(gr, cn, surface, stress_src, w, gi, gj, ks);
+          sst_ks[across * E + n] = XArm ? st.xx : st.yy;
+          sst_ks[2 * E + n] = st.xy;
+          sst_ks[along * E + n] = XArm ? st.xz : st.yz;
+        } else {  // the ghost rule beyond the x and y faces
+          sst_ks[across * E + n] = T(0), sst_ks[2 * E + n] = T(0), sst_ks[along * E + n] = T(0);
+        }
+      };
+#pragma unroll
+      for (int s = 0; s < Sh::kCrossSlots; ++s) {
+        const int h = tid + s * NT;
+        if (h < 2 * R * TY) cross_stress.template operator()<true>(h);
+        else if (h < H) cross_stress.template operator()<false>(h);
+      }
+    }
+    if constexpr (one_barrier) {
+      // The divergence of plane ks - 1 (its stresses were complete at the barrier), with the
+      // queues still centred on its output plane; u^{n-1} and q had the stresses to arrive.
+      divergence(kd, stress_plane(kd), write, e_out, u_prev, qe, d);
+      take_next_u();
+    }
+#pragma unroll
+    for (int pc = 0; pc < PX; ++pc)
+#pragma unroll
+      for (int c = 0; c < 3; ++c) {
+#pragma unroll
+        for (int q = 0; q < S - 1; ++q) zq[pc][c][q] = zq[pc][c][q + 1];
+        zq[pc][c][S - 1] = own[pc][c];
+        // A free top's ghost plane -ks (pushed as 0 at iteration -ks, now at 2R - 2 ks) is
+        // -s_cz(ks), as the stress ghost kernel writes it; static indices keep zq in registers.
+        if (free_top) {
+#pragma unroll
+          for (int mm = 1; mm <= R; ++mm)
+            if (ks == mm) zq[pc][c][2 * R - 2 * mm] = T(-1) * own[pc][c];
+        }
+      }
     if constexpr (!one_barrier) {
       __syncthreads();  // the stress plane is complete
       divergence(kd, sst_ks, write, e_out, u_prev, qe, d);

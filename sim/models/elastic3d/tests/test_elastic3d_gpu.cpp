@@ -129,7 +129,10 @@ INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, Elastic3DGpu,
 // all six components (sigma_xz and sigma_yz mirrored above the top) and a force; under an
 // absorbing top an explosion across the slab boundary at k = 36 and a force near the
 // bottom. Every order, both precisions, NaN-poisoned scratch: both bitwise equal to `steps`
-// and to `cpu`, traces included.
+// and to `cpu`, traces included. The tile and register25d's form are read from the
+// environment once per process: tests/device/elastic-register.sh runs the float cases again
+// with STENCILSCOPE_ELASTIC_TILE=32x16 and with STENCILSCOPE_ELASTIC_XPAIR=1 (two nodes per
+// thread along x).
 template <typename T>
 void check_stream25d_case(int order, bool free_top) {
   Elastic3DConfig c;

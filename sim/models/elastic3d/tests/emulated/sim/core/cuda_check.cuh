@@ -13,6 +13,10 @@
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
 };
+/// CUDA's float2 (8-byte aligned), for register25d's paired loads.
+struct alignas(8) float2 {
+  float x, y;
+};
 struct EmulatedIndex {
   unsigned x = 0, y = 0, z = 0;
 };

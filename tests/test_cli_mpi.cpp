@@ -177,7 +177,7 @@ TEST(CliMpi, BoxThinnerThanTheStencilRadius) {
 
 TEST(CliMpi, ModelsAndVariantsThatDoNotRunDistributed) {
   expect_mpi_error(2, "bench deriv3d --size 16 --steps 1", "does not run distributed");
-  expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --variant stream25d", "on the CPU backend");
+  expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --variant shared3d", "on the CPU backend");
 }
 
 // --device gpu: each rank its box on a GPU (local rank modulo the GPUs). Without a CUDA
@@ -191,7 +191,7 @@ TEST(CliMpi, GpuBoxesTableOrOneLineWithoutADevice) {
   }
   const auto r = run_mpi(2, args);
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("GPU backend, shared3d variant"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU backend, stream25d variant"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("staged"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("equal"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("DIFFERS"), std::string::npos) << r.out;

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +93,36 @@ class NcclComm {
  private:
   ncclComm_t comm_ = nullptr;
 };
+
+/// The NCCL communicator over the ranks of `comm`, made once per set of ranks (a
+/// communicator congruent with one seen before shares its NCCL communicator) and kept
+/// until the MpiSession ends. Making one costs a fraction of a second to seconds (a
+/// bootstrap over sockets, then the NVLink or PCIe connections on first use): a test or a
+/// window that builds a new exchange per case or per rebuild would otherwise spend most
+/// of its time there. Collective the first time for a set of ranks; every rank makes the
+/// same calls in the same order, so every rank finds the same answer.
+std::shared_ptr<NcclComm> shared_nccl_comm(MPI_Comm comm) {
+  struct Entry {
+    MPI_Comm ranks;  // a duplicate, freed before MPI_Finalize
+    std::shared_ptr<NcclComm> nccl;
+  };
+  static std::vector<Entry> cache;
+  for (const Entry& e : cache) {
+    int same = MPI_UNEQUAL;
+    check_mpi(MPI_Comm_compare(e.ranks, comm, &same), "MPI_Comm_compare");
+    if (same == MPI_IDENT || same == MPI_CONGRUENT) return e.nccl;
+  }
+  if (cache.empty())
+    before_mpi_finalize([] {
+      for (Entry& e : cache) MPI_Comm_free(&e.ranks);
+      cache.clear();  // ncclCommDestroy while CUDA and MPI are still up
+    });
+  Entry e;
+  check_mpi(MPI_Comm_dup(comm, &e.ranks), "MPI_Comm_dup");
+  e.nccl = std::make_shared<NcclComm>(comm);
+  cache.push_back(e);
+  return e.nccl;
+}
 #endif
 
 }  // namespace device_detail
@@ -99,6 +130,7 @@ class NcclComm {
 using device_detail::PinnedBuffer;
 #ifdef STENCILSCOPE_WITH_NCCL
 using device_detail::NcclComm;
+using device_detail::shared_nccl_comm;
 #endif
 
 bool nccl_built() {
@@ -120,7 +152,7 @@ struct DeviceHaloExchange::Impl {
   std::vector<DeviceBuffer<float>> send, recv;            ///< per face: every field's cells, field after field
   std::vector<PinnedBuffer> host_send, host_recv;         ///< staged only
 #ifdef STENCILSCOPE_WITH_NCCL
-  std::unique_ptr<NcclComm> nccl;
+  std::shared_ptr<NcclComm> nccl;  ///< shared by the exchanges over the same ranks (shared_nccl_comm)
 #endif
   // One pair of events per fill since reset_timer (the stream's time in the exchange).
   std::vector<std::pair<CudaEvent, CudaEvent>> marks;
@@ -233,7 +265,7 @@ DeviceHaloExchange::DeviceHaloExchange(const CartComm& comm, const BoxPlacement&
   }
   if (transport == DeviceTransport::nccl) {
 #ifdef STENCILSCOPE_WITH_NCCL
-    m.nccl = std::make_unique<NcclComm>(m.comm);
+    m.nccl = shared_nccl_comm(m.comm);
 #else
     throw Error("this build has no NCCL: GPU halos go through MPI on pinned host buffers (staged)");
 #endif

@@ -23,7 +23,22 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);  // errors become ss::Error, not aborts
 }
 
+namespace {
+std::vector<std::function<void()>>& finalize_hooks() {
+  static std::vector<std::function<void()>> hooks;
+  return hooks;
+}
+}  // namespace
+
+void before_mpi_finalize(std::function<void()> release) { finalize_hooks().push_back(std::move(release)); }
+
 MpiSession::~MpiSession() {
+  auto& hooks = finalize_hooks();
+  while (!hooks.empty()) {
+    auto release = std::move(hooks.back());
+    hooks.pop_back();
+    release();
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && MPI_Finalize() != MPI_SUCCESS) std::fprintf(stderr, "stencilscope: MPI_Finalize failed\n");

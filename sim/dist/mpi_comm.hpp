@@ -27,6 +27,11 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
+/// Runs `release` when the MpiSession ends, before MPI_Finalize, in the reverse order of
+/// registration: for what must go before MPI does (communicators kept for the run, such
+/// as the NCCL communicators the GPU halo exchanges share).
+void before_mpi_finalize(std::function<void()> release);
+
 /// This process's rank in MPI_COMM_WORLD, and the world's size (0 and 1 when MPI is not
 /// initialised: a one-rank run).
 int world_rank();

@@ -60,7 +60,12 @@ TEST(HaloExchange, GhostFacesHoldTheNeighboursCells) {
     for (bool edges : {false, true})
       for (const auto& forced : test::decompositions_to_try(ranks())) {
         const int width = 2;
-        const Decomposition d = make_decomposition(g, ranks(), forced, width);
+        Decomposition d;
+        try {
+          d = make_decomposition(g, ranks(), forced, width);
+        } catch (const Error&) {
+          continue;  // the same on every rank: boxes thinner than the width (1x1x8 on 13 planes)
+        }
         const std::array<bool, 3> wraps{periodic, periodic, periodic};
         const CartComm cart(MPI_COMM_WORLD, d, wraps);
         const BoxPlacement p = place_box(d, cart.rank(), wraps);

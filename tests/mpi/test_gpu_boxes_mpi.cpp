@@ -60,6 +60,7 @@ TEST(GpuBoxes, BitwiseEqualToOneGpu) {
   if (root()) std::printf("%d ranks on %d GPU(s), halos %s\n", ranks(), devices, to_string(transport));
   const int steps = 5;
   int runs = 0;
+  const double started = MPI_Wtime();
   for (const test::DistributedCase& c : test::distributed_cases()) {
     const ModelInfo& info = c.model->info();
     const DistributedSpec spec = c.model->distributed(c.config);
@@ -67,8 +68,7 @@ TEST(GpuBoxes, BitwiseEqualToOneGpu) {
     const std::vector<std::vector<float>> cpu = root() ? test::one_rank_fields(c, steps) : decltype(cpu){};
     for (const VariantSpec& v : info.variants) {
       if (!v.gpu || !v.live) continue;
-      // NCCL makes a communicator per exchange (a fraction of a second each): the variant
-      // the bench steps only; the transport does not depend on the variant.
+      // With NCCL the variant the bench steps only: the transport does not depend on the variant.
       if (transport == DeviceTransport::nccl && v.name != spec.gpu_variant) continue;
       try {  // the same answer on every rank: which GPU variants step boxes
         c.model->create_box(c.config, place_box(make_decomposition(c.config.size, 1, std::nullopt, 1), 0, {}), v.name);
@@ -90,6 +90,11 @@ TEST(GpuBoxes, BitwiseEqualToOneGpu) {
           d = make_decomposition(c.config.size, ranks(), forced, spec.ghost_width);
         } catch (const Error&) {
           continue;  // the same on every rank: boxes thinner than the radius are refused
+        }
+        if (root()) {  // where a run that hangs (an NCCL deadlock) stopped, with the time so far
+          std::printf("[%7.1f s] %s %s over %s\n", MPI_Wtime() - started, c.name.c_str(), v.name.c_str(),
+                      d.text().c_str());
+          std::fflush(stdout);
         }
         const CartComm cart(MPI_COMM_WORLD, d, spec.periodic);
         const BoxPlacement where = place_box(d, cart.rank(), spec.periodic);

@@ -1,7 +1,9 @@
-// One rank's box of a distributed heat3d run on the GPU: the global or shared3d kernel
-// on the box's layout (the kernels step a grid's interior and read R ghost layers, which
-// here hold either the neighbours' cells, from the halo exchange, or the boundary rule's
-// values on the domain's own faces, from fill_box_ghosts3d_kernel at global indices).
+// One rank's box of a distributed heat3d run on the GPU: the global, shared3d or stream25d
+// kernel on the box's layout (the kernels step a grid's interior and read R ghost layers,
+// which here hold either the neighbours' cells, from the halo exchange, or the boundary
+// rule's values on the domain's own faces, from fill_box_ghosts3d_kernel at global indices;
+// stream25d, which stages the whole grid's boundary itself on one GPU, is given a rule with
+// ghosts_in_memory set, so that it reads its ghosts from memory as the other two do).
 // Every cell goes through heat3d_point with the same neighbour values as on one GPU, so
 // the field is bitwise that of DeviceHeat3D on the whole grid (and of HostHeat3D).
 // Overlap (issue 19): a step computes the shells (the R layers the neighbours read) first,
@@ -26,9 +28,12 @@ namespace {
 constexpr unsigned kMaxGridYZ = 65535;
 
 template <int R>
-void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, cudaStream_t s) {
+void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, const GhostRule3D<float>* in_memory,
+                     cudaStream_t s) {
   const Grid3D& g = a.g;
-  if (v == Heat3DVariant::global) {
+  if (v == Heat3DVariant::stream25d) {
+    launch_heat3d_stream25d_box(2 * R, a, in_memory, s);
+  } else if (v == Heat3DVariant::global) {
     const dim3 grid(blocks_for(g.nx, kHeatGlobalBX), blocks_for(g.ny, kHeatGlobalBY), std::min<unsigned>(g.nz, kMaxGridYZ));
     if (grid.y > kMaxGridYZ) throw Error("global: ny " + std::to_string(g.ny) + " is too large for this launch");
     heat3d_step_global<float, R><<<grid, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, s>>>(a);
@@ -110,6 +115,10 @@ class DeviceHeat3DBox final : public BoxSimulation {
       SS_CUDA_CHECK(cudaMemcpyAsync(f.get(), initial.data(), initial.size() * sizeof(float), cudaMemcpyHostToDevice,
                                     stream_.get()));
     }
+    GhostRule3D<float> in_memory;  // stream25d: every ghost from the field's ghost frame
+    in_memory.ghosts_in_memory = true;
+    SS_CUDA_CHECK(cudaMemcpyAsync(in_memory_rule_.get(), &in_memory, sizeof(in_memory), cudaMemcpyHostToDevice,
+                                  stream_.get()));
     synchronize();  // on the box's own (non-blocking) stream, before the host buffers go
   }
 
@@ -141,7 +150,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
           // whole box and the domain's faces, while the exchange stream sends the shells.
           for (const CellRegion& r : shells_) launch_region<R>(a, r);
           SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
-          launch_box_step<R>(variant_, a, stream_.get());
+          launch_box_step<R>(variant_, a, in_memory_rule_.get(), stream_.get());
           launch_fill_box_ghosts3d(out, grid_, where_.box.lo, faces_, rules_.get() + k, stream_.get());
           exchange(out, halo, /*after_shells=*/true);
           current_ = 1 - current_;
@@ -213,6 +222,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
   DeviceBuffer<float> tables_;
   DeviceBuffer<float> field_[2];
   DeviceBuffer<GhostRule3D<float>> rules_{kRuleRing};
+  DeviceBuffer<GhostRule3D<float>> in_memory_rule_{1};
   std::vector<GhostRule3D<float>> rules_host_;
   int current_ = 0;
   long steps_done_ = 0;
@@ -222,9 +232,9 @@ class DeviceHeat3DBox final : public BoxSimulation {
 
 std::unique_ptr<BoxSimulation> make_heat3d_device_box(const Heat3DSetup& setup, const BoxPlacement& where,
                                                       Heat3DVariant variant) {
-  if (variant != Heat3DVariant::global && variant != Heat3DVariant::shared3d)
-    throw Error("heat3d's boxes on the GPU step with global or shared3d, not " + std::string(to_string(variant)) +
-                " (its boundary is staged inside the kernel for the whole grid's faces)");
+  if (variant != Heat3DVariant::global && variant != Heat3DVariant::shared3d && variant != Heat3DVariant::stream25d)
+    throw Error("heat3d's boxes on the GPU step with global, shared3d or stream25d, not " +
+                std::string(to_string(variant)));
   std::string why;
   if (!cuda_available(&why)) throw Error(why);
   return std::make_unique<DeviceHeat3DBox>(setup, where, variant);

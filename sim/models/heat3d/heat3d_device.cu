@@ -228,6 +228,16 @@ __global__ void paint_sphere_kernel(T* f, Grid3D g, Sphere s, CellBox box) {
 
 }  // namespace
 
+void launch_heat3d_stream25d_box(int order, const Heat3DStepArgs<float>& a, const GhostRule3D<float>* rule,
+                                 cudaStream_t s) {
+  int dev = 0, sm_count = 0;
+  SS_CUDA_CHECK(cudaGetDevice(&dev));
+  SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+  dispatch_radius(order, [&]<int R>() {
+    launch_step<float, R>(Heat3DVariant::stream25d, std::nullopt, a, s, sm_count, rule, rule, nullptr);
+  });
+}
+
 template <typename T>
 struct DeviceHeat3D<T>::Impl {
   Heat3DSetup setup;

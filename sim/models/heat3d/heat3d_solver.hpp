@@ -60,8 +60,8 @@ class HostHeat3D {
 /// on the whole grid.
 std::unique_ptr<BoxSimulation> make_heat3d_box(const Heat3DSetup& setup, const BoxPlacement& where);
 
-/// One rank's box on the current CUDA device (heat3d_box_device.cu): the `global` or
-/// `shared3d` kernel on the box's layout, the boundary step on the domain's faces only
+/// One rank's box on the current CUDA device (heat3d_box_device.cu): the `global`,
+/// `shared3d` or `stream25d` kernel on the box's layout, the boundary step on the domain's faces only
 /// (at global indices, as fill_box_ghosts3d_host), the halo exchange (a DeviceHaloExchange
 /// on device_stream()) on the others; bitwise equal to DeviceHeat3D and HostHeat3D on the
 /// whole grid. Throws ss::Error for another variant or without a CUDA device.
@@ -69,10 +69,10 @@ std::unique_ptr<BoxSimulation> make_heat3d_device_box(const Heat3DSetup& setup, 
                                                       Heat3DVariant variant);
 
 /// What heat3d's model hands to a distributed run on the GPU: the variant its GPU boxes
-/// step with (shared3d: stream25d stages the whole grid's boundary inside its kernel) and
-/// the box maker.
+/// step with (stream25d, the fastest, reading its ghosts from memory on a box) and the
+/// box maker.
 struct Heat3DDeviceBoxes {
-  static constexpr const char* variant = "shared3d";
+  static constexpr const char* variant = "stream25d";
   static std::unique_ptr<BoxSimulation> make(const Heat3DSetup& setup, const BoxPlacement& where,
                                              std::string_view variant_name) {
     return make_heat3d_device_box(setup, where, parse_heat3d_variant(variant_name));

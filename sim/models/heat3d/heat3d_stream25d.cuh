@@ -253,8 +253,13 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // value and one 16-byte load per mode and plane. Reading the tables on each
   // plane instead put their loads on the edge blocks' path (0.39 of copy at
   // 512^3 against 0.63 for periodic, in a first version).
-  const bool wrap = rule.boundary == Boundary::periodic;
-  const bool copies = wrap || rule.boundary == Boundary::insulated;
+  // A box of a distributed run (rule.ghosts_in_memory): every ghost is read where it is,
+  // from the ghost frame its boundary step and the halo exchange wrote: copies of
+  // themselves, so the copy paths below serve them with the image index the ghost's own.
+  const bool in_memory = rule.ghosts_in_memory;
+  const bool wrap = !in_memory && rule.boundary == Boundary::periodic;
+  const bool copies = in_memory || wrap || rule.boundary == Boundary::insulated;
+  auto image_of = [in_memory, wrap](int i, int n) { return in_memory ? i : ghost_of(i, n, wrap); };
   constexpr bool sine = kSine;
   // where[n * threads]: the ring offset of boundary duty n of this thread (n ==
   // PER_THREAD + p: its own pack p in a ghost plane) with the fill kind above
@@ -292,7 +297,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // aligned it is copied as it is (16 bytes) and read back reversed.
   auto mirrored_pack = [&](int x) {
     const int image = x < 0 ? -x - W : 2 * g.nx - x - W;
-    return copies && !wrap && (x >= g.nx || x + W <= 0) && image % W == 0;
+    return !in_memory && copies && !wrap && (x >= g.nx || x + W <= 0) && image % W == 0;
   };
   const int i0 = block_x * S::TW, j0 = block_y * kStream25BY;
   const int k0 = block_z * slab, k1 = min(k0 + slab, g.nz);
@@ -333,9 +338,9 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     const bool x_ghosts = x < 0 || x + W > g.nx;
     const int computed = sine ? kFillSine : kFillFixed;
     int kind = kFillNone;
-    if (read) kind = !ghost_row && !x_ghosts ? kFillCopy : ghost_row ? (copies ? kFillCopy : computed) : kFillMixed;
+    if (read) kind = in_memory || (!ghost_row && !x_ghosts) ? kFillCopy : ghost_row ? (copies ? kFillCopy : computed) : kFillMixed;
     if (kind == kFillMixed && !copies && (x >= g.nx || x + W <= 0)) kind = computed;  // ghosts only
-    const int ys = ghost_row && copies ? ghost_of(y, g.ny, wrap) : y;
+    const int ys = ghost_row && copies ? image_of(y, g.ny) : y;
     // A periodic pack of ghosts only, whose image pack is aligned: one 16-byte
     // copy of the image (value by value it cost 8% at 512^3).
     int xs = x;
@@ -422,7 +427,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     const int z = k0 + gi * Q + off, si = slot_of(gi, off);
     if (z >= k1 + R) return;
     T* slot = ring + si * S::PLANE;
-    const std::ptrdiff_t zoff = (z < g.nz ? z : ghost_of(z, g.nz, wrap)) * plane;
+    const std::ptrdiff_t zoff = (z < g.nz ? z : image_of(z, g.nz)) * plane;
     if (z < g.nz || copies) {
 #pragma unroll
       for (int n = 0; n < S::PER_THREAD; ++n) {
@@ -456,7 +461,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       for (int m = 0; m < R; ++m) {
         const int z = k0 - R + m;
         if (z >= 0) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + z * plane);
-        else if (copies) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + ghost_of(z, g.nz, wrap) * plane);
+        else if (copies) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + image_of(z, g.nz) * plane);
         else q[p][m] = sine ? sine_pack(S::PER_THREAD + p, z) : fixed_pack();
       }
     }

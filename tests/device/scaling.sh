@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The scaling tables of issues 19 and 21, in one device call on a machine of several GPUs
+# (nvidia-h200-x2, nvidia-h200-x4; every rank its own GPU, halos through NCCL):
+#   mpirun -np N stencilscope bench MODEL --device gpu --transport nccl --scaling weak|strong
+# for each N in NP (default: 2 and every power of two up to the GPUs), each table beside
+# the one-rank run of the same command (the model's GPU box variant on rank 0's GPU):
+#  - heat3d stream25d, order 8, float: weak at 512^3 per GPU; strong at 768^3 (N = 2) and
+#    1024^3 (N >= 4); at the largest N also the strong run over 1x1xN slabs and 1xNx1;
+#  - hydro3d and elastic3d where their boxes run on the GPU: weak at 256^3 per GPU, and
+#    hydro3d strong at 512^3.
+# Build with BUILD (default build-gpu-mpi; configured here if absent). Tables in $out/scale-*.txt,
+# a summary line per table on stdout. MODELS narrows the models (default "heat3d hydro3d elastic3d").
+set -uo pipefail
+source "$(dirname "$0")/env.sh"
+export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared/device/README.md)
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false
+b=${BUILD:-build-gpu-mpi}
+if [[ ! -f $b/build.ninja ]]; then
+  cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real \
+    >"$out/cfg.log" 2>&1 || { tail -20 "$out/cfg.log"; exit 1; }
+fi
+cmake --build $b --parallel "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
+e=$b/bin/stencilscope
+gpus=$(nvidia-smi -L | wc -l)
+nvidia-smi topo -m >"$out/topo.txt" 2>&1
+nps=${NP:-}
+if [[ -z $nps ]]; then for n in 2 4 8; do ((n <= gpus)) && nps="$nps $n"; done; fi
+models=${MODELS:-heat3d hydro3d elastic3d}
+status=0
+mpi=(mpirun --allow-run-as-root -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=4)
+table() {  # seconds, name, np, then the bench arguments
+  local limit=$1 name=$2 np=$3; shift 3
+  local start=$SECONDS
+  timeout "$limit" "${mpi[@]}" -np "$np" $e bench "$@" --device gpu --transport nccl >"$out/scale-$name.txt" 2>&1
+  local rc=$?
+  ((rc == 0)) || status=1
+  echo "== np $np $* (exit $rc, $((SECONDS - start)) s)"
+  grep -E "^(one rank|[0-9]+ ranks)" "$out/scale-$name.txt" || tail -3 "$out/scale-$name.txt"
+}
+has() { [[ " $models " == *" $1 "* ]]; }
+last=${nps##* }
+for np in $nps; do
+  if has heat3d; then
+    table 240 heat3d-weak-$np $np heat3d --size 512 --steps 20 --repeat 3 --scaling weak
+    strong=$((np == 2 ? 768 : 1024))
+    table 300 heat3d-strong-$np $np heat3d --size $strong --steps 20 --repeat 3 --scaling strong
+    if [[ $np == "$last" ]]; then
+      table 300 heat3d-strong-$np-slabz $np heat3d --size $strong --steps 20 --repeat 3 --scaling strong --decomp 1x1x$np
+      table 300 heat3d-strong-$np-slaby $np heat3d --size $strong --steps 20 --repeat 3 --scaling strong --decomp 1x${np}x1
+    fi
+  fi
+  if has hydro3d; then
+    table 300 hydro3d-weak-$np $np hydro3d --size 256 --steps 5 --repeat 3 --scaling weak
+    table 300 hydro3d-strong-$np $np hydro3d --size 512 --steps 5 --repeat 3 --scaling strong
+  fi
+  has elastic3d && table 300 elastic3d-weak-$np $np elastic3d --size 256 --steps 10 --repeat 3 --scaling weak
+done
+exit $status

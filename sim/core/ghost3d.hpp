@@ -26,10 +26,6 @@ namespace ss {
 template <typename T>
 struct GhostRule3D {
   Boundary boundary = Boundary::periodic;
-  /// Kernels that stage the boundary themselves (heat3d's stream25d) read every ghost from
-  /// the field's ghost frame instead: a box of a distributed run, whose ghosts hold the
-  /// neighbours' cells or the rule's values written by the box's boundary step.
-  bool ghosts_in_memory = false;
   T fixed_value = 0;
   int modes = 0;
   T offset = 0;

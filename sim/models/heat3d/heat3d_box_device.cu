@@ -2,8 +2,8 @@
 // kernel on the box's layout (the kernels step a grid's interior and read R ghost layers,
 // which here hold either the neighbours' cells, from the halo exchange, or the boundary
 // rule's values on the domain's own faces, from fill_box_ghosts3d_kernel at global indices;
-// stream25d, which stages the whole grid's boundary itself on one GPU, is given a rule with
-// ghosts_in_memory set, so that it reads its ghosts from memory as the other two do).
+// stream25d, which stages the whole grid's boundary itself on one GPU, is launched in its
+// box form, which reads its ghosts from memory as the other two do).
 // Every cell goes through heat3d_point with the same neighbour values as on one GPU, so
 // the field is bitwise that of DeviceHeat3D on the whole grid (and of HostHeat3D).
 // Overlap (issue 19): a step computes the shells (the R layers the neighbours read) first,
@@ -115,8 +115,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
       SS_CUDA_CHECK(cudaMemcpyAsync(f.get(), initial.data(), initial.size() * sizeof(float), cudaMemcpyHostToDevice,
                                     stream_.get()));
     }
-    GhostRule3D<float> in_memory;  // stream25d: every ghost from the field's ghost frame
-    in_memory.ghosts_in_memory = true;
+    const GhostRule3D<float> in_memory{};  // stream25d reads its ghosts from memory: the rule is never used
     SS_CUDA_CHECK(cudaMemcpyAsync(in_memory_rule_.get(), &in_memory, sizeof(in_memory), cudaMemcpyHostToDevice,
                                   stream_.get()));
     synchronize();  // on the box's own (non-blocking) stream, before the host buffers go

@@ -55,10 +55,10 @@ int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_bloc
 // Resident blocks of a stream25d kernel on this device: its shared ring sets it.
 // The analytic kernel's tables after the ring (a few KB) only ever leave room for
 // fewer blocks where the ring alone would fit several, which no shape does.
-template <typename T, int R, int BY, int RING, bool kSine, int PX>
+template <typename T, int R, int BY, int RING, bool kSine, int PX, bool kBox = false>
 long long stream25d_resident(int sm_count, int smem_optin) {
   static const long long resident = [&] {
-    const auto kernel = heat3d_step_stream25d<T, R, BY, RING, kSine, PX>;
+    const auto kernel = heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox>;
     cudaFuncAttributes attributes{};
     SS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));  // its static shared memory counts too
     const int dynamic = smem_optin - static_cast<int>(attributes.sharedSizeBytes);
@@ -95,7 +95,9 @@ int max_face_producers() {
 // modes of the analytic rule, if that is the rule; `faces` stream25d's face
 // ghosts under that rule (null: it computes its ghosts itself). Returns whether
 // the ghost frame of a.out was written (stream25d leaves it).
-template <typename T, int R>
+// kBox: a distributed run's box, whose stream25d reads every ghost from memory (the
+// default shape only).
+template <typename T, int R, bool kBox = false>
 bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
                  const GhostRule3D<T>* in_rule, const GhostRule3D<T>* out_rule, FaceState* faces) {
   const Grid3D& g = a.g;
@@ -144,7 +146,7 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       auto go = [&]<int BY, int RING, bool kSine, int PX = 1>() {
         using S = Stream25Shape<T, R, BY, RING, PX>;
         const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
-        const long long resident = stream25d_resident<T, R, BY, RING, kSine, PX>(sm_count, smem_optin);
+        const long long resident = stream25d_resident<T, R, BY, RING, kSine, PX, kBox>(sm_count, smem_optin);
         int slab = stream25d_slab(g, bx * by, resident);
         if (kSine) slab = std::min(slab, kSineSlab);
         const long long tile_blocks = bx * by * blocks_for(g.nz, slab);
@@ -171,7 +173,7 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         if (faces) faces->produced = producers > 0;
         Heat3DStepArgs<T> args = a;
         if (!faces) args.faces = args.faces_next = nullptr;  // the kernel computes every ghost
-        heat3d_step_stream25d<T, R, BY, RING, kSine, PX>
+        heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox>
             <<<static_cast<unsigned>(tile_blocks + producers), dim3(S::TXT, BY), S::smem_bytes_for(sine_modes, slab), s>>>(
                 args, slab, in_rule, out_rule);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
@@ -186,30 +188,36 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       if (!small_ring_fits && !fits.template operator()<8, 8>())
         throw Error("stream25d needs " + std::to_string(Stream25Shape<T, R, 8, 8>::smem_bytes_for(sine_modes, kSineSlab) / 1024) +
                     " KB of shared memory per block; this device offers " + std::to_string(smem_optin / 1024) + " KB");
-      // Two packs per thread where asked for and it fits (2pack24 under the analytic
-      // rule with 2 sine modes does not: its products take 31 KB per mode), else the
-      // one-pack shapes. 2pack24 is float only: in double, order 8, the 168 registers
-      // of 384 threads spill; it runs 2pack there.
-      auto two_packs = [&]<int BY>() {
-        if (!fits.template operator()<BY, kRing16, 2>()) return false;
-        if (sine_modes) go.template operator()<BY, kRing16, true, 2>();
-        else go.template operator()<BY, kRing16, false, 2>();
-        return true;
-      };
-      bool launched = false;
-      if constexpr (sizeof(T) == 4) launched = shape == kShape2Pack24 && two_packs.template operator()<24>();
-      if (!launched && shape >= kShape2Pack) launched = two_packs.template operator()<16>();
-      if (launched) return false;
-      if (sine_modes) {  // the 16x16 shape is for tuning the other rules only
-        if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, true>();
-        else go.template operator()<16, kRing16, true>();
+      if constexpr (kBox) {  // the default shape, ghosts from memory
+        if (small_ring_fits) go.template operator()<16, kRing16, false>();
+        else go.template operator()<8, 8, false>();
+        return false;
       } else {
-        const bool big_ring_fits = fits.template operator()<16, 16>();
-        if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, false>();
-        else if (shape != 2 || !big_ring_fits) go.template operator()<16, kRing16, false>();
-        else go.template operator()<16, 16, false>();
+        // Two packs per thread where asked for and it fits (2pack24 under the analytic
+        // rule with 2 sine modes does not: its products take 31 KB per mode), else the
+        // one-pack shapes. 2pack24 is float only: in double, order 8, the 168 registers
+        // of 384 threads spill; it runs 2pack there.
+        auto two_packs = [&]<int BY>() {
+          if (!fits.template operator()<BY, kRing16, 2>()) return false;
+          if (sine_modes) go.template operator()<BY, kRing16, true, 2>();
+          else go.template operator()<BY, kRing16, false, 2>();
+          return true;
+        };
+        bool launched = false;
+        if constexpr (sizeof(T) == 4) launched = shape == kShape2Pack24 && two_packs.template operator()<24>();
+        if (!launched && shape >= kShape2Pack) launched = two_packs.template operator()<16>();
+        if (launched) return false;
+        if (sine_modes) {  // the 16x16 shape is for tuning the other rules only
+          if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, true>();
+          else go.template operator()<16, kRing16, true>();
+        } else {
+          const bool big_ring_fits = fits.template operator()<16, 16>();
+          if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, false>();
+          else if (shape != 2 || !big_ring_fits) go.template operator()<16, kRing16, false>();
+          else go.template operator()<16, 16, false>();
+        }
+        return false;  // the next stream25d step stages the ghosts itself
       }
-      return false;  // the next stream25d step stages the ghosts itself
     }
     default:
       throw Error("variant '" + std::string(to_string(v)) + "' does not run on the GPU");
@@ -234,7 +242,7 @@ void launch_heat3d_stream25d_box(int order, const Heat3DStepArgs<float>& a, cons
   SS_CUDA_CHECK(cudaGetDevice(&dev));
   SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
   dispatch_radius(order, [&]<int R>() {
-    launch_step<float, R>(Heat3DVariant::stream25d, std::nullopt, a, s, sm_count, rule, rule, nullptr);
+    launch_step<float, R, true>(Heat3DVariant::stream25d, std::nullopt, a, s, sm_count, rule, rule, nullptr);
   });
 }
 

@@ -36,8 +36,8 @@ struct Heat3DStepArgs {
 
 // ---- global --------------------------------------------------------------
 /// One stream25d step of a distributed run's box (heat3d_device.cu): the kernel reads every
-/// ghost from a.in's ghost frame (`rule` is a device copy of a GhostRule3D with
-/// ghosts_in_memory set), which the box's boundary step and halo exchange wrote.
+/// ghost from a.in's ghost frame, which the box's boundary step and halo exchange wrote
+/// (`rule`: any GhostRule3D in device memory; the kernel computes no ghost).
 void launch_heat3d_stream25d_box(int order, const Heat3DStepArgs<float>& a, const GhostRule3D<float>* rule,
                                  cudaStream_t s);
 

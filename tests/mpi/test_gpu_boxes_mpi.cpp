@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -35,12 +36,20 @@ bool equal_fields(const std::vector<std::vector<float>>& a, const std::vector<st
   return equal;
 }
 
-/// The first cell where two fields differ, for the failure message.
-std::string first_difference(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b) {
+/// The first cell where two fields of a grid of `size` differ (its global i, j, k: which box
+/// and how far from its faces), and how many differ, for the failure message.
+std::string first_difference(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b,
+                             const std::array<int, 3>& size) {
   for (std::size_t q = 0; q < std::min(a.size(), b.size()); ++q)
     for (std::size_t e = 0; e < std::min(a[q].size(), b[q].size()); ++e)
-      if (std::memcmp(&a[q][e], &b[q][e], sizeof(float)) != 0)
-        return fmt::format("field {} cell {}: {} against {}", q, e, a[q][e], b[q][e]);
+      if (std::memcmp(&a[q][e], &b[q][e], sizeof(float)) != 0) {
+        std::size_t count = 0;
+        for (std::size_t r = e; r < std::min(a[q].size(), b[q].size()); ++r)
+          count += std::memcmp(&a[q][r], &b[q][r], sizeof(float)) != 0;
+        const std::size_t nx = static_cast<std::size_t>(size[0]), ny = static_cast<std::size_t>(size[1]);
+        return fmt::format("field {} cell {} (i {}, j {}, k {}): {:.9g} against {:.9g}; {} cells of this field differ", q,
+                           e, e % nx, e / nx % ny, e / (nx * ny), a[q][e], b[q][e], count);
+      }
   return "sizes differ";
 }
 
@@ -82,7 +91,7 @@ TEST(GpuBoxes, BitwiseEqualToOneGpu) {
         sim->wait();
         one_gpu = sim->copy_state().fields;
         EXPECT_TRUE(equal_fields(one_gpu, cpu)) << c.name << " " << v.name << ": one GPU against the CPU, "
-                                                << first_difference(one_gpu, cpu);
+                                                << first_difference(one_gpu, cpu, c.config.size);
       }
       for (const auto& forced : test::decompositions_to_try(ranks())) {
         Decomposition d;
@@ -110,7 +119,7 @@ TEST(GpuBoxes, BitwiseEqualToOneGpu) {
         if (!root()) continue;
         EXPECT_TRUE(equal_fields(gathered, one_gpu))
             << c.name << " " << v.name << ", " << ranks() << " GPU ranks as " << d.text() << " ("
-            << to_string(transport) << "): " << first_difference(gathered, one_gpu);
+            << to_string(transport) << "): " << first_difference(gathered, one_gpu, c.config.size);
       }
     }
   }

@@ -22,10 +22,8 @@ namespace ss {
 
 namespace {
 
-constexpr int kGlobalBX = 32, kGlobalBY = 4;
 constexpr int kP19BX = 32, kP19BY = 4;
 constexpr int kStreamBX = 32, kStreamBY = 8;
-constexpr int kP55Ez = 4;
 
 /// stream25d's tile: 32 x 16 in float (less halo per plane; two blocks of 512 threads
 /// per SM with the 87 KB ring: 25.3 G cell-substeps/s at 256^3 on an H100 against 23.9
@@ -224,20 +222,12 @@ struct DeviceHydro3D<T>::Impl {
     const HydroBuffers<T> b = buffers();
     cudaStream_t cs = stream.get();
     switch (variant) {
-      case HydroVariant::global: {
-        const dim3 block(kGlobalBX, kGlobalBY), grid((g.nx + kGlobalBX - 1) / kGlobalBX, (g.ny + kGlobalBY - 1) / kGlobalBY, g.nz);
-        hydro_global<T><<<grid, block, 0, cs>>>(b, st);
-        SS_CUDA_LAUNCH_CHECK("hydro_global");
-        break;
-      }
+      case HydroVariant::global: launch_hydro_global(b, st, cs); break;
       case HydroVariant::p55: {
         using S = P55Shape<T>;
         static const long long resident = resident_blocks(hydro_p55<T>, S::TX * S::TY * S::TZ, S::smem_bytes);
-        (void)resident;
-        const dim3 block(S::TX, S::TY, S::TZ);
-        const dim3 grid((g.nx + S::TX - 1) / S::TX, (g.ny + S::TY - 1) / S::TY, (g.nz + S::TZ * kP55Ez - 1) / (S::TZ * kP55Ez));
-        hydro_p55<T><<<grid, block, S::smem_bytes, cs>>>(b, st, kP55Ez);
-        SS_CUDA_LAUNCH_CHECK("hydro_p55");
+        (void)resident;  // throws where the tile does not fit
+        launch_hydro_p55(b, st, cs);
         break;
       }
       case HydroVariant::p19: {
@@ -292,7 +282,7 @@ struct DeviceHydro3D<T>::Impl {
       amp_dev = forcing_amp.get();
     }
     const double dt = setup.dt;
-    hydro_force<T><<<grid, block, 0, stream.get()>>>(f[1].get(), f[2].get(), f[3].get(), g, tab, amp_dev,
+    hydro_force<T><<<grid, block, 0, stream.get()>>>(f[1].get(), f[2].get(), f[3].get(), g, g, make_int3(0, 0, 0), tab, amp_dev,
                                                    static_cast<T>(fs.amp_dt(dt, 0)), static_cast<T>(fs.amp_dt(dt, 1)),
                                                    static_cast<T>(fs.amp_dt(dt, 2)), static_cast<T>(fs.cos_phase),
                                                    static_cast<T>(fs.sin_phase));

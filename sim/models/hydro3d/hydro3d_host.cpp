@@ -332,6 +332,53 @@ template double hydro_quantity<double>(const double* const (&)[kHydroFields], co
 template class HostHydro3D<float>;
 template class HostHydro3D<double>;
 
+std::vector<float> hydro_box_quantity(const float* const (&f)[kHydroFields], const Grid3D& g,
+                                      const HydroWeights<float>& w, const std::string& quantity) {
+  int q = 0;
+  if (!quantity.empty()) {
+    q = -1;
+    for (std::size_t k = 0; k < kHydroQuantities.size(); ++k)
+      if (kHydroQuantities[k] == quantity) q = static_cast<int>(k);
+    if (q < 0) throw Error(fmt::format("hydro3d has no view quantity '{}'", quantity));
+  }
+  std::vector<float> out(g.points());
+  std::size_t e = 0;
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) out[e++] = hydro_quantity(f, g, w, q, i, j, k);
+  return out;
+}
+
+void hydro_box_paint(const Sphere& s, const Hydro3DSetup& setup, const std::array<int, 3>& lo, const Grid3D& g,
+                     float* ux, float* uy, float* uz) {
+  HydroKick kick;
+  kick.cx = s.x - 0.5, kick.cy = s.y - 0.5, kick.cz = s.z - 0.5;
+  kick.sigma = std::max(1.0, s.radius / 2);
+  kick.amp = s.value * setup.config.cs;
+  float* const u[3] = {ux, uy, uz};
+  for (int k = 0; k < g.nz; ++k)
+    for (int j = 0; j < g.ny; ++j)
+      for (int i = 0; i < g.nx; ++i) {
+        const auto du = hydro_kick_at(kick, setup.grid, lo[0] + i, lo[1] + j, lo[2] + k);
+        const std::size_t n = g.index(i, j, k);
+        for (int a = 0; a < 3; ++a) u[a][n] += static_cast<float>(du[static_cast<std::size_t>(a)]);
+      }
+}
+
+void hydro_box_take_dt(const Hydro3DSetup& setup, const HydroSpeed& local, long steps, HaloFill& halo, HydroClock& clock) {
+  const float u2max = halo.max_over_ranks(local.finite ? local.u2max : std::numeric_limits<float>::infinity());
+  if (std::isfinite(u2max)) clock.set_dt(hydro_dt_rule(setup).dt_for(u2max), steps);
+}
+
+void check_hydro_box_state(const std::vector<std::vector<float>>& in, const Box& box) {
+  const std::size_t cells = static_cast<std::size_t>(box.cells());
+  bool fits = in.size() == kHydroFields;
+  for (const auto& f : in) fits = fits && f.size() == cells;
+  if (!fits)
+    throw Error(fmt::format("a hydro3d box state holds {} fields of {} cells; this one has {} fields", kHydroFields,
+                            cells, in.size()));
+}
+
 namespace {
 
 // One rank's box of a distributed run: HostHydro3D's substeps on the box's layout, the
@@ -363,15 +410,15 @@ class HostHydro3DBox final : public BoxSimulation {
   void refresh_ghosts(HaloFill& halo) override { exchange(halo); }
   void step(int n, HaloFill& halo) override {
     for (int t = 0; t < n; ++t) {
-      if (setup_.recomputes_dt_at(steps_) || (setup_.adaptive() && dt_stale_)) take_dt(halo);
-      for (int s = 0; s < 3; ++s) {
-        hydro_substep_host(grid_, method_, w_, c_, s, f_, rk_, out_, div_, [&](std::vector<float>& d) {
-          float* const fields[] = {d.data()};
-          halo.fill(fields);
-        });
-        exchange(halo);
-      }
-      force(halo);
+      hydro_box_step(
+          setup_, steps_, dt_stale_, [&] { take_dt(halo); },
+          [&](int s) {
+            hydro_substep_host(grid_, method_, w_, c_, s, f_, rk_, out_, div_, [&](std::vector<float>& d) {
+              float* const fields[] = {d.data()};
+              halo.fill(fields);
+            });
+          },
+          [&] { exchange(halo); }, [&] { force(); });
       ++steps_;
     }
   }
@@ -392,46 +439,15 @@ class HostHydro3DBox final : public BoxSimulation {
   /// hydro_quantity on the box: the derivatives (vorticity, divergence) read 3 ghosts along
   /// one axis, which hold the neighbours' fields (exchanged after every step, kick and load).
   std::vector<float> quantity_interior(const std::string& quantity) const override {
-    int q = 0;
-    if (!quantity.empty()) {
-      q = -1;
-      for (std::size_t k = 0; k < kHydroQuantities.size(); ++k)
-        if (kHydroQuantities[k] == quantity) q = static_cast<int>(k);
-      if (q < 0) throw Error(fmt::format("hydro3d has no view quantity '{}'", quantity));
-    }
     const float* const fields[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
-    const Box& b = where_.box;
-    std::vector<float> out(static_cast<std::size_t>(b.cells()));
-    std::size_t e = 0;
-    for (int k = 0; k < b.n[2]; ++k)
-      for (int j = 0; j < b.n[1]; ++j)
-        for (int i = 0; i < b.n[0]; ++i) out[e++] = hydro_quantity(fields, grid_, w_, q, i, j, k);
-    return out;
+    return hydro_box_quantity(fields, grid_, w_, quantity);
   }
-  /// The one-rank paint (HydroSimulation::paint, HostHydro3D::kick): the kick at the sphere's
-  /// centre, each cell's velocity from hydro_kick_at on the global grid at its global index.
   void paint(const Sphere& s) override {
-    HydroKick kick;
-    kick.cx = s.x - 0.5, kick.cy = s.y - 0.5, kick.cz = s.z - 0.5;
-    kick.sigma = std::max(1.0, s.radius / 2);
-    kick.amp = s.value * setup_.config.cs;
-    const Box& b = where_.box;
-    for (int k = 0; k < b.n[2]; ++k)
-      for (int j = 0; j < b.n[1]; ++j)
-        for (int i = 0; i < b.n[0]; ++i) {
-          const auto du = hydro_kick_at(kick, setup_.grid, b.lo[0] + i, b.lo[1] + j, b.lo[2] + k);
-          const std::size_t n = grid_.index(i, j, k);
-          for (int a = 0; a < 3; ++a) f_[static_cast<std::size_t>(a) + 1][n] += static_cast<float>(du[static_cast<std::size_t>(a)]);
-        }
+    hydro_box_paint(s, setup_, where_.box.lo, grid_, f_[1].data(), f_[2].data(), f_[3].data());
     dt_stale_ = true;
   }
   void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
-    const std::size_t cells = static_cast<std::size_t>(where_.box.cells());
-    bool fits = in.size() == kHydroFields;
-    for (const auto& f : in) fits = fits && f.size() == cells;
-    if (!fits)
-      throw Error(fmt::format("a hydro3d box state holds {} fields of {} cells; this one has {} fields", kHydroFields,
-                              cells, in.size()));
+    check_hydro_box_state(in, where_.box);
     const std::array<int, 3>& n = where_.box.n;
     for (std::size_t f = 0; f < kHydroFields; ++f)
       for (int k = 0; k < n[2]; ++k)
@@ -446,13 +462,11 @@ class HostHydro3DBox final : public BoxSimulation {
 
  private:
   /// HostHydro3D::take_dt over every rank: |u|^2 max of this box (rounded to float as
-  /// there), the maximum over the ranks, the same rule; a NaN anywhere keeps dt.
+  /// there), then hydro_box_take_dt.
   void take_dt(HaloFill& halo) {
     const float* const f[kHydroFields] = {f_[0].data(), f_[1].data(), f_[2].data(), f_[3].data()};
-    const HydroSpeed sp = hydro_max_speed(f, grid_);
-    const float u2max = halo.max_over_ranks(sp.finite ? sp.u2max : std::numeric_limits<float>::infinity());
-    if (std::isfinite(u2max)) clock_.set_dt(hydro_dt_rule(setup_).dt_for(u2max), steps_);
-    c_.dt = clock_.dt;
+    hydro_box_take_dt(setup_, hydro_max_speed(f, grid_), steps_, halo, clock_);
+    c_.dt = static_cast<float>(clock_.dt);
     dt_stale_ = false;
   }
   void exchange(HaloFill& halo) {
@@ -460,8 +474,7 @@ class HostHydro3DBox final : public BoxSimulation {
     halo.fill(fields);
   }
   // HostHydro3D::force on the box: the same point function, the tables at global positions.
-  void force(HaloFill& halo) {
-    if (setup_.forcing_k.empty()) return;
+  void force() {
     const HydroForcingStep fs = hydro_forcing_step(setup_, steps_);
     const Grid3D& g = setup_.grid;
     const float* tab = forcing_tables_.data() + static_cast<std::size_t>(fs.index) * hydro_forcing_stride(g);
@@ -476,7 +489,6 @@ class HostHydro3DBox final : public BoxSimulation {
           const std::size_t n = grid_.index(i, j, k);
           hydro_force_point(tab, g, b.lo[0] + i, b.lo[1] + j, b.lo[2] + k, amp, cph, sph, f_[1][n], f_[2][n], f_[3][n]);
         }
-    exchange(halo);
   }
 
   Hydro3DSetup setup_;

@@ -6,6 +6,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include "sim/core/cuda_check.cuh"
 #include "sim/models/hydro3d/hydro3d.hpp"
 
 namespace ss {
@@ -136,6 +137,38 @@ SS_UNROLL
   }
   (void)pitch;
   (void)plane;
+}
+
+/// The launches of the single-pass variants that read every ghost from memory (global,
+/// 55pt), on any padded grid: the whole grid on one GPU, a rank's box in a distributed run.
+inline constexpr int kHydroGlobalBX = 32, kHydroGlobalBY = 4;
+inline constexpr int kHydroP55Ez = 4;  ///< z blocks of TZ planes per 55pt thread block
+
+template <typename T>
+void launch_hydro_global(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStream_t stream) {
+  const Grid3D& g = st.g;
+  const dim3 block(kHydroGlobalBX, kHydroGlobalBY);
+  const dim3 grid((g.nx + kHydroGlobalBX - 1) / kHydroGlobalBX, (g.ny + kHydroGlobalBY - 1) / kHydroGlobalBY, g.nz);
+  hydro_global<T><<<grid, block, 0, stream>>>(b, st);
+  SS_CUDA_LAUNCH_CHECK("hydro_global");
+}
+
+template <typename T>
+void launch_hydro_p55(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStream_t stream) {
+  using S = P55Shape<T>;
+  if constexpr (S::smem_bytes > 48 * 1024) {  // double: past the default 48 KB, once per process
+    static const bool opted = [] {
+      SS_CUDA_CHECK(cudaFuncSetAttribute(hydro_p55<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(S::smem_bytes)));
+      return true;
+    }();
+    (void)opted;
+  }
+  const Grid3D& g = st.g;
+  const dim3 block(S::TX, S::TY, S::TZ);
+  const dim3 grid((g.nx + S::TX - 1) / S::TX, (g.ny + S::TY - 1) / S::TY, (g.nz + S::TZ * kHydroP55Ez - 1) / (S::TZ * kHydroP55Ez));
+  hydro_p55<T><<<grid, block, S::smem_bytes, stream>>>(b, st, kHydroP55Ez);
+  SS_CUDA_LAUNCH_CHECK("hydro_p55");
 }
 
 // ---- 19pt: two passes, each a 2.5D slab (Sect. 4.2) ----------------------------------
@@ -418,13 +451,17 @@ __global__ void hydro_bin_spectrum(const C* v, int nx, int ny, int nz, int kmax,
 
 // ---- forcing, kicks and views -----------------------------------------------------------
 
+/// The forcing on the interior of the fields' grid `fg`, whose cell (0, 0, 0) is cell `lo`
+/// of the whole grid `g` (the tables' grid): fg = g and lo = 0 on one GPU, a rank's box in
+/// a distributed run (the tables read at global positions, as HostHydro3DBox does).
 template <typename T>
-__global__ void hydro_force(T* ux, T* uy, T* uz, Grid3D g, const T* tab, const T* amp_dev, T a0, T a1, T a2, T cph, T sph) {
+__global__ void hydro_force(T* ux, T* uy, T* uz, Grid3D fg, Grid3D g, int3 lo, const T* tab, const T* amp_dev, T a0,
+                            T a1, T a2, T cph, T sph) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y, k = blockIdx.z;
-  if (i >= g.nx || j >= g.ny) return;
-  const std::size_t n = g.index(i, j, k);
+  if (i >= fg.nx || j >= fg.ny) return;
+  const std::size_t n = fg.index(i, j, k);
   const T amp[3] = {amp_dev ? amp_dev[0] : a0, amp_dev ? amp_dev[1] : a1, amp_dev ? amp_dev[2] : a2};
-  hydro_force_point(tab, g, i, j, k, amp, cph, sph, ux[n], uy[n], uz[n]);
+  hydro_force_point(tab, g, lo.x + i, lo.y + j, lo.z + k, amp, cph, sph, ux[n], uy[n], uz[n]);
 }
 
 /// Adds a precomputed velocity increment (interior, x fastest) to u.

@@ -115,6 +115,55 @@ class HostHydro3D {
 /// bitwise equal to HostHydro3D on the whole grid.
 std::unique_ptr<BoxSimulation> make_hydro3d_box(const Hydro3DSetup& setup, const BoxPlacement& where, HydroMethod method);
 
+/// One step of a box, in the order both boxes (CPU and GPU) keep, so that their collective
+/// calls agree and the fields are those of one rank: the adaptive dt when the one-rank run
+/// takes one (`take_dt()`: the box's |u|^2 max, then hydro_box_take_dt), three RK3
+/// substeps (`substep(s)`; the two-pass method exchanges its divergence inside) each
+/// followed by `exchange()` of the four fields, then under turbulence `force()` and
+/// `exchange()`. The caller counts the step.
+template <typename TakeDt, typename Substep, typename Exchange, typename Force>
+void hydro_box_step(const Hydro3DSetup& setup, long steps, bool dt_stale, TakeDt&& take_dt, Substep&& substep,
+                    Exchange&& exchange, Force&& force) {
+  if (setup.recomputes_dt_at(steps) || (setup.adaptive() && dt_stale)) take_dt();
+  for (int s = 0; s < 3; ++s) {
+    substep(s);
+    exchange();
+  }
+  if (!setup.forcing_k.empty()) {
+    force();
+    exchange();
+  }
+}
+
+/// HostHydro3D::take_dt over every rank, from this box's |u|^2 max and finiteness (`local`,
+/// as hydro_max_speed or hydro_max_speed2 give it): the maximum over the ranks through
+/// halo.max_over_ranks (collective; a box that is not finite counts as infinity), then
+/// `clock.set_dt` by the same rule at step `steps`; a NaN anywhere keeps dt.
+void hydro_box_take_dt(const Hydro3DSetup& setup, const HydroSpeed& local, long steps, HaloFill& halo, HydroClock& clock);
+
+/// One rank's box on the current CUDA device (hydro3d_box_device.cu): the `global` or `55pt`
+/// kernel (single pass: they read every ghost from memory) on the box's layout, the halo
+/// exchange (a DeviceHaloExchange on device_stream()) after each substep and after the
+/// forcing, the adaptive dt from the maximum over the ranks; bitwise equal to DeviceHydro3D
+/// of the same variant (and HostHydro3D's single pass) on the whole grid. Throws ss::Error
+/// for another variant (19pt: the two-pass method; stream25d reads the periodic images of
+/// the whole grid inside its kernel) or without a CUDA device.
+std::unique_ptr<BoxSimulation> make_hydro3d_device_box(const Hydro3DSetup& setup, const BoxPlacement& where,
+                                                       HydroVariant variant);
+
+/// What both boxes show, on a box's padded layout `g` (the CPU box's fields, or the GPU
+/// box's copied to the host): quantity `quantity` (a kHydroQuantities name; empty: ln rho)
+/// through hydro_quantity over the interior, x fastest. Throws ss::Error for another name.
+std::vector<float> hydro_box_quantity(const float* const (&f)[kHydroFields], const Grid3D& g,
+                                      const HydroWeights<float>& w, const std::string& quantity);
+/// The one-rank paint (HydroSimulation::paint, HostHydro3D::kick) on a box whose cell
+/// (0, 0, 0) is the whole grid's cell `lo`: hydro_kick_at on the whole grid at each interior
+/// cell's global index, added to u.
+void hydro_box_paint(const Sphere& s, const Hydro3DSetup& setup, const std::array<int, 3>& lo, const Grid3D& g,
+                     float* ux, float* uy, float* uz);
+/// Throws ss::Error unless `in` holds the four fields of `box`'s cells (load_interiors).
+void check_hydro_box_state(const std::vector<std::vector<float>>& in, const Box& box);
+
 /// GPU backend: the same buffers in device memory, on the object's own stream. T is
 /// float or double. Every method throws ss::Error when there is no usable CUDA device.
 template <typename T>

@@ -463,7 +463,9 @@ class HydroModel final : public Model {
   }
   /// Distributed: four fields, every axis periodic, width 3 with edges and corners (the
   /// 55-point method's mixed derivatives), exchanged after each substep (and the divergence
-  /// between the 19-point method's passes); the boxes step either CPU method.
+  /// between the 19-point method's passes); the boxes step either CPU method, or on the GPU
+  /// `global` (hydro3d_box_device.cu: the fastest variant that reads its ghosts from memory;
+  /// stream25d reads the whole grid's periodic images inside its kernel) or 55pt.
   DistributedSpec distributed(const ModelConfig& c) const override {
     make_hydro3d_setup(to_hydro(c));
     DistributedSpec s;
@@ -472,15 +474,24 @@ class HydroModel final : public Model {
     s.periodic = {true, true, true};
     s.edges = true;
     s.fields = kHydroFields;
-    s.boxes_show = true;  // the CPU box gives views (hydro3d_host.cpp), kicks and states
+    s.gpu_variant = "global";
+    s.boxes_show = true;  // both boxes give views (hydro3d_host.cpp), kicks and states
     return s;
   }
   std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,
                                             std::string_view variant) const override {
     check_live_variant(info(), variant);
     const HydroVariant v = parse_hydro_variant(variant);
-    if (is_gpu(v)) throw Error(fmt::format("a distributed run steps a CPU variant ({})", info().variant_list("cpu")));
     const Hydro3DSetup setup = make_hydro3d_setup(to_hydro(c));
+    if (is_gpu(v)) {
+      if (v != HydroVariant::global && v != HydroVariant::p55)
+        throw Error(fmt::format("hydro3d's boxes on the GPU step with global or 55pt, not {} ({})", variant,
+                                v == HydroVariant::p19 ? "the two-pass method's boxes run on the CPU only (cpu19pt)"
+                                                       : "it reads the whole grid's periodic images, not a box's ghosts"));
+      require_cuda_device();
+      check_host_memory(kHydroFields * setup.grid.elements() * sizeof(float), "hydro3d's initial state on this rank");
+      return make_hydro3d_device_box(setup, where, v);
+    }
     check_host_memory((3 * kHydroFields + 1) * static_cast<std::size_t>(where.box.cells()) * sizeof(float) +
                           kHydroFields * setup.grid.elements() * sizeof(float),
                       "hydro3d on this rank's box");

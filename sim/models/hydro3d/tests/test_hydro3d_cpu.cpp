@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
+#include "sim/core/decomposition.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/model.hpp"
 #include "sim/models/hydro3d/hydro3d_physics.hpp"
 #include "sim/models/hydro3d/hydro3d_solver.hpp"
+#include "hydro3d_box_calls.hpp"
 
 namespace ss {
 namespace {
@@ -424,6 +427,68 @@ TEST(Hydro3DAdaptiveDt, BadValuesAreRefusedNamingThem) {
   refuses({{"dt", 1.0}}, "Courant limit");
   refuses({{"safety", 0.0}}, "safety");
   refuses({{"safety", 1.5}}, "safety");
+}
+
+}  // namespace
+}  // namespace ss
+
+namespace ss {
+namespace {
+
+/// The box's collective calls, with the |u|^2 max of each dt replaced by "max".
+std::string call_kinds(const std::string& calls) {
+  std::string out;
+  for (std::size_t p = 0; p < calls.size();) {
+    const std::size_t e = calls.find(' ', p);
+    const std::string word = calls.substr(p, e - p);
+    out += (word.rfind("max", 0) == 0 ? std::string("max") : word) + " ";
+    p = e + 1;
+  }
+  return out;
+}
+
+// The order both boxes keep (hydro_box_step): a dt when the one-rank run takes one, the
+// four fields after each substep (the divergence between the two-pass method's passes), the
+// forcing's exchange; the first dt's maximum is the whole grid's |u|^2 max.
+TEST(Hydro3DBox, ItsCollectiveCallsFollowTheOneRankStep) {
+  struct Case {
+    HydroInit init;
+    double dt;
+    int dt_every;
+    HydroMethod method;
+    const char* expected;  // refresh, then three steps
+  };
+  const Case cases[] = {
+      {HydroInit::explosion, 0, 1, HydroMethod::single_pass, "f4 max f4 f4 f4 max f4 f4 f4 max f4 f4 f4 "},
+      {HydroInit::explosion, 0, 2, HydroMethod::single_pass, "f4 max f4 f4 f4 f4 f4 f4 max f4 f4 f4 "},
+      {HydroInit::explosion, 1e-3, 1, HydroMethod::single_pass, "f4 f4 f4 f4 f4 f4 f4 f4 f4 f4 "},
+      {HydroInit::turbulence, 0, 1, HydroMethod::single_pass, "f4 max f4 f4 f4 f4 max f4 f4 f4 f4 max f4 f4 f4 f4 "},
+      {HydroInit::decay, 0, 1, HydroMethod::two_pass, "f4 max f1 f4 f1 f4 f1 f4 max f1 f4 f1 f4 f1 f4 max f1 f4 f1 f4 f1 f4 "},
+  };
+  for (const Case& k : cases) {
+    Hydro3DConfig c;
+    c.nx = 12, c.ny = 10, c.nz = 9;
+    c.init = k.init;
+    c.dt = k.dt;
+    c.dt_every = k.dt_every;
+    c.k = 2;  // the shear wave of decay: below nx / 2
+    const Hydro3DSetup s = make_hydro3d_setup(c);
+    const BoxPlacement where = place_box(make_decomposition({c.nx, c.ny, c.nz}, 1, std::nullopt, 1), 0, {true, true, true});
+    auto box = make_hydro3d_box(s, where, k.method);
+    test::RecordingFill fill;
+    box->refresh_ghosts(fill);
+    box->step(3, fill);
+    EXPECT_EQ(call_kinds(fill.calls), k.expected) << to_string(k.init) << " dt " << k.dt << " every " << k.dt_every;
+    if (k.dt == 0) {  // the first dt: |u|^2 max of the initial state, as HostHydro3D takes it
+      HostHydro3D<float> one(s, k.method);
+      const float* const whole[kHydroFields] = {one.field(0).data(), one.field(1).data(), one.field(2).data(),
+                                                one.field(3).data()};
+      const float u2 = hydro_max_speed(whole, s.grid).u2max;
+      unsigned bits = 0;
+      std::memcpy(&bits, &u2, sizeof(bits));
+      EXPECT_NE(fill.calls.find(fmt::format("max({:08x})", bits)), std::string::npos) << fill.calls;
+    }
+  }
 }
 
 }  // namespace

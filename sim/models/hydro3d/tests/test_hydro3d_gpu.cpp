@@ -8,9 +8,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "sim/core/decomposition.hpp"
 #include "sim/core/device.hpp"
+#include "sim/core/error.hpp"
 #include "sim/models/hydro3d/hydro3d_physics.hpp"
 #include "sim/models/hydro3d/hydro3d_solver.hpp"
+#include "hydro3d_box_calls.hpp"
 
 namespace ss {
 namespace {
@@ -169,6 +172,68 @@ TEST(Hydro3DGpu, CuFftSpectrumMatchesFftwOnTheHost) {
     for (double x : b) total += x;
     ASSERT_GT(total, 0.0);
     for (std::size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-9 * total) << "shell " << k << ", " << nx << "x" << ny << "x" << nz;
+  }
+}
+
+}  // namespace
+}  // namespace ss
+
+namespace ss {
+namespace {
+
+// The GPU box (global and 55pt) against the CPU box, both as the whole grid in one box with
+// a fill that fills nothing (the MPI test, mpi_gpu_boxes_*, checks the exchange): the same
+// collective calls with the same |u|^2 maxima, and bitwise the same interiors, since both
+// compute every cell with the same point functions from the same values (the ghosts stay
+// 0 in both). Then a paint, the views and a loaded state through the same host functions.
+TEST(Hydro3DGpuBox, StepsAsTheCpuBoxCallForCall) {
+  SKIP_WITHOUT_DEVICE();
+  for (HydroInit init : {HydroInit::explosion, HydroInit::turbulence}) {
+    const Hydro3DSetup s = setup_of(37, 29, 23, init, init == HydroInit::explosion ? 1 : 2);
+    const Grid3D& g = s.grid;
+    const BoxPlacement where = place_box(make_decomposition({g.nx, g.ny, g.nz}, 1, std::nullopt, 1), 0, {true, true, true});
+    auto cpu = make_hydro3d_box(s, where, HydroMethod::single_pass);
+    test::RecordingFill cpu_fill;
+    cpu->refresh_ghosts(cpu_fill);
+    cpu->step(3, cpu_fill);
+    for (HydroVariant v : {HydroVariant::global, HydroVariant::p55}) {
+      const std::string what = std::string(to_string(v)) + ", " + std::string(to_string(init));
+      auto gpu = make_hydro3d_device_box(s, where, v);
+      ASSERT_NE(gpu->device_stream(), nullptr);
+      test::RecordingFill gpu_fill;
+      gpu->refresh_ghosts(gpu_fill);
+      gpu->step(3, gpu_fill);
+      gpu->synchronize();
+      EXPECT_EQ(gpu_fill.calls, cpu_fill.calls) << what;
+      EXPECT_EQ(gpu->interiors(), cpu->interiors()) << what;  // float ==: also false for NaN, never expected here
+      EXPECT_EQ(gpu->dt(), cpu->dt()) << what;
+      EXPECT_EQ(gpu->time(), cpu->time()) << what;
+    }
+  }
+  for (const char* name : {"global", "55pt"}) {
+    const Hydro3DSetup s = setup_of(30, 20, 18, HydroInit::decay, 1);
+    const Grid3D& g = s.grid;
+    const BoxPlacement where = place_box(make_decomposition({g.nx, g.ny, g.nz}, 1, std::nullopt, 1), 0, {true, true, true});
+    auto cpu = make_hydro3d_box(s, where, HydroMethod::single_pass);
+    auto gpu = make_hydro3d_device_box(s, where, parse_hydro_variant(name));
+    test::RecordingFill cpu_fill, gpu_fill;
+    const Sphere sphere{12.5, 3.5, 16.5, 4.0, 0.3};
+    cpu->paint(sphere);
+    gpu->paint(sphere);
+    cpu->step(2, cpu_fill);
+    gpu->step(2, gpu_fill);
+    EXPECT_EQ(gpu_fill.calls, cpu_fill.calls) << name;
+    for (std::string_view q : kHydroQuantities)
+      EXPECT_EQ(gpu->quantity_interior(std::string(q)), cpu->quantity_interior(std::string(q))) << name << " " << q;
+    const auto state = cpu->interiors();
+    gpu->load_interiors(state, 7);
+    cpu->load_interiors(state, 7);
+    cpu->step(1, cpu_fill);
+    gpu->step(1, gpu_fill);
+    EXPECT_EQ(gpu->interiors(), cpu->interiors()) << name << " after a loaded state";
+    EXPECT_EQ(gpu->steps_done(), 8);
+    EXPECT_THROW(make_hydro3d_device_box(s, where, HydroVariant::stream25d), Error);
+    EXPECT_THROW(make_hydro3d_device_box(s, where, HydroVariant::p19), Error);
   }
 }
 

@@ -6,7 +6,9 @@
 // word of the model at its lowest and highest order, on a grid whose sides are primes, in
 // every decomposition of N that fits (with nccl, the gpu_variant only). The transport comes
 // from STENCILSCOPE_TEST_TRANSPORT (staged, the default, or nccl). Skips, saying why, without a CUDA device, and for nccl in
-// a build without NCCL or when ranks share a GPU (NCCL wants one GPU per rank).
+// a build without NCCL or when ranks share a GPU (NCCL wants one GPU per rank). elastic3d
+// also runs its own distributed cases (sources whose boxes straddle the boxes, a free top,
+// receivers where boxes meet), which the model interface's one source cannot say.
 #include <gtest/gtest.h>
 #include <mpi.h>
 

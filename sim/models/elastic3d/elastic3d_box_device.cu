@@ -107,8 +107,8 @@ class DeviceElastic3DBox final : public BoxSimulation {
     check_device_memory((steps ? 30 : 21) * g.elements() * sizeof(float) +
                             static_cast<std::size_t>(setup_.trace_steps) * 3 * setup_.receivers.size() * sizeof(float),
                         "elastic3d on this rank's box");
-    // The host copies below are pageable and go at the end: every upload is stream-ordered
-    // and the constructor waits for the stream before returning.
+    // Uploads from pageable vectors, stream-ordered: `host` keeps them until the constructor
+    // has waited for the stream.
     std::vector<std::vector<float>> host;
     auto upload = [&](DeviceBuffer<float>& d, std::vector<float> h) {
       d = DeviceBuffer<float>(h.size());

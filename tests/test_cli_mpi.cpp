@@ -203,6 +203,9 @@ TEST(CliMpi, GpuRunsThatCannotBe) {
   expect_mpi_error(2, "bench deriv3d --size 16 --steps 1 --device gpu", "do not run on the GPU yet");
   expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --transport nccl", "--transport is for GPU halos");
   expect_mpi_error(2, "bench heat3d --size 16 --steps 1 --device gpu --transport carrier", "unknown --transport");
+  // elastic3d's GPU boxes step every rule but cpml
+  expect_mpi_error(2, "bench elastic3d --size 21x19x17 --steps 1 --boundary cpml --device gpu",
+                   "do not run on the GPU yet");
 }
 
 TEST(CliMpi, AFailureOfRankZeroAloneStillEndsEveryRank) {

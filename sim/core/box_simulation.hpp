@@ -86,6 +86,10 @@ class BoxTraceRecorder {
   void restart(long first_step);
   int rows() const { return rows_; }
   long first_step() const { return first_step_; }
+  /// Indices into the run's list of the receivers in the box (ascending), and their box
+  /// indices: what a box recording on the GPU gathers from (its rows then live there).
+  const std::vector<int>& held() const { return held_; }
+  const std::vector<std::size_t>& box_indices() const { return at_; }
   /// Fills rows, held and the values of rows from_row on (0 to rows()) into `t`; head.first_step too.
   void fill(BoxTraces& t, int from_row) const;
 

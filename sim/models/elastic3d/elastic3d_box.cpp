@@ -441,6 +441,7 @@ DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup) {
   s.periodic = {r.periodic, r.periodic, r.periodic_z};
   s.edges = false;
   s.fields = 6;
+  if (!setup.cpml_layout.any()) s.gpu_variant = "steps";  // elastic3d_box_device.cu
   s.boxes_show = true;  // views (the derived ones from exchanged ghosts), paints, states, sources
   return s;
 }

@@ -10,7 +10,8 @@ namespace ss {
 
 /// How a setup runs distributed: ghost width R, no edges (strains and divergence are
 /// cross-shaped), six fields (the stresses; u is three); x and y periodic under periodic
-/// and periodic_sides, z under periodic. Every boundary rule (cpml included) distributes.
+/// and periodic_sides, z under periodic. Every boundary rule (cpml included) distributes;
+/// the GPU boxes step `steps`, except under cpml.
 DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup);
 
 /// Steps `where`'s box of the grid `setup` describes (float, CPU), bitwise as
@@ -23,5 +24,15 @@ DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup);
 /// each step (BoxSimulation::traces).
 /// interiors() is {u_x, u_y, u_z, u_x^{n-1}, u_y^{n-1}, u_z^{n-1}}, as the model's SimState.
 std::unique_ptr<BoxSimulation> make_elastic3d_box(const Elastic3DSetup& setup, const BoxPlacement& where);
+
+/// The same box on the current CUDA device (elastic3d_box_device.cu): the `steps` kernels
+/// (or `fused`'s: both read the ghosts of u and of the stresses from memory) on the box's
+/// layout, the two exchanges where the CPU box has them, bitwise equal to DeviceElastic3D's
+/// run of that variant on the whole grid. Its fields live in device memory and the exchange
+/// is a DeviceHaloExchange on device_stream(); the receivers in the box are recorded on the
+/// device and copied at traces(). Throws ss::Error for another variant, under cpml (not yet
+/// on GPU boxes) or without a device.
+std::unique_ptr<BoxSimulation> make_elastic3d_device_box(const Elastic3DSetup& setup, const BoxPlacement& where,
+                                                         Elastic3DVariant variant);
 
 }  // namespace ss

@@ -448,15 +448,22 @@ class Elastic3DModel final : public Model {
     return std::make_unique<DeviceSim>(info_, c, setup, variant);
   }
   /// Distributed (elastic3d_box.hpp): every boundary rule; u and the stresses exchanged
-  /// each step. The boxes step the `cpu` variant.
+  /// each step. The boxes step the `cpu` variant, or on the GPU `steps` (or `fused`), not
+  /// under cpml.
   DistributedSpec distributed(const ModelConfig& c) const override {
     return elastic3d_distributed_spec(make_elastic3d_setup(to_elastic3d(c)));
   }
   std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,
                                             std::string_view variant) const override {
     check_live_variant(info_, variant);
-    if (variant != "cpu") throw Error(fmt::format("a distributed run steps a CPU variant ({})", info_.variant_list("cpu")));
     const Elastic3DSetup setup = make_elastic3d_setup(to_elastic3d(c));
+    if (const VariantSpec* v = info_.variant(variant); v && v->gpu) {
+      require_cuda_device();
+      return make_elastic3d_device_box(setup, where, parse_elastic3d_variant(variant));
+    }
+    if (variant != "cpu")
+      throw Error(fmt::format("a distributed run steps a CPU variant ({}) or, on the GPU, steps or fused",
+                              info_.variant_list("cpu")));
     const std::size_t fields = 24 + (setup.cpml_layout.any() ? 18 : 0);
     check_host_memory(fields * static_cast<std::size_t>(where.box.cells()) * sizeof(float) +
                           6 * setup.grid.elements() * sizeof(float),

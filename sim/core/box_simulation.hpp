@@ -86,6 +86,10 @@ class BoxTraceRecorder {
   void restart(long first_step);
   int rows() const { return rows_; }
   long first_step() const { return first_step_; }
+  /// The held receivers (indices into the run's list, ascending) and their box indices in
+  /// `grid`: what a box on the GPU gathers its rows from itself.
+  const std::vector<int>& held() const { return held_; }
+  const std::vector<std::size_t>& box_indices() const { return at_; }
   /// Fills rows, held and the values of rows from_row on (0 to rows()) into `t`; head.first_step too.
   void fill(BoxTraces& t, int from_row) const;
 

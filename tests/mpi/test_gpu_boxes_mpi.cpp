@@ -188,11 +188,14 @@ TEST(GpuBoxes, Acoustic3DReceiverTracesAreTheOneGpus) {
         const Seismogram more = gather(steps / 2);
         ++runs;
         if (!root()) continue;
-        ASSERT_EQ(s.nodes, setup.receivers) << what;
+        // EXPECT only: rank 0 leaving the test here would leave the others in the next collective.
+        EXPECT_EQ(s.nodes, setup.receivers) << what;
         EXPECT_EQ(s.rows(), steps / 2) << what;
         s.values.insert(s.values.end(), more.values.begin(), more.values.end());
-        ASSERT_EQ(s.values.size(), one_gpu.size()) << what;
-        EXPECT_EQ(std::memcmp(s.values.data(), one_gpu.data(), one_gpu.size() * sizeof(float)), 0) << what;
+        EXPECT_EQ(s.values.size(), one_gpu.size()) << what;
+        EXPECT_TRUE(s.values.size() == one_gpu.size() &&
+                    std::memcmp(s.values.data(), one_gpu.data(), one_gpu.size() * sizeof(float)) == 0)
+            << what << ": the gathered traces differ from the one GPU's";
         EXPECT_GT(std::count_if(one_gpu.begin(), one_gpu.end(), [](float v) { return v != 0.0f; }), 0)
             << what << ": the wave never reached the receivers";
       }

@@ -9,9 +9,9 @@
 #  - the distributed bench tables on the GPUs (--device gpu, the model's box variant on one
 #    GPU against N ranks): heat3d weak scaling at 512^3 per rank and strong scaling at
 #    768^3, through NCCL (where every rank has its own GPU) and staged; acoustic3d at
-#    512^3 (global, sponge); elastic3d at 256^3, strong (steps, sponge); hydro3d at 512^3,
-#    strong scaling (global: stream25d, the fastest, reads the whole grid's periodic images
-#    inside its kernel); heat3d's one-GPU variants at 512^3 for scale.
+#    512^3 (global, sponge and cpml); elastic3d at 256^3, strong (steps, sponge); hydro3d at
+#    512^3, strong scaling (global: stream25d, the fastest, reads the whole grid's periodic
+#    images inside its kernel); heat3d's one-GPU variants at 512^3 for scale.
 # Logs in $OUT (or ./out). About 5 minutes on a warm build (BUILD=dir reuses one); QUICK=1
 # leaves out the CPU MPI tests and the staged tables where NCCL runs.
 set -uo pipefail
@@ -57,6 +57,7 @@ done
 table 1 hydro3d hydro3d --device gpu --size 512 --steps 5 --repeat 1 --scaling strong
 table 1 acoustic3d acoustic3d --device gpu --size 512 --steps 10 --repeat 1
 table 1 elastic3d elastic3d --device gpu --size 256 --steps 10 --repeat 1 --scaling strong
+table 1 acoustic3d-cpml acoustic3d --device gpu --size 512 --steps 10 --repeat 1 --boundary cpml
 echo "== stencilscope bench heat3d --size 512 --device gpu (one GPU, every variant, for scale)"
 timeout 60 $e bench heat3d --size 512 --device gpu --steps 20 --repeat 3 >"$out/one-gpu-heat3d.txt" 2>&1 || status=1
 grep -vE "^\s*$" "$out/one-gpu-heat3d.txt" | tail -6

@@ -265,56 +265,116 @@ SS_UNROLL
 // to p^{n+1} (pass 2, after every psi of the step). Unit spacing throughout (psi carries h,
 // zeta h^2).
 
-/// The CPML's state a pass reads and writes: the layout, the memory variables (psi and
-/// zeta of each slab, CpmlLayout::slab_base with kAcousticCpmlVars) and the coefficients.
+/// The CPML's state a pass reads and writes on one rank: the layout, the memory variables
+/// (psi and zeta of each slab, CpmlLayout::slab_base with kAcousticCpmlVars, stored
+/// compactly) and the coefficients. Like AcousticCpmlBox below, it tells the passes where
+/// a node's variables live; the passes themselves are one pair of functions for both.
 template <typename T>
 struct AcousticCpml {
   CpmlLayout layout;
   T* memory;
   const T* table;
+
+  /// The slot of index i along axis a of g, or -1 outside slab a (and beyond the faces).
+  SS_HD int slot(int a, int i, const Grid3D& g) const {
+    const int n[3] = {g.nx, g.ny, g.nz};
+    return layout.slot(a, i, n[a]);
+  }
+  SS_HD T b(int a, int s) const { return table[layout.table_base(a) + s]; }
+  SS_HD T c(int a, int s) const { return table[layout.table_base(a) + layout.slots(a) + s]; }
+  /// psi_a and zeta_a of node (i, j, k), whose slot along a is s.
+  SS_HD T& psi(int a, int s, int i, int j, int k, const Grid3D& g) const {
+    return memory[layout.slab_base(a, kAcousticCpmlVars, g) + layout.slab_index(a, s, i, j, k, g)];
+  }
+  SS_HD T& zeta(int a, int s, int i, int j, int k, const Grid3D& g) const {
+    return memory[layout.slab_base(a, kAcousticCpmlVars, g) + layout.slab_cells(a, g) +
+                  layout.slab_index(a, s, i, j, k, g)];
+  }
+  /// psi_a at a node that may lie outside slab a or beyond the faces (0 there).
+  SS_HD T psi_or_zero(int a, int i, int j, int k, const Grid3D& g) const {
+    const int at[3] = {i, j, k};
+    const int s = slot(a, at[a], g);
+    return s < 0 ? T(0) : psi(a, s, i, j, k, g);
+  }
 };
 
+/// The CPML's state on one box of a distributed run (acoustic3d_box.hpp): psi_a and zeta_a
+/// are fields of the box's padded layout g, 0 outside slab a and in the ghosts on the
+/// domain's faces, psi's ghosts between boxes the neighbour's psi (exchanged between the
+/// passes); a node's slot and coefficients are those of its global index lo + i in the
+/// whole grid's layout (n: the whole grid's nodes per axis).
+template <typename T>
+struct AcousticCpmlBox {
+  CpmlLayout layout;  ///< the whole grid's
+  int lo[3] = {0, 0, 0}, n[3] = {0, 0, 0};
+  T* psi_field[3] = {nullptr, nullptr, nullptr};
+  T* zeta_field[3] = {nullptr, nullptr, nullptr};
+  const T* table = nullptr;
+
+  SS_HD int slot(int a, int i, const Grid3D&) const { return layout.slot(a, lo[a] + i, n[a]); }
+  SS_HD T b(int a, int s) const { return table[layout.table_base(a) + s]; }
+  SS_HD T c(int a, int s) const { return table[layout.table_base(a) + layout.slots(a) + s]; }
+  SS_HD T& psi(int a, int, int i, int j, int k, const Grid3D& g) const { return psi_field[a][g.index(i, j, k)]; }
+  SS_HD T& zeta(int a, int, int i, int j, int k, const Grid3D& g) const { return zeta_field[a][g.index(i, j, k)]; }
+  SS_HD T psi_or_zero(int a, int i, int j, int k, const Grid3D& g) const { return psi_field[a][g.index(i, j, k)]; }
+};
+
+/// The box's layer nodes as a CpmlLayout of the box's own layout g (so that nodes() and
+/// node() enumerate them, each once): along each axis the part of the whole grid's low
+/// layer the box holds starts at the box's first node, the part of the high layer ends at
+/// its last. `whole`: the whole grid's layout; lo, n: the box's first global node and the
+/// whole grid's nodes per axis.
+SS_HD inline CpmlLayout acoustic_cpml_box_layout(const CpmlLayout& whole, const int (&lo)[3], const int (&n)[3],
+                                                 const Grid3D& g) {
+  CpmlLayout b;
+  const int size[3] = {g.nx, g.ny, g.nz};
+  for (int a = 0; a < 3; ++a) {
+    const int first = lo[a], end = lo[a] + size[a];  // global [first, end)
+    const int low_end = whole.lo[a] < end ? whole.lo[a] : end;
+    b.lo[a] = low_end > first ? low_end - first : 0;
+    const int high_first = n[a] - whole.hi[a] > first ? n[a] - whole.hi[a] : first;
+    b.hi[a] = whole.hi[a] > 0 && end > high_first ? end - high_first : 0;
+    if (b.lo[a] + b.hi[a] > size[a]) b.hi[a] = size[a] - b.lo[a];  // never: the layers are a third of a side at most
+  }
+  return b;
+}
+
 /// Pass 1 at node (i, j, k) of the slabs: psi_a = b psi_a + c D_a p for each slab a that
-/// holds the node (p: p^n, padded).
-template <typename T, int R>
-SS_HD SS_FORCEINLINE void acoustic3d_cpml_psi(const T* p, const AcousticCpml<T>& m, const Grid3D& g, int i, int j,
-                                              int k) {
+/// holds the node (p: p^n, padded). M: AcousticCpml (one rank) or AcousticCpmlBox.
+template <typename T, int R, typename M>
+SS_HD SS_FORCEINLINE void acoustic3d_cpml_psi(const T* p, const M& m, const Grid3D& g, int i, int j, int k) {
   constexpr auto w = first_derivative_weights<R>();
   const std::size_t e = g.index(i, j, k);
   const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
-  const int at[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+  const int at[3] = {i, j, k};
 SS_UNROLL
   for (int a = 0; a < 3; ++a) {
-    const int s = m.layout.slot(a, at[a], n[a]);
+    const int s = m.slot(a, at[a], g);
     if (s < 0) continue;
     T line[2 * R + 1];
 SS_UNROLL
     for (int q = 0; q <= 2 * R; ++q) line[q] = p[static_cast<std::ptrdiff_t>(e) + (q - R) * stride[a]];
     const T d = cpml_first_derivative<T, R>(line, w);
-    T& psi = m.memory[m.layout.slab_base(a, kAcousticCpmlVars, g) + m.layout.slab_index(a, s, i, j, k, g)];
-    const T* tab = m.table + m.layout.table_base(a);
-    psi = fma_t(tab[s], psi, tab[m.layout.slots(a) + s] * d);
+    T& psi = m.psi(a, s, i, j, k, g);
+    psi = fma_t(m.b(a, s), psi, m.c(a, s) * d);
   }
 }
 
 /// Pass 2 at node (i, j, k) of the slabs: updates zeta_a and returns
 /// sum_a (D_a psi_a + zeta_a) over the slabs a that hold the node; the caller adds c2 times
-/// it to p^{n+1}: out = fma(c2, term, out).
-template <typename T, int R>
-SS_HD SS_FORCEINLINE T acoustic3d_cpml_term(const T* p, const AcousticCpml<T>& m, const Grid3D& g, int i, int j,
-                                            int k) {
+/// it to p^{n+1}: out = fma(c2, term, out). M as for pass 1.
+template <typename T, int R, typename M>
+SS_HD SS_FORCEINLINE T acoustic3d_cpml_term(const T* p, const M& m, const Grid3D& g, int i, int j, int k) {
   constexpr auto w1 = first_derivative_weights<R>();
   constexpr auto w2 = second_derivative_weights<R>();
   const std::size_t e = g.index(i, j, k);
   const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
-  const int at[3] = {i, j, k}, n[3] = {g.nx, g.ny, g.nz};
+  const int at[3] = {i, j, k};
   T sum = T(0);
 SS_UNROLL
   for (int a = 0; a < 3; ++a) {
-    const int s = m.layout.slot(a, at[a], n[a]);
+    const int s = m.slot(a, at[a], g);
     if (s < 0) continue;
-    const std::size_t base = m.layout.slab_base(a, kAcousticCpmlVars, g);
-    const std::size_t cells = m.layout.slab_cells(a, g);
     // d_aa p, as acoustic3d_point sums it along one axis.
     const T* c = p + e;
     T d2 = static_cast<T>(w2[0]) * c[0];
@@ -326,13 +386,11 @@ SS_UNROLL
     for (int q = 0; q <= 2 * R; ++q) {
       int nb[3] = {i, j, k};
       nb[a] += q - R;
-      const int sq = m.layout.slot(a, nb[a], n[a]);
-      line[q] = sq < 0 ? T(0) : m.memory[base + m.layout.slab_index(a, sq, nb[0], nb[1], nb[2], g)];
+      line[q] = m.psi_or_zero(a, nb[0], nb[1], nb[2], g);
     }
     const T dpsi = cpml_first_derivative<T, R>(line, w1);
-    const T* tab = m.table + m.layout.table_base(a);
-    T& zeta = m.memory[base + cells + m.layout.slab_index(a, s, i, j, k, g)];
-    zeta = fma_t(tab[s], zeta, tab[m.layout.slots(a) + s] * (d2 + dpsi));
+    T& zeta = m.zeta(a, s, i, j, k, g);
+    zeta = fma_t(m.b(a, s), zeta, m.c(a, s) * (d2 + dpsi));
     sum = sum + (dpsi + zeta);
   }
   return sum;

@@ -183,71 +183,56 @@ class HostAcoustic3DBox final : public BoxSimulation {
                                        damping_[2].data(), out);
   }
 
-  /// The global CPML slot of the box's node index i along axis a, or -1 outside slab a.
-  int slot(int a, int i) const {
+  /// The CPML's state of the box: psi, zeta as box fields, slots of the global nodes.
+  AcousticCpmlBox<float> cpml_box() {
+    AcousticCpmlBox<float> m;
+    m.layout = setup_.cpml_layout;
     const int n[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
-    return setup_.cpml_layout.slot(a, where_.box.lo[a] + i, n[a]);
+    for (int a = 0; a < 3; ++a) {
+      m.lo[a] = where_.box.lo[a];
+      m.n[a] = n[a];
+      m.psi_field[a] = psi_[a].data();
+      m.zeta_field[a] = zeta_[a].data();
+    }
+    m.table = cpml_table_.data();
+    return m;
   }
-  bool in_layer(int i, int j, int k) const { return slot(0, i) >= 0 || slot(1, j) >= 0 || slot(2, k) >= 0; }
+  /// The box's layer nodes, enumerated as one rank enumerates the grid's.
+  CpmlLayout box_layers() const {
+    const int lo[3] = {where_.box.lo[0], where_.box.lo[1], where_.box.lo[2]};
+    const int n[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
+    return acoustic_cpml_box_layout(setup_.cpml_layout, lo, n, grid_);
+  }
 
-  // acoustic3d_cpml_psi with psi_a a whole box field (0 outside slab a).
+  // Pass 1 (acoustic3d_cpml_psi, the one-rank run's function) with psi_a a box field.
   template <int R>
   void cpml_psi(const float* p) {
-    constexpr auto w = first_derivative_weights<R>();
+    const AcousticCpmlBox<float> m = cpml_box();
+    const CpmlLayout layers = box_layers();
     const Grid3D& g = grid_;
-    const CpmlLayout& L = setup_.cpml_layout;
-    const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+    const long long nodes = layers.nodes(g);
 #pragma omp parallel for schedule(static)
-    for (int k = 0; k < g.nz; ++k)
-      for (int j = 0; j < g.ny; ++j)
-        for (int i = 0; i < g.nx; ++i) {
-          const int at[3] = {i, j, k};
-          const std::size_t e = g.index(i, j, k);
-          for (int a = 0; a < 3; ++a) {
-            const int s = slot(a, at[a]);
-            if (s < 0) continue;
-            float line[2 * R + 1];
-            for (int q = 0; q <= 2 * R; ++q) line[q] = p[static_cast<std::ptrdiff_t>(e) + (q - R) * stride[a]];
-            const float d = cpml_first_derivative<float, R>(line, w);
-            float& psi = psi_[a][e];
-            const float* tab = cpml_table_.data() + L.table_base(a);
-            psi = fma_t(tab[s], psi, tab[L.slots(a) + s] * d);
-          }
-        }
+    for (long long e = 0; e < nodes; ++e) {
+      int i, j, k;
+      layers.node(g, e, i, j, k);
+      acoustic3d_cpml_psi<float, R>(p, m, g, i, j, k);
+    }
   }
 
-  // acoustic3d_cpml_term and the correction of p^{n+1}, on the box.
+  // Pass 2 (acoustic3d_cpml_term) and the correction of p^{n+1}, on the box.
   template <int R>
   void cpml_correct(const float* p, float* out) {
-    constexpr auto w1 = first_derivative_weights<R>();
-    constexpr auto w2 = second_derivative_weights<R>();
+    const AcousticCpmlBox<float> m = cpml_box();
+    const CpmlLayout layers = box_layers();
     const Grid3D& g = grid_;
-    const CpmlLayout& L = setup_.cpml_layout;
-    const std::ptrdiff_t stride[3] = {1, g.pitch, static_cast<std::ptrdiff_t>(g.plane())};
+    const long long nodes = layers.nodes(g);
 #pragma omp parallel for schedule(static)
-    for (int k = 0; k < g.nz; ++k)
-      for (int j = 0; j < g.ny; ++j)
-        for (int i = 0; i < g.nx; ++i) {
-          if (!in_layer(i, j, k)) continue;
-          const int at[3] = {i, j, k};
-          const std::size_t e = g.index(i, j, k);
-          float sum = 0.0f;
-          for (int a = 0; a < 3; ++a) {
-            const int s = slot(a, at[a]);
-            if (s < 0) continue;
-            const float* c = p + e;
-            float d2 = static_cast<float>(w2[0]) * c[0];
-            for (int q = 1; q <= R; ++q) d2 = fma_t(static_cast<float>(w2[q]), c[-q * stride[a]] + c[q * stride[a]], d2);
-            float line[2 * R + 1];
-            for (int q = 0; q <= 2 * R; ++q) line[q] = psi_[a][static_cast<std::ptrdiff_t>(e) + (q - R) * stride[a]];
-            const float dpsi = cpml_first_derivative<float, R>(line, w1);
-            const float* tab = cpml_table_.data() + L.table_base(a);
-            float& zeta = zeta_[a][e];
-            zeta = fma_t(tab[s], zeta, tab[L.slots(a) + s] * (d2 + dpsi));
-            sum = sum + (dpsi + zeta);
-          }
-          out[e] = fma_t(c2_[e], sum, out[e]);
-        }
+    for (long long e = 0; e < nodes; ++e) {
+      int i, j, k;
+      layers.node(g, e, i, j, k);
+      const std::size_t at = g.index(i, j, k);
+      out[at] = fma_t(c2_[at], acoustic3d_cpml_term<float, R>(p, m, g, i, j, k), out[at]);
+    }
   }
 
   // The sources whose node lies in the box, in list order, at the box's indices.
@@ -323,7 +308,7 @@ DistributedSpec acoustic3d_distributed_spec(const Acoustic3DSetup& setup) {
   s.periodic = {periodic, periodic, periodic};
   s.edges = false;
   s.fields = setup.cpml_layout.any() ? 3 : 1;
-  if (!setup.cpml_layout.any()) s.gpu_variant = "global";  // acoustic3d_box_device.cu
+  s.gpu_variant = "global";  // acoustic3d_box_device.cu, every rule
   s.boxes_show = true;  // the CPU box gives views, paints, states and sources
   return s;
 }

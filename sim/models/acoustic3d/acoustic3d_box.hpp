@@ -17,15 +17,16 @@ namespace ss {
 std::unique_ptr<BoxSimulation> make_acoustic3d_box(const Acoustic3DSetup& setup, const BoxPlacement& where);
 
 /// The same box on the current CUDA device (acoustic3d_box_device.cu): the `global` or
-/// `stream25d` kernel, bitwise equal to DeviceAcoustic3D's on the whole grid; its fields live in
-/// device memory and the exchange is a DeviceHaloExchange on device_stream(). Throws
-/// ss::Error for another variant, under cpml (not yet on GPU boxes) or without a device.
+/// `stream25d` kernel, bitwise equal to DeviceAcoustic3D's on the whole grid, every rule (under
+/// cpml psi and zeta are box fields on the device, psi exchanged between the passes); its
+/// fields and its receivers' traces live in device memory (copied out by traces()) and the
+/// exchange is a DeviceHaloExchange on device_stream() carrying up to
+/// DistributedSpec::fields fields. Throws ss::Error for another variant or without a device.
 std::unique_ptr<BoxSimulation> make_acoustic3d_device_box(const Acoustic3DSetup& setup, const BoxPlacement& where,
                                                           Acoustic3DVariant variant);
 
 /// How a setup runs distributed: ghost width R, periodic axes under the periodic rule, no
-/// edges, one field (three under cpml: the psi exchange); its GPU boxes step
-/// `global`, except under cpml.
+/// edges, one field (three under cpml: the psi exchange); its GPU boxes step `global`.
 DistributedSpec acoustic3d_distributed_spec(const Acoustic3DSetup& setup);
 
 }  // namespace ss

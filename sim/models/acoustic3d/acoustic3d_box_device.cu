@@ -1,13 +1,17 @@
 // One rank's box of a distributed acoustic3d run on the GPU (acoustic3d_box.hpp): the
 // `global` or `stream25d` kernel on the box's layout (both read p's ghost layers from
 // memory), with the inputs of HostAcoustic3DBox (the sponge's tables of the whole grid cut
-// to the box, (v dt/h)^2 of each global node), the sources whose node the box holds added
-// by acoustic3d_inject in list order, then the exchange of p and the domain's own faces (0
-// beyond them, the odd image above a free top), in that order as on the CPU box. Every
-// node's p^{n+1} is acoustic3d_point on the values the one-GPU run gives it, so the field is
-// bitwise that of DeviceAcoustic3D (either variant) on the whole grid.
-// Not yet: the cpml rule (its psi and zeta as box fields on the GPU, psi exchanged).
+// to the box, (v dt/h)^2 of each global node); under cpml the CPU box's two passes on the
+// GPU (psi and zeta as box fields, the one-GPU run's kernels and point functions over the
+// box's layer nodes, the three psi fields exchanged between the passes); the sources whose
+// node the box holds added by acoustic3d_inject in list order; then the exchange of p and
+// the domain's own faces (0 beyond them, the odd image above a free top), in that order as
+// on the CPU box; last, the receivers the box holds gathered into a device buffer of rows.
+// Every node's p^{n+1} is acoustic3d_point (and the CPML's acoustic3d_cpml_psi / _term) on
+// the values the one-GPU run gives it, so the field is bitwise that of DeviceAcoustic3D
+// (either variant) on the whole grid.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,7 +59,11 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
     SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, dev));
     const Grid3D& g = grid_;
     const std::array<int, 3>& lo = where_.box.lo;
-    check_device_memory(4 * g.elements() * sizeof(float), "acoustic3d on this rank's box");
+    const bool cpml = setup_.cpml_layout.any();
+    recorder_ = BoxTraceRecorder(setup_.receivers, where_.box, grid_, 1, 0);
+    check_device_memory((4 + (cpml ? 6 : 0)) * g.elements() * sizeof(float) +
+                            static_cast<std::size_t>(setup_.trace_steps) * recorder_.held().size() * sizeof(float),
+                        "acoustic3d on this rank's box");
     // The sponge's per-axis tables of the whole grid, cut to the box: x (nx), y (ny), z (nz).
     const std::vector<float> whole = damping_tables<float>(setup_);
     const int n[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
@@ -80,6 +88,24 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
       f = DeviceBuffer<float>(g.elements());
       SS_CUDA_CHECK(cudaMemsetAsync(f.get(), 0, f.bytes(), stream_.get()));
     }
+    std::vector<float> table;
+    if (cpml) {
+      table = acoustic_cpml_table<float>(setup_);
+      cpml_table_ = DeviceBuffer<float>(table.size());
+      SS_CUDA_CHECK(cudaMemcpyAsync(cpml_table_.get(), table.data(), table.size() * sizeof(float),
+                                    cudaMemcpyHostToDevice, stream_.get()));
+      // 0 outside the slabs and in the domain's ghosts: only layer nodes and, for psi, the
+      // ghosts between boxes (the exchange) are ever written.
+      for (DeviceBuffer<float>* set : {psi_, zeta_})
+        for (int a = 0; a < 3; ++a) {
+          set[a] = DeviceBuffer<float>(g.elements());
+          SS_CUDA_CHECK(cudaMemsetAsync(set[a].get(), 0, set[a].bytes(), stream_.get()));
+        }
+      const int whole[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
+      const int first[3] = {lo[0], lo[1], lo[2]};
+      layers_ = acoustic_cpml_box_layout(setup_.cpml_layout, first, whole, g);
+    }
+    upload_receivers();
     synchronize();  // on the box's own (non-blocking) stream, before the host buffers go
   }
 
@@ -96,8 +122,10 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
         float* out = field_[next_].get();
         const Acoustic3DStepArgs<float> a{field_[cur_].get(), field_[prev_].get(), c2_.get(), damp_.get(), out, g};
         launch_interior<R>(a);
+        if (setup_.cpml_layout.any()) cpml_passes<R>(a.p, out, halo);
         inject(out);
         fill_ghosts(out, halo);
+        record(out);  // p^{n+1} after its ghosts, as the CPU box records it
         const int old_prev = prev_;
         prev_ = cur_, cur_ = next_, next_ = old_prev;
         ++steps_done_;
@@ -109,7 +137,102 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
     return {interior(field_[cur_].get()), interior(field_[prev_].get())};
   }
 
+  double dt() const override { return setup_.dt; }
+  double dt_limit() const override { return setup_.dt_limit; }
+  std::vector<SourceSpec> sources() const override { return setup_.sources; }
+  /// HostAcoustic3D::set_sources: the same checks; the list reaches each step's launch by value.
+  void set_sources(const std::vector<SourceSpec>& sources) override { set_acoustic3d_sources(setup_, sources); }
+  std::optional<ReceiverLayout> receivers() const override { return setup_.receiver_layout; }
+  /// HostAcoustic3D::set_receivers: the same checks; this box's traces start again.
+  void set_receivers(const ReceiverLayout& layout) override {
+    Acoustic3DSetup next = setup_;
+    set_acoustic3d_receivers(next, layout);  // throws, keeping the old receivers
+    setup_ = std::move(next);
+    recorder_ = BoxTraceRecorder(setup_.receivers, where_.box, grid_, 1, steps_done_);
+    upload_receivers();
+  }
+  /// BoxTraceRecorder::fill's answer from the device rows (one copy, here and not per step).
+  BoxTraces traces(int from_row) const override {
+    if (from_row < 0 || from_row > trace_rows_)
+      throw Error("traces from row " + std::to_string(from_row) + " asked of a box that recorded " +
+                  std::to_string(trace_rows_));
+    BoxTraces t;
+    t.head = acoustic3d_seismogram_head(setup_);
+    t.head.first_step = recorder_.first_step();
+    t.rows = trace_rows_;
+    t.held = recorder_.held();
+    const std::size_t row = t.held.size();
+    t.values.resize(row * static_cast<std::size_t>(trace_rows_ - from_row));
+    if (!t.values.empty())
+      SS_CUDA_CHECK(cudaMemcpyAsync(t.values.data(), traces_.get() + row * static_cast<std::size_t>(from_row),
+                                    t.values.size() * sizeof(float), cudaMemcpyDeviceToHost, stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return t;
+  }
+
  private:
+  /// The CPML's state of the box (AcousticCpmlBox: box fields, the global nodes' slots).
+  AcousticCpmlBox<float> cpml_box() {
+    AcousticCpmlBox<float> m;
+    m.layout = setup_.cpml_layout;
+    const int n[3] = {setup_.grid.nx, setup_.grid.ny, setup_.grid.nz};
+    for (int a = 0; a < 3; ++a) {
+      m.lo[a] = where_.box.lo[a];
+      m.n[a] = n[a];
+      m.psi_field[a] = psi_[a].get();
+      m.zeta_field[a] = zeta_[a].get();
+    }
+    m.table = cpml_table_.get();
+    return m;
+  }
+
+  // Pass 1 over the box's layer nodes, the psi exchange (collective: every box calls it,
+  // with or without layer nodes), pass 2 and the correction of p^{n+1}: HostAcoustic3DBox's
+  // order, the one-GPU run's kernels.
+  template <int R>
+  void cpml_passes(const float* p, float* out, HaloFill& halo) {
+    const AcousticCpmlBox<float> m = cpml_box();
+    const long long nodes = layers_.nodes(grid_);
+    const unsigned blocks = static_cast<unsigned>(std::min<long long>(blocks_for(nodes, 256), 8192));
+    if (nodes > 0) {
+      acoustic3d_cpml_psi_kernel<float, R><<<blocks, 256, 0, stream_.get()>>>(p, m, layers_, grid_, nodes);
+      SS_CUDA_LAUNCH_CHECK("acoustic3d_cpml_psi_kernel");
+    }
+    float* const psi[] = {psi_[0].get(), psi_[1].get(), psi_[2].get()};
+    halo.fill(psi);
+    if (nodes > 0) {
+      acoustic3d_cpml_correct_kernel<float, R><<<blocks, 256, 0, stream_.get()>>>(p, c2_.get(), out, m, layers_, grid_,
+                                                                                 nodes);
+      SS_CUDA_LAUNCH_CHECK("acoustic3d_cpml_correct_kernel");
+    }
+  }
+
+  /// The held receivers' box indices on the device and a buffer of trace_steps rows
+  /// (synchronous: queued steps may still write the old buffers).
+  void upload_receivers() {
+    const std::vector<std::size_t>& idx = recorder_.box_indices();
+    const std::vector<long long> at(idx.begin(), idx.end());
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    receiver_at_ = DeviceBuffer<long long>(at.size());
+    if (!at.empty())
+      SS_CUDA_CHECK(cudaMemcpy(receiver_at_.get(), at.data(), receiver_at_.bytes(), cudaMemcpyHostToDevice));
+    traces_ = DeviceBuffer<float>(static_cast<std::size_t>(setup_.trace_steps) * at.size());
+    trace_rows_ = 0;
+  }
+
+  /// One row of BoxTraceRecorder::record on the device: p at the held receivers, while
+  /// fewer than trace_steps rows are kept; a box that holds none counts the row too.
+  void record(const float* p) {
+    if (trace_rows_ >= setup_.trace_steps) return;
+    const int held = static_cast<int>(recorder_.held().size());
+    if (held > 0) {
+      float* row = traces_.get() + static_cast<std::size_t>(trace_rows_) * held;
+      acoustic3d_record<float><<<blocks_for(held, 128), 128, 0, stream_.get()>>>(p, receiver_at_.get(), held, row);
+      SS_CUDA_LAUNCH_CHECK("acoustic3d_record");
+    }
+    ++trace_rows_;
+  }
+
   // The one-GPU run's launches (acoustic3d_device.cu's launch_interior) on the box's layout:
   // both kernels read the ghost layers from memory, whoever wrote them.
   template <int R>
@@ -198,6 +321,12 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
   CudaStream stream_;
   DeviceBuffer<float> damp_, c2_;
   DeviceBuffer<float> field_[3];
+  DeviceBuffer<float> cpml_table_, psi_[3], zeta_[3];  // under cpml: box fields
+  CpmlLayout layers_;                                   // the box's layer nodes (none without cpml)
+  BoxTraceRecorder recorder_;                           // which receivers, at which box index; no values
+  DeviceBuffer<long long> receiver_at_;
+  DeviceBuffer<float> traces_;                          // trace_steps rows of the held receivers
+  int trace_rows_ = 0;
   int prev_ = 0, cur_ = 1, next_ = 2;
   long steps_done_ = 0;
 };
@@ -208,7 +337,6 @@ std::unique_ptr<BoxSimulation> make_acoustic3d_device_box(const Acoustic3DSetup&
                                                           Acoustic3DVariant variant) {
   if (variant != Acoustic3DVariant::global && variant != Acoustic3DVariant::stream25d)
     throw Error("acoustic3d's boxes on the GPU step with global or stream25d, not " + std::string(to_string(variant)));
-  if (setup.cpml_layout.any()) throw Error("acoustic3d's boxes on the GPU do not run the cpml boundary yet");
   std::string why;
   if (!cuda_available(&why)) throw Error(why);
   return std::make_unique<DeviceAcoustic3DBox>(setup, where, variant);

@@ -250,9 +250,10 @@ void DeviceAcoustic3D<T>::step(Acoustic3DVariant variant, int n) {
         const AcousticCpml<T> cp{m.setup.cpml_layout, m.cpml_memory.get(), m.cpml_table.get()};
         const long long nodes = cp.layout.nodes(g);
         const unsigned blocks = std::min<unsigned>(blocks_for(nodes, 256), 8192);
-        acoustic3d_cpml_psi_kernel<T, R><<<blocks, 256, 0, m.stream.get()>>>(a.p, cp, g, nodes);
+        acoustic3d_cpml_psi_kernel<T, R><<<blocks, 256, 0, m.stream.get()>>>(a.p, cp, cp.layout, g, nodes);
         SS_CUDA_LAUNCH_CHECK("acoustic3d_cpml_psi_kernel");
-        acoustic3d_cpml_correct_kernel<T, R><<<blocks, 256, 0, m.stream.get()>>>(a.p, m.c2.get(), a.out, cp, g, nodes);
+        acoustic3d_cpml_correct_kernel<T, R><<<blocks, 256, 0, m.stream.get()>>>(a.p, m.c2.get(), a.out, cp, cp.layout,
+                                                                                   g, nodes);
         SS_CUDA_LAUNCH_CHECK("acoustic3d_cpml_correct_kernel");
       }
       const AcousticSourceStep<T> sources = acoustic3d_source_step<T>(m.setup, m.steps_done);

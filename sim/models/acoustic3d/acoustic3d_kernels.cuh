@@ -134,25 +134,29 @@ __global__ void __launch_bounds__(kAcoustic25BX* kAcoustic25BY)
 
 // ---- after the interior update -------------------------------------------
 
-/// CPML pass 1: psi of every slab node (reads p^n).
-template <typename T, int R>
-__global__ void acoustic3d_cpml_psi_kernel(const T* __restrict__ p, AcousticCpml<T> m, Grid3D g, long long nodes) {
+/// CPML pass 1: psi of every slab node (reads p^n). `layers` enumerates the nodes
+/// (CpmlLayout::node on g): the whole grid's layout on one GPU, the box's layer nodes
+/// (acoustic_cpml_box_layout) on a box; m (AcousticCpml or AcousticCpmlBox) says where each
+/// node's psi and coefficients are.
+template <typename T, int R, typename M>
+__global__ void acoustic3d_cpml_psi_kernel(const T* __restrict__ p, M m, CpmlLayout layers, Grid3D g, long long nodes) {
   for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < nodes;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     int i, j, k;
-    m.layout.node(g, e, i, j, k);
+    layers.node(g, e, i, j, k);
     acoustic3d_cpml_psi<T, R>(p, m, g, i, j, k);
   }
 }
 
-/// CPML pass 2: zeta and the correction of p^{n+1} at every slab node (after pass 1).
-template <typename T, int R>
-__global__ void acoustic3d_cpml_correct_kernel(const T* __restrict__ p, const T* __restrict__ c2, T* out,
-                                               AcousticCpml<T> m, Grid3D g, long long nodes) {
+/// CPML pass 2: zeta and the correction of p^{n+1} at every slab node (after pass 1, and on
+/// a box after psi's exchange); the nodes as for pass 1.
+template <typename T, int R, typename M>
+__global__ void acoustic3d_cpml_correct_kernel(const T* __restrict__ p, const T* __restrict__ c2, T* out, M m,
+                                               CpmlLayout layers, Grid3D g, long long nodes) {
   for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < nodes;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     int i, j, k;
-    m.layout.node(g, e, i, j, k);
+    layers.node(g, e, i, j, k);
     const std::size_t at = g.index(i, j, k);
     out[at] = fma_t(c2[at], acoustic3d_cpml_term<T, R>(p, m, g, i, j, k), out[at]);
   }

@@ -10,6 +10,9 @@
 #    hydro3d strong at 512^3.
 # Build with BUILD (default build-gpu-mpi; configured here if absent). Tables in $out/scale-*.txt,
 # a summary line per table on stdout. MODELS narrows the models (default "heat3d hydro3d elastic3d").
+# CANDIDATES: settings of heat3d's GPU boxes to choose from, separated by ';', each "default"
+# or environment assignments (e.g. "STENCILSCOPE_BOX_OVERLAP=beside STENCILSCOPE_BOX_RESERVE=8"):
+# each runs the first weak-scaling table, and the one with the best efficiency runs the rest.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared/device/README.md)
@@ -19,7 +22,9 @@ if [[ ! -f $b/build.ninja ]]; then
   cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real \
     >"$out/cfg.log" 2>&1 || { tail -20 "$out/cfg.log"; exit 1; }
 fi
-cmake --build $b --parallel "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
+# NO_BUILD=1: the build is there already (an earlier check of the same call made it).
+[[ -n ${NO_BUILD:-} ]] ||
+  cmake --build $b --parallel "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
 e=$b/bin/stencilscope
 gpus=$(nvidia-smi -L | wc -l)
 nvidia-smi topo -m >"$out/topo.txt" 2>&1
@@ -28,10 +33,11 @@ if [[ -z $nps ]]; then for n in 2 4 8; do ((n <= gpus)) && nps="$nps $n"; done; 
 models=${MODELS:-heat3d hydro3d elastic3d}
 status=0
 mpi=(mpirun --allow-run-as-root -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=4)
+chosen=()  # the chosen candidate's environment (mpirun -x NAME=VALUE)
 table() {  # seconds, name, np, then the bench arguments
   local limit=$1 name=$2 np=$3; shift 3
   local start=$SECONDS
-  timeout "$limit" "${mpi[@]}" -np "$np" $e bench "$@" --device gpu --transport nccl >"$out/scale-$name.txt" 2>&1
+  timeout "$limit" "${mpi[@]}" "${chosen[@]}" -np "$np" $e bench "$@" --device gpu --transport nccl >"$out/scale-$name.txt" 2>&1
   local rc=$?
   ((rc == 0)) || status=1
   echo "== np $np $* (exit $rc, $((SECONDS - start)) s)"
@@ -39,12 +45,28 @@ table() {  # seconds, name, np, then the bench arguments
 }
 has() { [[ " $models " == *" $1 "* ]]; }
 last=${nps##* }
+first=${nps%% *}
+if has heat3d && [[ -n ${CANDIDATES:-} ]]; then
+  best=-1 best_env=()
+  IFS=';' read -ra cands <<<"$CANDIDATES"
+  for i in "${!cands[@]}"; do
+    chosen=()
+    for kv in ${cands[$i]}; do [[ $kv == default ]] || chosen+=(-x "$kv"); done
+    echo "-- candidate $i: ${cands[$i]}"
+    table 240 heat3d-weak-$first-c$i $first heat3d --size 512 --steps 20 --repeat 3 --scaling weak
+    eff=$(awk '$1 ~ /^[0-9]+$/ && $2 == "ranks" {print $(NF-1)}' "$out/scale-heat3d-weak-$first-c$i.txt" | tail -1)
+    if [[ -n $eff ]] && awk -v a="$eff" -v b="$best" 'BEGIN {exit !(a > b)}'; then best=$eff best_env=("${chosen[@]}"); fi
+  done
+  chosen=("${best_env[@]}")
+  echo "-- chosen: ${chosen[*]:-default} (weak efficiency $best)"
+fi
 for np in $nps; do
   if has heat3d; then
-    table 240 heat3d-weak-$np $np heat3d --size 512 --steps 20 --repeat 3 --scaling weak
+    [[ -n ${CANDIDATES:-} && $np == "$first" ]] ||
+      table 240 heat3d-weak-$np $np heat3d --size 512 --steps 20 --repeat 3 --scaling weak
     strong=$((np == 2 ? 768 : 1024))
     table 300 heat3d-strong-$np $np heat3d --size $strong --steps 20 --repeat 3 --scaling strong
-    if [[ $np == "$last" ]]; then
+    if [[ $np == "$last" && -z ${NO_SLABS:-} ]]; then  # NO_SLABS=1 leaves out the slab decompositions
       table 300 heat3d-strong-$np-slabz $np heat3d --size $strong --steps 20 --repeat 3 --scaling strong --decomp 1x1x$np
       table 300 heat3d-strong-$np-slaby $np heat3d --size $strong --steps 20 --repeat 3 --scaling strong --decomp 1x${np}x1
     fi

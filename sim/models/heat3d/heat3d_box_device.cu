@@ -12,6 +12,9 @@
 // computed twice (R layers per exchanged face: 1% of a 768^3 box split in two), which keeps
 // shared3d's and global's kernels as they are; both writes are the same bits.
 #include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,12 +31,9 @@ namespace {
 constexpr unsigned kMaxGridYZ = 65535;
 
 template <int R>
-void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, const GhostRule3D<float>* in_memory,
-                     cudaStream_t s) {
+void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, cudaStream_t s) {
   const Grid3D& g = a.g;
-  if (v == Heat3DVariant::stream25d) {
-    launch_heat3d_stream25d_box(2 * R, a, in_memory, s);
-  } else if (v == Heat3DVariant::global) {
+  if (v == Heat3DVariant::global) {
     const dim3 grid(blocks_for(g.nx, kHeatGlobalBX), blocks_for(g.ny, kHeatGlobalBY), std::min<unsigned>(g.nz, kMaxGridYZ));
     if (grid.y > kMaxGridYZ) throw Error("global: ny " + std::to_string(g.ny) + " is too large for this launch");
     heat3d_step_global<float, R><<<grid, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, s>>>(a);
@@ -95,6 +95,56 @@ std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& wh
   return shells;
 }
 
+/// The domain faces' ghosts the shells read: for each shell, the faces of `domain` along the
+/// other axes, over the shell's extent (what heat3d_step_global_region reads past the box's
+/// domain faces). stream25d stages the domain's faces itself, so these few cells are all of
+/// the boundary step its box needs.
+std::vector<BoxGhostFaces> shell_ghost_faces(const Grid3D& g, const std::array<std::array<bool, 2>, 3>& domain,
+                                             int width, const std::vector<CellRegion>& shells) {
+  std::vector<BoxGhostFaces> out;
+  const int ext[3] = {g.nx, g.ny, g.nz};
+  for (const CellRegion& s : shells) {
+    BoxGhostFaces b;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (s.n[axis] != ext[axis]) continue;  // the shell's own axis (or one an earlier shell cut)
+      for (int end = 0; end < 2; ++end) {
+        if (!domain[static_cast<std::size_t>(axis)][static_cast<std::size_t>(end)]) continue;
+        const int f = b.count++;
+        b.axis[f] = axis;
+        b.end[f] = end;
+        long long cells = 1;
+        for (int a = 0; a < 3; ++a) {
+          b.from[f][a] = a != axis ? s.lo[a] : end == 0 ? -width : ext[a];
+          b.n[f][a] = a != axis ? s.n[a] : width;
+          cells *= b.n[f][a];
+        }
+        b.first[f + 1] = b.first[f] + cells;
+      }
+    }
+    if (b.count) out.push_back(b);
+  }
+  return out;
+}
+
+/// STENCILSCOPE_BOX_RESERVE=N: stream25d's box kernel is planned for N fewer resident blocks,
+/// leaving SMs to the exchange's kernels (pack, NCCL, unpack) while it runs (default 0).
+/// STENCILSCOPE_BOX_OVERLAP=beside: the shells are computed on the exchange stream beside the
+/// kernel instead of before it on the compute stream. For measuring (tests/device/scaling.sh).
+int box_reserve() {
+  static const int n = [] {
+    const char* e = std::getenv("STENCILSCOPE_BOX_RESERVE");
+    return e ? std::max(0, std::atoi(e)) : 0;
+  }();
+  return n;
+}
+bool box_shells_beside() {
+  static const bool beside = [] {
+    const char* e = std::getenv("STENCILSCOPE_BOX_OVERLAP");
+    return e && std::string(e) == "beside";
+  }();
+  return beside;
+}
+
 class DeviceHeat3DBox final : public BoxSimulation {
  public:
   DeviceHeat3DBox(const Heat3DSetup& setup, const BoxPlacement& where, Heat3DVariant variant)
@@ -115,9 +165,26 @@ class DeviceHeat3DBox final : public BoxSimulation {
       SS_CUDA_CHECK(cudaMemcpyAsync(f.get(), initial.data(), initial.size() * sizeof(float), cudaMemcpyHostToDevice,
                                     stream_.get()));
     }
-    const GhostRule3D<float> in_memory{};  // stream25d reads its ghosts from memory: the rule is never used
-    SS_CUDA_CHECK(cudaMemcpyAsync(in_memory_rule_.get(), &in_memory, sizeof(in_memory), cudaMemcpyHostToDevice,
-                                  stream_.get()));
+    if (variant_ == Heat3DVariant::stream25d) {
+      const int width = radius_of_order(setup.config.order);
+      for (int axis = 0; axis < 3; ++axis)
+        for (int side = 0; side < 2; ++side)
+          if (!where_.domain_face[static_cast<std::size_t>(axis)][static_cast<std::size_t>(side)])
+            memory_faces_ |= 1u << (2 * axis + side);
+      // The shells' domain ghosts alone, where no shell reaches the opposite face's ghosts
+      // or images (a box at least twice the radius along each axis it exchanges); else the
+      // whole boundary step after the kernel.
+      const int ext[3] = {grid_.nx, grid_.ny, grid_.nz};
+      shells_ghosts_only_ = true;
+      for (int axis = 0; axis < 3; ++axis)
+        if ((memory_faces_ >> (2 * axis)) & 3u) shells_ghosts_only_ = shells_ghosts_only_ && ext[axis] >= 2 * width;
+      shell_faces_ = shell_ghost_faces(grid_, where_.domain_face, width, shells_);
+      if (setup_.config.boundary == Boundary::analytic) {
+        const std::size_t face_elements = FaceGhosts<float, 1>::elements_max(grid_);
+        check_device_memory(2 * face_elements * sizeof(float), "heat3d's face ghosts on this rank's box");
+        for (auto& f : face_ghosts_) f = DeviceBuffer<float>(face_elements);
+      }
+    }
     synchronize();  // on the box's own (non-blocking) stream, before the host buffers go
   }
 
@@ -137,6 +204,10 @@ class DeviceHeat3DBox final : public BoxSimulation {
   }
 
   void step(int n, HaloFill& halo) override {
+    if (variant_ == Heat3DVariant::stream25d) {
+      step_stream25d(n, halo);
+      return;
+    }
     const float c = static_cast<float>(setup_.courant());
     dispatch_radius(setup_.config.order, [&]<int R>() {
       for (int done = 0; done < n;) {
@@ -149,7 +220,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
           // whole box and the domain's faces, while the exchange stream sends the shells.
           for (const CellRegion& r : shells_) launch_region<R>(a, r);
           SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
-          launch_box_step<R>(variant_, a, in_memory_rule_.get(), stream_.get());
+          launch_box_step<R>(variant_, a, stream_.get());
           launch_fill_box_ghosts3d(out, grid_, where_.box.lo, faces_, rules_.get() + k, stream_.get());
           exchange(out, halo, /*after_shells=*/true);
           current_ = 1 - current_;
@@ -176,6 +247,79 @@ class DeviceHeat3DBox final : public BoxSimulation {
   // rewritten only after the kernels queued before the copy have read it).
   static constexpr int kRuleRing = 256;
 
+  // stream25d's step: its box form stages the domain's faces itself and reads the faces
+  // between ranks from memory, so the boundary step is left with the few domain ghosts the
+  // shells read. Before (default): the shells, then the kernel on the compute stream while
+  // the exchange stream writes the shells' domain ghosts and sends the shells. Beside
+  // (STENCILSCOPE_BOX_OVERLAP=beside): the kernel at once on the compute stream, the shells
+  // on the exchange stream beside it (the same bits written twice, as in the other
+  // variants' overlap), after the previous step's kernel, whose output they read and
+  // whose input buffer they write.
+  void step_stream25d(int n, HaloFill& halo) {
+    const float c = static_cast<float>(setup_.courant());
+    const bool analytic = setup_.config.boundary == Boundary::analytic;
+    const std::optional<int> sine_modes = analytic ? std::optional<int>(setup_.analytic.modes) : std::nullopt;
+    const bool beside = box_shells_beside() && shells_ghosts_only_;
+    dispatch_radius(setup_.config.order, [&]<int R>() {
+      for (int done = 0; done < n;) {
+        const int chunk = std::min(n - done, kRuleRing);
+        upload_rules(steps_done_ + 1, chunk);    // slot k: the rule at the time of step k's output
+        upload_box_rules(steps_done_, chunk + 1);  // slot k: at step k's input, moved to the box
+        for (int k = 0; k < chunk; ++k) {
+          float* out = field_[1 - current_].get();
+          Heat3DStepArgs<float> a{field_[current_].get(), out, grid_, c, face_ghosts_[face_cur_].get(),
+                                  face_ghosts_[1 - face_cur_].get()};
+          a.memory_faces = memory_faces_;
+          Heat3DBoxFaces faces{faces_step_ == steps_done_, false};
+          if (!beside)
+            for (const CellRegion& r : shells_) launch_region<R>(a, r);
+          // Before: the shells are done. Beside: the previous step's kernel and this chunk's
+          // rules are (the kernel is queued after this).
+          SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
+          launch_heat3d_stream25d_box(2 * R, a, sine_modes, box_rules_.get() + k, box_rules_.get() + k + 1,
+                                      analytic ? &faces : nullptr, box_reserve(), stream_.get());
+          if (analytic) {  // what the face ghost buffers hold now
+            if (faces.produced) face_cur_ = 1 - face_cur_;
+            faces_step_ = faces.produced ? steps_done_ + 1 : steps_done_;
+          }
+          if (!shells_ghosts_only_)
+            launch_fill_box_ghosts3d(out, grid_, where_.box.lo, faces_, rules_.get() + k, stream_.get());
+          // The exchange stream: (beside: the shells,) the shells' domain ghosts, the exchange.
+          SS_CUDA_CHECK(cudaStreamWaitEvent(exchange_stream_.get(), shells_done_.get(), 0));
+          if (beside)
+            for (const CellRegion& r : shells_) launch_region<R>(a, r, exchange_stream_.get());
+          if (shells_ghosts_only_)
+            for (const BoxGhostFaces& f : shell_faces_)
+              launch_fill_box_ghosts3d(out, grid_, where_.box.lo, f, rules_.get() + k, exchange_stream_.get());
+          float* const fields[] = {out};
+          halo.fill(fields);
+          SS_CUDA_CHECK(cudaEventRecord(exchange_done_.get(), exchange_stream_.get()));
+          SS_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), exchange_done_.get(), 0));
+          current_ = 1 - current_;
+          ++steps_done_;
+        }
+        done += chunk;
+      }
+    });
+  }
+
+  /// The rules at times first .. first + count - 1 with their analytic tables moved to the
+  /// box, for stream25d's box form (which indexes them by box cell).
+  void upload_box_rules(long first_step, int count) {
+    box_rules_host_.resize(static_cast<std::size_t>(count));
+    for (int k = 0; k < count; ++k) {
+      GhostRule3D<float> r = make_ghost_rule3d<float>(setup_, (first_step + k) * setup_.dt, tables_.get());
+      for (int m = 0; m < r.modes; ++m) {
+        if (r.table_x[m]) r.table_x[m] += where_.box.lo[0];
+        if (r.table_y[m]) r.table_y[m] += where_.box.lo[1];
+        if (r.table_z[m]) r.table_z[m] += where_.box.lo[2];
+      }
+      box_rules_host_[static_cast<std::size_t>(k)] = r;
+    }
+    SS_CUDA_CHECK(cudaMemcpyAsync(box_rules_.get(), box_rules_host_.data(), count * sizeof(GhostRule3D<float>),
+                                  cudaMemcpyHostToDevice, stream_.get()));
+  }
+
   void upload_rules(long first_step, int count) {
     rules_host_.resize(static_cast<std::size_t>(count));
     for (int k = 0; k < count; ++k)
@@ -187,11 +331,11 @@ class DeviceHeat3DBox final : public BoxSimulation {
   }
 
   template <int R>
-  void launch_region(const Heat3DStepArgs<float>& a, const CellRegion& r) {
+  void launch_region(const Heat3DStepArgs<float>& a, const CellRegion& r, cudaStream_t s = nullptr) {
     constexpr unsigned kMaxGridZ = 65535;
     const dim3 blocks(blocks_for(r.n[0], kHeatGlobalBX), blocks_for(r.n[1], kHeatGlobalBY),
                       std::min<unsigned>(static_cast<unsigned>(r.n[2]), kMaxGridZ));
-    heat3d_step_global_region<R><<<blocks, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, stream_.get()>>>(a, r);
+    heat3d_step_global_region<R><<<blocks, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, s ? s : stream_.get()>>>(a, r);
     SS_CUDA_LAUNCH_CHECK("heat3d_step_global_region");
   }
 
@@ -221,7 +365,17 @@ class DeviceHeat3DBox final : public BoxSimulation {
   DeviceBuffer<float> tables_;
   DeviceBuffer<float> field_[2];
   DeviceBuffer<GhostRule3D<float>> rules_{kRuleRing};
-  DeviceBuffer<GhostRule3D<float>> in_memory_rule_{1};
+  // stream25d: the faces between ranks, the rules moved to the box (kRuleRing + 1: a chunk's
+  // inputs and its last output), the face ghosts of the analytic rule (double buffered:
+  // face_ghosts_[face_cur_] holds those of step faces_step_'s input), the shells' domain ghosts.
+  unsigned memory_faces_ = 0;
+  DeviceBuffer<GhostRule3D<float>> box_rules_{kRuleRing + 1};
+  std::vector<GhostRule3D<float>> box_rules_host_;
+  DeviceBuffer<float> face_ghosts_[2];
+  int face_cur_ = 0;
+  long faces_step_ = -1;
+  std::vector<BoxGhostFaces> shell_faces_;
+  bool shells_ghosts_only_ = false;
   std::vector<GhostRule3D<float>> rules_host_;
   int current_ = 0;
   long steps_done_ = 0;

@@ -99,7 +99,7 @@ int max_face_producers() {
 // default shape only).
 template <typename T, int R, bool kBox = false>
 bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DStepArgs<T>& a, cudaStream_t s, int sm_count,
-                 const GhostRule3D<T>* in_rule, const GhostRule3D<T>* out_rule, FaceState* faces) {
+                 const GhostRule3D<T>* in_rule, const GhostRule3D<T>* out_rule, FaceState* faces, int reserve = 0) {
   const Grid3D& g = a.g;
   if (!a.faces) faces = nullptr;
   switch (v) {
@@ -146,7 +146,8 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       auto go = [&]<int BY, int RING, bool kSine, int PX = 1>() {
         using S = Stream25Shape<T, R, BY, RING, PX>;
         const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
-        const long long resident = stream25d_resident<T, R, BY, RING, kSine, PX, kBox>(sm_count, smem_optin);
+        const long long resident =
+            std::max(1LL, stream25d_resident<T, R, BY, RING, kSine, PX, kBox>(sm_count, smem_optin) - reserve);
         int slab = stream25d_slab(g, bx * by, resident);
         if (kSine) slab = std::min(slab, kSineSlab);
         const long long tile_blocks = bx * by * blocks_for(g.nz, slab);
@@ -188,9 +189,14 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       if (!small_ring_fits && !fits.template operator()<8, 8>())
         throw Error("stream25d needs " + std::to_string(Stream25Shape<T, R, 8, 8>::smem_bytes_for(sine_modes, kSineSlab) / 1024) +
                     " KB of shared memory per block; this device offers " + std::to_string(smem_optin / 1024) + " KB");
-      if constexpr (kBox) {  // the default shape, ghosts from memory
-        if (small_ring_fits) go.template operator()<16, kRing16, false>();
-        else go.template operator()<8, 8, false>();
+      if constexpr (kBox) {  // the default shapes; the faces between ranks from memory
+        if (sine_modes) {
+          if (small_ring_fits) go.template operator()<16, kRing16, true>();
+          else go.template operator()<8, 8, true>();
+        } else {
+          if (small_ring_fits) go.template operator()<16, kRing16, false>();
+          else go.template operator()<8, 8, false>();
+        }
         return false;
       } else {
         // Two packs per thread where asked for and it fits (2pack24 under the analytic
@@ -236,14 +242,18 @@ __global__ void paint_sphere_kernel(T* f, Grid3D g, Sphere s, CellBox box) {
 
 }  // namespace
 
-void launch_heat3d_stream25d_box(int order, const Heat3DStepArgs<float>& a, const GhostRule3D<float>* rule,
-                                 cudaStream_t s) {
+void launch_heat3d_stream25d_box(int order, const Heat3DStepArgs<float>& a, std::optional<int> sine_modes,
+                                 const GhostRule3D<float>* in_rule, const GhostRule3D<float>* out_rule,
+                                 Heat3DBoxFaces* faces, int reserve, cudaStream_t s) {
   int dev = 0, sm_count = 0;
   SS_CUDA_CHECK(cudaGetDevice(&dev));
   SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+  FaceState state{faces ? faces->ready : false, false};
   dispatch_radius(order, [&]<int R>() {
-    launch_step<float, R, true>(Heat3DVariant::stream25d, std::nullopt, a, s, sm_count, rule, rule, nullptr);
+    launch_step<float, R, true>(Heat3DVariant::stream25d, sine_modes, a, s, sm_count, in_rule, out_rule,
+                                faces ? &state : nullptr, reserve);
   });
+  if (faces) faces->produced = state.produced;
 }
 
 template <typename T>

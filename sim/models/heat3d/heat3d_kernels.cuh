@@ -32,14 +32,32 @@ struct Heat3DStepArgs {
   T c;  // alpha dt / h^2
   const T* faces = nullptr;  // stream25d, analytic rule: the x- and y-face ghosts of a.in's time (FaceGhosts)
   T* faces_next = nullptr;   // ... and where its producer blocks write those of a.out's time
+  // stream25d's box form (kBox): the faces between ranks, whose ghosts the halo exchange
+  // writes and the kernel reads from memory, bit 2 axis + side (1 x low, 2 x high, 4 y low,
+  // ...); the domain's own faces it stages from the rule as on one GPU.
+  unsigned memory_faces = 0;
 };
 
 // ---- global --------------------------------------------------------------
-/// One stream25d step of a distributed run's box (heat3d_device.cu): the kernel reads every
-/// ghost from a.in's ghost frame, which the box's boundary step and halo exchange wrote
-/// (`rule`: any GhostRule3D in device memory; the kernel computes no ghost).
-void launch_heat3d_stream25d_box(int order, const Heat3DStepArgs<float>& a, const GhostRule3D<float>* rule,
-                                 cudaStream_t s);
+/// What a box's stream25d step keeps between steps under the analytic rule: whether
+/// a.faces holds the face ghosts of a.in's time, and whether the step's producer blocks
+/// wrote those of a.out's time into a.faces_next (heat3d_device.cu's FaceState).
+struct Heat3DBoxFaces {
+  bool ready = false;
+  bool produced = false;
+};
+
+/// One stream25d step of a distributed run's box (heat3d_device.cu): the kernel's box form,
+/// which reads the ghosts of the faces between ranks (a.memory_faces) from a.in's ghost frame
+/// and stages the domain's own faces from the rule, as the one-GPU kernel stages all six.
+/// `in_rule` and `out_rule` (device memory) are the rules at a.in's and a.out's time with
+/// their tables moved to the box (index i + kGhost is global cell lo + i); under the analytic
+/// rule `sine_modes` is its mode count and `faces` the state of a.faces / a.faces_next (null:
+/// the kernel computes every ghost itself). The kernel is planned for `reserve` fewer
+/// resident blocks than the device holds, leaving room for the halo exchange's kernels.
+void launch_heat3d_stream25d_box(int order, const Heat3DStepArgs<float>& a, std::optional<int> sine_modes,
+                                 const GhostRule3D<float>* in_rule, const GhostRule3D<float>* out_rule,
+                                 Heat3DBoxFaces* faces, int reserve, cudaStream_t s);
 
 inline constexpr int kHeatGlobalBX = 32, kHeatGlobalBY = 8;
 

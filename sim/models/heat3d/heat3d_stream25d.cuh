@@ -154,10 +154,13 @@ __device__ __noinline__ Pack<T> stream25d_sine_pack(const GhostRule3D<T>& rule, 
 // the other rules), more than the instruction caches hold, and cost 6% at 512^3.
 // `where`, `from` and `product` point at the thread's first entry (see the kernel),
 // PER_THREAD + OWN entries per thread (copy duties, then own packs: Stream25Shape).
-template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1>
+// kBox: `mem` marks a box's x faces between ranks (bits 1, 2 of Heat3DStepArgs::memory_faces),
+// whose ghost columns are copied from memory.
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1, bool kBox = false>
 __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdiff_t zoff, unsigned todo, const int* where,
                                                      const std::ptrdiff_t* from, const Pack<T>* product, const T* zt, int zn,
-                                                     const GhostRule3D<T>& rule, const T* in, int nx, int x_first) {
+                                                     const GhostRule3D<T>& rule, const T* in, int nx, int x_first,
+                                                     unsigned mem = 0) {
   constexpr int W = Pack<T>::n;
   const bool wrap = rule.boundary == Boundary::periodic;
   const bool copies = wrap || rule.boundary == Boundary::insulated;
@@ -185,7 +188,9 @@ __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdif
     for (int w = 0; w < W; ++w) {
       const int col = x + w;
       if (col >= -kGhost && col < nx + kGhost) {
-        if (col >= 0 && col < nx) __pipeline_memcpy_async(to + w, source + w, sizeof(T));
+        bool in_memory = col >= 0 && col < nx;
+        if constexpr (kBox) in_memory = in_memory || (col < 0 && (mem & 1u)) || (col >= nx && (mem & 2u));
+        if (in_memory) __pipeline_memcpy_async(to + w, source + w, sizeof(T));
         else if (copies) __pipeline_memcpy_async(to + w, source + (ghost_of(col, nx, wrap) - x), sizeof(T));
         else to[w] = computed.v[w];
       }
@@ -196,10 +201,11 @@ __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdif
 // kSine: the analytic rule (its code kept out of the other rules' kernel, where
 // even unused it cost 3% at 512^3).
 // PX: packs per thread (Stream25Shape).
-// kBox: a box of a distributed run: every ghost is read from the input's ghost frame,
-// which the box's boundary step and halo exchange wrote (a template parameter: as a
-// run-time flag it took the one-GPU kernel from 0.90 to 0.83 of copy at 512^3 on an H100,
-// analytic, and from 0.97 to 0.78 periodic, session 17).
+// kBox: a box of a distributed run: the ghosts of its faces between ranks
+// (a.memory_faces) are read from the input's ghost frame, where the halo exchange wrote
+// them; its domain faces are staged from the rule as the one-GPU kernel stages all six
+// (a template parameter: a first, run-time, form took the one-GPU kernel from 0.90 to
+// 0.83 of copy at 512^3 on an H100, analytic, and from 0.97 to 0.78 periodic, session 17).
 template <typename T, int R, int BY, int RING, bool kSine, int PX = 1, bool kBox = false>
 __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Threads,
                                   Stream25Shape<T, R, BY, RING, PX>::kMinBlocks)
@@ -257,14 +263,13 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // value and one 16-byte load per mode and plane. Reading the tables on each
   // plane instead put their loads on the edge blocks' path (0.39 of copy at
   // 512^3 against 0.63 for periodic, in a first version).
-  // A box of a distributed run (kBox): every ghost is read where it is, from the ghost
-  // frame its boundary step and the halo exchange wrote: copies of themselves, so the copy
-  // paths below serve them with the ghost's own index as its image.
-  static_assert(!(kBox && kSine), "a box's ghosts are in memory: no rule is computed");
-  constexpr bool in_memory = kBox;
-  const bool wrap = !in_memory && rule.boundary == Boundary::periodic;
-  const bool copies = in_memory || wrap || rule.boundary == Boundary::insulated;
-  auto image_of = [wrap](int i, int n) { return in_memory ? i : ghost_of(i, n, wrap); };
+  const bool wrap = rule.boundary == Boundary::periodic;
+  const bool copies = wrap || rule.boundary == Boundary::insulated;
+  // A box's faces between ranks (kBox): their ghosts are read where they are, whole packs
+  // from the ghost frame the halo exchange wrote (bit 2 axis + side of a.memory_faces).
+  const unsigned mem = kBox ? a.memory_faces : 0u;
+  auto mem_x = [mem, nx = g.nx](int x) { return kBox && ((x < 0 && (mem & 1u)) || (x >= nx && (mem & 2u))); };
+  auto mem_y = [mem, ny = g.ny](int y) { return kBox && ((y < 0 && (mem & 4u)) || (y >= ny && (mem & 8u))); };
   constexpr bool sine = kSine;
   // where[n * threads]: the ring offset of boundary duty n of this thread (n ==
   // PER_THREAD + p: its own pack p in a ghost plane) with the fill kind above
@@ -302,7 +307,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // aligned it is copied as it is (16 bytes) and read back reversed.
   auto mirrored_pack = [&](int x) {
     const int image = x < 0 ? -x - W : 2 * g.nx - x - W;
-    return !in_memory && copies && !wrap && (x >= g.nx || x + W <= 0) && image % W == 0;
+    return copies && !wrap && (x >= g.nx || x + W <= 0) && image % W == 0 && !mem_x(x);
   };
   const int i0 = block_x * S::TW, j0 = block_y * kStream25BY;
   const int k0 = block_z * slab, k1 = min(k0 + slab, g.nz);
@@ -343,9 +348,9 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     const bool x_ghosts = x < 0 || x + W > g.nx;
     const int computed = sine ? kFillSine : kFillFixed;
     int kind = kFillNone;
-    if (read) kind = in_memory || (!ghost_row && !x_ghosts) ? kFillCopy : ghost_row ? (copies ? kFillCopy : computed) : kFillMixed;
+    if (read) kind = !ghost_row && !x_ghosts ? kFillCopy : ghost_row ? (copies ? kFillCopy : computed) : kFillMixed;
     if (kind == kFillMixed && !copies && (x >= g.nx || x + W <= 0)) kind = computed;  // ghosts only
-    const int ys = ghost_row && copies ? image_of(y, g.ny) : y;
+    int ys = ghost_row && copies ? ghost_of(y, g.ny, wrap) : y;
     // A periodic pack of ghosts only, whose image pack is aligned: one 16-byte
     // copy of the image (value by value it cost 8% at 512^3).
     int xs = x;
@@ -356,6 +361,15 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     if (kind == kFillMixed && mirrored_pack(x)) {
       kind = kFillCopy;
       xs = x < 0 ? -x - W : 2 * g.nx - x - W;
+    }
+    if constexpr (kBox) {  // a ghost row, or ghost columns, of faces between ranks: the pack as it is
+      const bool row_mem = ghost_row && mem_y(y);
+      const bool cols_mem = !ghost_row && x_ghosts && (x >= 0 || (mem & 1u)) && (x + W <= g.nx || (mem & 2u));
+      if (read && (row_mem || cols_mem)) {
+        kind = kFillCopy;
+        xs = x;
+        ys = y;
+      }
     }
     if (kSine && a.faces) {  // whole ghost packs the face array holds: copied from there
       using F = FaceGhosts<T, R>;
@@ -408,10 +422,11 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // slot `slot`: the duties' in an interior plane, the own pack's in a ghost plane.
   auto fill_boundary = [&](T* slot, int z, std::ptrdiff_t zoff) {
     constexpr unsigned own_duties = ((1u << PX) - 1) << S::PER_THREAD;
-    const unsigned todo = boundary_duties & (z < g.nz || copies ? (1u << S::PER_THREAD) - 1 : own_duties);
+    const bool plane_mem = kBox && z >= g.nz && (mem & 32u);  // a ghost plane the exchange wrote
+    const unsigned todo = boundary_duties & (z < g.nz || copies || plane_mem ? (1u << S::PER_THREAD) - 1 : own_duties);
     if (todo)
-      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX>(
-          slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H);
+      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX, kBox>(
+          slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H, mem);
   };
   const std::ptrdiff_t face_plane = FaceGhosts<T, R>::plane(g);
   // The ring slot of plane k0 + gi Q + off and the parity of its phase in that
@@ -432,13 +447,15 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     const int z = k0 + gi * Q + off, si = slot_of(gi, off);
     if (z >= k1 + R) return;
     T* slot = ring + si * S::PLANE;
-    const std::ptrdiff_t zoff = (z < g.nz ? z : image_of(z, g.nz)) * plane;
-    if (z < g.nz || copies) {
+    const bool plane_mem = kBox && z >= g.nz && (mem & 32u);  // a ghost plane the exchange wrote
+    const std::ptrdiff_t zoff = (z < g.nz || plane_mem ? z : ghost_of(z, g.nz, wrap)) * plane;
+    if (z < g.nz || copies || plane_mem) {
 #pragma unroll
       for (int n = 0; n < S::PER_THREAD; ++n) {
         if (dst_slot[n] < 0) continue;
         T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
         if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
+        else if (kBox && plane_mem) continue;  // a ghost plane: only the own packs (copies) are read
         else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
         else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
       }
@@ -465,8 +482,8 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
 #pragma unroll
       for (int m = 0; m < R; ++m) {
         const int z = k0 - R + m;
-        if (z >= 0) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + z * plane);
-        else if (copies) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + image_of(z, g.nz) * plane);
+        if (z >= 0 || (kBox && (mem & 16u))) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + z * plane);
+        else if (copies) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + ghost_of(z, g.nz, wrap) * plane);
         else q[p][m] = sine ? sine_pack(S::PER_THREAD + p, z) : fixed_pack();
       }
     }

@@ -51,6 +51,7 @@ void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, cudaStream
 struct CellRegion {
   int lo[3];
   int n[3];
+  int axis = -1;  ///< a shell's: the axis of the exchanged face it lies along
   long long cells() const { return static_cast<long long>(n[0]) * n[1] * n[2]; }
 };
 
@@ -86,6 +87,7 @@ std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& wh
       const int w = std::min(width, core.n[a]);
       if (w == 0) continue;
       CellRegion shell = core;
+      shell.axis = a;
       shell.n[a] = w;
       if (side == 0) core.lo[a] += w;
       else shell.lo[a] = core.lo[a] + core.n[a] - w;
@@ -106,7 +108,11 @@ std::vector<BoxGhostFaces> shell_ghost_faces(const Grid3D& g, const std::array<s
   for (const CellRegion& s : shells) {
     BoxGhostFaces b;
     for (int axis = 0; axis < 3; ++axis) {
-      if (s.n[axis] != ext[axis]) continue;  // the shell's own axis (or one an earlier shell cut)
+      // The shell's own axis: it lies along an exchanged face and, at least 2 width from the
+      // opposite face (shells_ghosts_only_), reads none of that face's ghosts. An axis an
+      // earlier shell cut is still read up to its domain face (a y shell of a 2x2x1 split
+      // reads the x ghosts of the box's domain x face).
+      if (axis == s.axis) continue;
       for (int end = 0; end < 2; ++end) {
         if (!domain[static_cast<std::size_t>(axis)][static_cast<std::size_t>(end)]) continue;
         const int f = b.count++;

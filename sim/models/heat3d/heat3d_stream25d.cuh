@@ -112,6 +112,13 @@ struct Stream25Shape {
   static_assert(AHEAD >= 1 && LW % W == 0 && H <= kGhost);
 };
 
+// The interior image of ghost index i (i < 0 or i >= n) along an axis of n cells, mirrored
+// or wrapped. ghost_of's answer where n >= kGhost (the whole grid's sides); a box's side
+// may be thinner (3 planes at order 2), where ghost_of takes the high ghost n for a low one.
+SS_HD SS_FORCEINLINE int stream25d_image(int i, int n, bool wrap) {
+  return i < 0 ? (wrap ? i + n : -1 - i) : (wrap ? i - n : 2 * n - 1 - i);
+}
+
 // How a stream25d thread fills one pack of a ring plane, fixed for the whole run.
 enum : int {
   kFillNone = 0,   // nobody reads it
@@ -191,7 +198,7 @@ __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdif
         bool in_memory = col >= 0 && col < nx;
         if constexpr (kBox) in_memory = in_memory || (col < 0 && (mem & 1u)) || (col >= nx && (mem & 2u));
         if (in_memory) __pipeline_memcpy_async(to + w, source + w, sizeof(T));
-        else if (copies) __pipeline_memcpy_async(to + w, source + (ghost_of(col, nx, wrap) - x), sizeof(T));
+        else if (copies) __pipeline_memcpy_async(to + w, source + (stream25d_image(col, nx, wrap) - x), sizeof(T));
         else to[w] = computed.v[w];
       }
     }
@@ -350,13 +357,13 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     int kind = kFillNone;
     if (read) kind = !ghost_row && !x_ghosts ? kFillCopy : ghost_row ? (copies ? kFillCopy : computed) : kFillMixed;
     if (kind == kFillMixed && !copies && (x >= g.nx || x + W <= 0)) kind = computed;  // ghosts only
-    int ys = ghost_row && copies ? ghost_of(y, g.ny, wrap) : y;
+    int ys = ghost_row && copies ? stream25d_image(y, g.ny, wrap) : y;
     // A periodic pack of ghosts only, whose image pack is aligned: one 16-byte
     // copy of the image (value by value it cost 8% at 512^3).
     int xs = x;
     if (kind == kFillMixed && wrap && (x >= g.nx || x + W <= 0) && g.nx % W == 0) {
       kind = kFillCopy;
-      xs = ghost_of(x, g.nx, true);
+      xs = stream25d_image(x, g.nx, true);
     }
     if (kind == kFillMixed && mirrored_pack(x)) {
       kind = kFillCopy;
@@ -448,7 +455,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     if (z >= k1 + R) return;
     T* slot = ring + si * S::PLANE;
     const bool plane_mem = kBox && z >= g.nz && (mem & 32u);  // a ghost plane the exchange wrote
-    const std::ptrdiff_t zoff = (z < g.nz || plane_mem ? z : ghost_of(z, g.nz, wrap)) * plane;
+    const std::ptrdiff_t zoff = (z < g.nz || plane_mem ? z : stream25d_image(z, g.nz, wrap)) * plane;
     if (z < g.nz || copies || plane_mem) {
 #pragma unroll
       for (int n = 0; n < S::PER_THREAD; ++n) {
@@ -483,7 +490,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       for (int m = 0; m < R; ++m) {
         const int z = k0 - R + m;
         if (z >= 0 || (kBox && (mem & 16u))) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + z * plane);
-        else if (copies) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + ghost_of(z, g.nz, wrap) * plane);
+        else if (copies) q[p][m] = *reinterpret_cast<const Pack<T>*>(own_col + p * W + stream25d_image(z, g.nz, wrap) * plane);
         else q[p][m] = sine ? sine_pack(S::PER_THREAD + p, z) : fixed_pack();
       }
     }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Distributed runs on the GPUs, in one device call (nvidia-h200-x2 and up; on a one-GPU
+# Distributed runs on the GPUs, in one device call (nvidia-h200-x2 and up; the scaling
+# tables on two and more GPUs: tests/device/scaling.sh; on a one-GPU
 # machine both ranks share device 0: a smoke test, NCCL cases skip and say why):
 # build with CUDA, MPI and NCCL (no GUI), then
 #  - the MPI tests: CPU boxes bitwise equal to one rank (mpi_distributed_np2/3/4, which also
 #    hold DeviceHaloExchange.StagedAndNcclFillAsTheHostExchange), GPU boxes bitwise equal to
-#    one GPU with each halo transport (mpi_gpu_boxes_np2_staged, _np2_nccl, _np3_staged:
+#    one GPU with each halo transport (mpi_gpu_boxes_np2_staged, _np2_nccl, _np3_staged,
+#    _np4_nccl where there are four GPUs:
 #    rank r on GPU local-rank % GPUs), and the command line (CliMpi.*, the GPU table);
 #  - the distributed bench tables on the GPUs (--device gpu, the model's box variant on one
 #    GPU against N ranks): heat3d weak scaling at 512^3 per rank and strong scaling at

@@ -29,7 +29,7 @@ e=$b/bin/stencilscope
 gpus=$(nvidia-smi -L | wc -l)
 nvidia-smi topo -m >"$out/topo.txt" 2>&1
 nps=${NP:-}
-if [[ -z $nps ]]; then for n in 2 4 8; do ((n <= gpus)) && nps="$nps $n"; done; fi
+if [[ -z $nps ]]; then for n in 2 4 8; do ((n <= gpus)) && nps="${nps:+$nps }$n"; done; fi
 models=${MODELS:-heat3d hydro3d elastic3d}
 status=0
 mpi=(mpirun --allow-run-as-root -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=4)

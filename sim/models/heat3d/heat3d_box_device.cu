@@ -2,8 +2,9 @@
 // kernel on the box's layout (the kernels step a grid's interior and read R ghost layers,
 // which here hold either the neighbours' cells, from the halo exchange, or the boundary
 // rule's values on the domain's own faces, from fill_box_ghosts3d_kernel at global indices;
-// stream25d, which stages the whole grid's boundary itself on one GPU, is launched in its
-// box form, which reads its ghosts from memory as the other two do).
+// stream25d, which stages the whole grid's boundary itself on one GPU, runs in its box form:
+// it stages the domain's faces as on one GPU, with the rules' tables moved to the box, and
+// reads the ghosts of the faces between ranks from memory; see step_stream25d).
 // Every cell goes through heat3d_point with the same neighbour values as on one GPU, so
 // the field is bitwise that of DeviceHeat3D on the whole grid (and of HostHeat3D).
 // Overlap (issue 19): a step computes the shells (the R layers the neighbours read) first,

@@ -16,11 +16,13 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "acoustic_distributed_cases.hpp"
 #include "distributed_cases.hpp"
 #include "elastic_distributed_cases.hpp"
+#include "sim/core/box_regions.hpp"
 #include "sim/core/box_simulation.hpp"
 #include "sim/core/ghost3d.hpp"
 #include "sim/dist/halo_plan.hpp"
@@ -222,6 +224,82 @@ TEST(BoxGhosts, TheWholeGridAsOneBoxGetsTheBoundaryStepsValues) {
     fill_box_ghosts3d_host(box.data(), g, {0, 0, 0}, all, kGhost, rule);
     EXPECT_EQ(std::memcmp(whole.data(), box.data(), whole.size() * sizeof(float)), 0) << static_cast<int>(b);
   }
+}
+
+// The regions heat3d's GPU boxes step and fill (sim/core/box_regions.hpp), for every box of
+// every decomposition of 2 to 8 ranks that fits, periodic axes or not: the shells cover
+// exactly the box's cells within `width` of a face between ranks, each once; and, where the
+// box is at least 2 width deep along every axis it exchanges (heat3d_box_device.cu's
+// shells_ghosts_only_), every domain ghost a shell cell's cross-shaped stencil reads is
+// among the shells' domain ghosts, which is all the boundary step of stream25d's boxes
+// writes. (Session 17: the ghosts along an axis an earlier shell had cut were missed, and
+// 2x2x1 boxes on four GPUs differed from one GPU.)
+TEST(BoxRegions, ShellsAndTheDomainGhostsTheyRead) {
+  const std::array<int, 3> size = test::kUnevenGrid;
+  int boxes = 0, thick_boxes = 0;
+  for (int ranks : {2, 3, 4, 6, 8})
+    for (const auto& forced : test::decompositions_to_try(ranks))
+      for (const std::array<bool, 3> wraps : {std::array<bool, 3>{false, false, false}, std::array<bool, 3>{true, false, true}})
+        for (int width : {1, 2, 4}) {
+          Decomposition d;
+          try {
+            d = make_decomposition(size, ranks, forced, width);
+          } catch (const Error&) {
+            continue;
+          }
+          for (int rank = 0; rank < ranks; ++rank) {
+            const BoxPlacement p = place_box(d, rank, wraps);
+            const Grid3D g = Grid3D::make_box(p.box.n[0], p.box.n[1], p.box.n[2]);
+            const int ext[3] = {g.nx, g.ny, g.nz};
+            const std::vector<CellRegion> shells = exchanged_shells(g, p, width);
+            const std::string what = fmt::format("{} rank {} width {}{}", d.text(), rank, width, wraps[0] ? " periodic x z" : "");
+            std::vector<int> count(g.points(), 0);
+            auto at = [&](int i, int j, int k) { return (static_cast<std::size_t>(k) * g.ny + j) * g.nx + i; };
+            for (const CellRegion& s : shells) {
+              ASSERT_TRUE(s.axis >= 0 && s.axis < 3) << what;
+              for (int k = s.lo[2]; k < s.lo[2] + s.n[2]; ++k)
+                for (int j = s.lo[1]; j < s.lo[1] + s.n[1]; ++j)
+                  for (int i = s.lo[0]; i < s.lo[0] + s.n[0]; ++i) ++count[at(i, j, k)];
+            }
+            bool thick = true;
+            for (int k = 0; k < g.nz; ++k)
+              for (int j = 0; j < g.ny; ++j)
+                for (int i = 0; i < g.nx; ++i) {
+                  const int c[3] = {i, j, k};
+                  bool near = false;
+                  for (int a = 0; a < 3; ++a) {
+                    near = near || (!p.domain_face[a][0] && c[a] < width) || (!p.domain_face[a][1] && c[a] >= ext[a] - width);
+                  }
+                  ASSERT_EQ(count[at(i, j, k)], near ? 1 : 0) << what << " cell " << i << "," << j << "," << k;
+                }
+            for (int a = 0; a < 3; ++a)
+              if (!p.domain_face[a][0] || !p.domain_face[a][1]) thick = thick && ext[a] >= 2 * width;
+            ++boxes;
+            if (!thick) continue;
+            ++thick_boxes;
+            std::set<std::array<int, 3>> written;
+            for (const BoxGhostFaces& b : shell_ghost_faces(g, p.domain_face, width, shells))
+              for (int f = 0; f < b.count; ++f)
+                for (int k = 0; k < b.n[f][2]; ++k)
+                  for (int j = 0; j < b.n[f][1]; ++j)
+                    for (int i = 0; i < b.n[f][0]; ++i) written.insert({b.from[f][0] + i, b.from[f][1] + j, b.from[f][2] + k});
+            for (const CellRegion& s : shells)
+              for (int k = s.lo[2]; k < s.lo[2] + s.n[2]; ++k)
+                for (int j = s.lo[1]; j < s.lo[1] + s.n[1]; ++j)
+                  for (int i = s.lo[0]; i < s.lo[0] + s.n[0]; ++i)
+                    for (int a = 0; a < 3; ++a)
+                      for (int m = -width; m <= width; ++m) {
+                        std::array<int, 3> nb{i, j, k};
+                        nb[static_cast<std::size_t>(a)] += m;
+                        const int side = nb[static_cast<std::size_t>(a)] < 0 ? 0 : nb[static_cast<std::size_t>(a)] >= ext[a] ? 1 : -1;
+                        if (side < 0 || !p.domain_face[a][side]) continue;  // interior, or the exchange's ghost
+                        ASSERT_TRUE(written.count(nb)) << what << ": the shell cell " << i << "," << j << "," << k
+                                                       << " reads the domain ghost " << nb[0] << "," << nb[1] << "," << nb[2]
+                                                       << ", which the shells' boundary step does not write";
+                      }
+          }
+        }
+  EXPECT_GT(thick_boxes, 100) << boxes << " boxes";
 }
 
 TEST(DistributedInProcess, EveryModelBitwiseEqualToOneRank) {

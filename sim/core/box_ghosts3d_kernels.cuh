@@ -8,42 +8,11 @@
 #include <algorithm>
 #include <array>
 
+#include "sim/core/box_regions.hpp"  // BoxGhostFaces, box_ghost_faces
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/ghost3d.hpp"
 
 namespace ss {
-
-/// The marked faces as a kernel argument: per face (axis, end) its first cell, extent and
-/// the running count of cells before it.
-struct BoxGhostFaces {
-  int count = 0;
-  int axis[6] = {};
-  int end[6] = {};
-  int from[6][3] = {};
-  int n[6][3] = {};
-  long long first[7] = {};  ///< first[f]: cells of the faces before f; first[count]: all
-};
-
-/// The domain faces of a box of layout `g` marked in `faces`, `width` layers each.
-inline BoxGhostFaces box_ghost_faces(const Grid3D& g, const std::array<std::array<bool, 2>, 3>& faces, int width) {
-  BoxGhostFaces b;
-  const int ext[3] = {g.nx, g.ny, g.nz};
-  for (int axis = 0; axis < 3; ++axis)
-    for (int end = 0; end < 2; ++end) {
-      if (!faces[static_cast<std::size_t>(axis)][static_cast<std::size_t>(end)]) continue;
-      const int f = b.count++;
-      b.axis[f] = axis;
-      b.end[f] = end;
-      long long cells = 1;
-      for (int a = 0; a < 3; ++a) {
-        b.from[f][a] = a != axis ? 0 : end == 0 ? -width : ext[a];
-        b.n[f][a] = a != axis ? ext[a] : width;
-        cells *= b.n[f][a];
-      }
-      b.first[f + 1] = b.first[f] + cells;
-    }
-  return b;
-}
 
 template <typename T>
 __global__ void fill_box_ghosts3d_kernel(T* f, Grid3D g, BoxGhostFaces faces, int lo_x, int lo_y, int lo_z,

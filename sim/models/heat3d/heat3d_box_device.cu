@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/core/box_ghosts3d_kernels.cuh"
+#include "sim/core/box_regions.hpp"
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
 #include "sim/models/heat3d/heat3d_kernels.cuh"
@@ -48,14 +49,6 @@ void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, cudaStream
   }
 }
 
-/// Cells [lo, lo + n) of a box's interior.
-struct CellRegion {
-  int lo[3];
-  int n[3];
-  int axis = -1;  ///< a shell's: the axis of the exchanged face it lies along
-  long long cells() const { return static_cast<long long>(n[0]) * n[1] * n[2]; }
-};
-
 /// heat3d_step_global over a region of the interior: the same loads, the same point function.
 template <int R>
 __global__ void __launch_bounds__(kHeatGlobalBX* kHeatGlobalBY)
@@ -75,62 +68,6 @@ __global__ void __launch_bounds__(kHeatGlobalBX* kHeatGlobalBY)
     }
     a.out[a.g.index(i, j, k)] = heat3d_point<float, R>(row, col, dep, a.c);
   }
-}
-
-/// The shells of a box: the `width` layers next to each face whose ghosts come from the
-/// exchange (what the neighbours read), as disjoint regions, axis by axis.
-std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& where, int width) {
-  std::vector<CellRegion> shells;
-  CellRegion core{{0, 0, 0}, {g.nx, g.ny, g.nz}};
-  for (int a = 0; a < 3; ++a)
-    for (int side = 0; side < 2; ++side) {
-      if (where.domain_face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)]) continue;
-      const int w = std::min(width, core.n[a]);
-      if (w == 0) continue;
-      CellRegion shell = core;
-      shell.axis = a;
-      shell.n[a] = w;
-      if (side == 0) core.lo[a] += w;
-      else shell.lo[a] = core.lo[a] + core.n[a] - w;
-      core.n[a] -= w;
-      if (shell.cells() > 0) shells.push_back(shell);
-    }
-  return shells;
-}
-
-/// The domain faces' ghosts the shells read: for each shell, the faces of `domain` along the
-/// other axes, over the shell's extent (what heat3d_step_global_region reads past the box's
-/// domain faces). stream25d stages the domain's faces itself, so these few cells are all of
-/// the boundary step its box needs.
-std::vector<BoxGhostFaces> shell_ghost_faces(const Grid3D& g, const std::array<std::array<bool, 2>, 3>& domain,
-                                             int width, const std::vector<CellRegion>& shells) {
-  std::vector<BoxGhostFaces> out;
-  const int ext[3] = {g.nx, g.ny, g.nz};
-  for (const CellRegion& s : shells) {
-    BoxGhostFaces b;
-    for (int axis = 0; axis < 3; ++axis) {
-      // The shell's own axis: it lies along an exchanged face and, at least 2 width from the
-      // opposite face (shells_ghosts_only_), reads none of that face's ghosts. An axis an
-      // earlier shell cut is still read up to its domain face (a y shell of a 2x2x1 split
-      // reads the x ghosts of the box's domain x face).
-      if (axis == s.axis) continue;
-      for (int end = 0; end < 2; ++end) {
-        if (!domain[static_cast<std::size_t>(axis)][static_cast<std::size_t>(end)]) continue;
-        const int f = b.count++;
-        b.axis[f] = axis;
-        b.end[f] = end;
-        long long cells = 1;
-        for (int a = 0; a < 3; ++a) {
-          b.from[f][a] = a != axis ? s.lo[a] : end == 0 ? -width : ext[a];
-          b.n[f][a] = a != axis ? s.n[a] : width;
-          cells *= b.n[f][a];
-        }
-        b.first[f + 1] = b.first[f] + cells;
-      }
-    }
-    if (b.count) out.push_back(b);
-  }
-  return out;
 }
 
 /// STENCILSCOPE_BOX_RESERVE=N: stream25d's box kernel is planned for N fewer resident blocks,

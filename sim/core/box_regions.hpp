@@ -1,0 +1,102 @@
+#pragma once
+// Regions of one rank's box (decomposition.hpp) that its GPU boundary step and overlap work
+// on, host-only so the tests check them here: the domain faces' ghost layers a boundary step
+// writes (BoxGhostFaces, fill_box_ghosts3d_kernel's argument), the shells next to the faces
+// between ranks (what the neighbours read, computed before the interior so that the exchange
+// can start), and the domain ghosts those shells read.
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "sim/core/box_simulation.hpp"
+#include "sim/core/grid3d.hpp"
+
+namespace ss {
+
+/// The marked faces as a kernel argument: per face (axis, end) its first cell, extent and
+/// the running count of cells before it.
+struct BoxGhostFaces {
+  int count = 0;
+  int axis[6] = {};
+  int end[6] = {};
+  int from[6][3] = {};
+  int n[6][3] = {};
+  long long first[7] = {};  ///< first[f]: cells of the faces before f; first[count]: all
+
+  /// Adds face (axis, end), `width` layers deep, over [lo, lo + n) of the two other axes.
+  void add(int face_axis, int face_end, int width, const int ext[3], const int lo[3], const int extent[3]) {
+    const int f = count++;
+    axis[f] = face_axis;
+    end[f] = face_end;
+    long long cells = 1;
+    for (int a = 0; a < 3; ++a) {
+      from[f][a] = a != face_axis ? lo[a] : face_end == 0 ? -width : ext[a];
+      n[f][a] = a != face_axis ? extent[a] : width;
+      cells *= n[f][a];
+    }
+    first[f + 1] = first[f] + cells;
+  }
+};
+
+/// The domain faces of a box of layout `g` marked in `faces`, `width` layers each.
+inline BoxGhostFaces box_ghost_faces(const Grid3D& g, const std::array<std::array<bool, 2>, 3>& faces, int width) {
+  BoxGhostFaces b;
+  const int ext[3] = {g.nx, g.ny, g.nz}, lo[3] = {0, 0, 0};
+  for (int axis = 0; axis < 3; ++axis)
+    for (int end = 0; end < 2; ++end)
+      if (faces[static_cast<std::size_t>(axis)][static_cast<std::size_t>(end)]) b.add(axis, end, width, ext, lo, ext);
+  return b;
+}
+
+/// Cells [lo, lo + n) of a box's interior.
+struct CellRegion {
+  int lo[3];
+  int n[3];
+  int axis = -1;  ///< a shell's: the axis of the exchanged face it lies along
+  long long cells() const { return static_cast<long long>(n[0]) * n[1] * n[2]; }
+};
+
+/// The shells of a box: the `width` layers next to each face whose ghosts come from the
+/// exchange (what the neighbours read), as disjoint regions, axis by axis.
+inline std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& where, int width) {
+  std::vector<CellRegion> shells;
+  CellRegion core{{0, 0, 0}, {g.nx, g.ny, g.nz}};
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      if (where.domain_face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)]) continue;
+      const int w = std::min(width, core.n[a]);
+      if (w == 0) continue;
+      CellRegion shell = core;
+      shell.axis = a;
+      shell.n[a] = w;
+      if (side == 0) core.lo[a] += w;
+      else shell.lo[a] = core.lo[a] + core.n[a] - w;
+      core.n[a] -= w;
+      if (shell.cells() > 0) shells.push_back(shell);
+    }
+  return shells;
+}
+
+/// The domain ghosts a shell reads, per shell: the box's domain faces along the other axes,
+/// over the shell's extent. Along its own axis a shell lies at an exchanged face and, in a
+/// box at least 2 width deep there, reads none of the opposite face's ghosts; an axis an
+/// earlier shell cut is still read up to its domain face (a y shell of a 2x2x1 split reads
+/// the x ghosts of the box's domain x face). heat3d's stream25d box form stages the domain's
+/// faces itself, so these cells are all of the boundary step its box needs.
+inline std::vector<BoxGhostFaces> shell_ghost_faces(const Grid3D& g, const std::array<std::array<bool, 2>, 3>& domain,
+                                                    int width, const std::vector<CellRegion>& shells) {
+  std::vector<BoxGhostFaces> out;
+  const int ext[3] = {g.nx, g.ny, g.nz};
+  for (const CellRegion& s : shells) {
+    BoxGhostFaces b;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (axis == s.axis) continue;
+      for (int end = 0; end < 2; ++end)
+        if (domain[static_cast<std::size_t>(axis)][static_cast<std::size_t>(end)]) b.add(axis, end, width, ext, s.lo, s.n);
+    }
+    if (b.count) out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace ss

@@ -51,7 +51,7 @@ struct BenchArgs {
   int repeats = 5;
   std::string decomp;   ///< --decomp AxBxC: ranks per axis of a distributed run
   std::string scaling;  ///< --scaling strong|weak of a distributed run
-  std::string transport;  ///< --transport staged|nccl: GPU halos of a distributed run
+  std::string transport;  ///< --transport staged|nccl|peer: GPU halos of a distributed run
   ParamArgs params;  ///< --param and the flag per parameter name (param_options.hpp)
   SourceArgs sources;  ///< --point-source, --receivers, --seismogram: a run of the first live variant first
   // Given or not: the defaults are the chosen model's.
@@ -511,8 +511,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
                     "Distributed runs: strong (the --size grid on N ranks, checked bitwise against one rank) or weak "
                     "(--size per rank); the one-rank run is made in the same command (default strong)");
   bench->add_option("--transport", args->transport,
-                    "Distributed runs on the GPU (--device gpu): staged (MPI on pinned host buffers) or nccl "
-                    "(default: nccl where built and each rank of a node has a GPU of its own, else staged)");
+                    "Distributed runs on the GPU (--device gpu): staged (MPI on pinned host buffers), nccl, or "
+                    "peer (the copy engines through CUDA IPC, ranks on one node) (default: nccl where built and each "
+                    "rank of a node has a GPU of its own, else staged)");
   add_param_options(bench, args->params);  // --param, and --alpha, --bc, --axis, ... from the registry
   return [args] { return run_bench(*args); };
 }
@@ -527,7 +528,8 @@ std::function<int()> add_info_command(CLI::App& app) {
                b.gui ? "on" : "off", checkpoints_built() ? "on" : "off");
     // The halo transports a distributed run (mpirun -np N stencilscope bench MODEL) can use.
     std::string transports = b.mpi ? "MPI on host buffers (CPU boxes)" : "none (built without MPI: one rank only)";
-    if (b.mpi && b.cuda) transports += ", MPI on pinned host buffers (GPU, staged)";
+    if (b.mpi && b.cuda)
+      transports += ", MPI on pinned host buffers (GPU, staged), the copy engines through CUDA IPC (GPU, peer)";
     if (b.nccl) transports += ", NCCL (GPU to GPU)";
     fmt::print("distributed: {}; this run: {} rank{}\n", transports, world_ranks(), world_ranks() == 1 ? "" : "s");
     std::string why;

@@ -47,11 +47,12 @@ endforeach()
 # GPU boxes: N ranks on the GPUs (local rank modulo the node's GPUs) against one GPU, bit
 # for bit, with each halo transport. Label gpu: skipped (and said so) without a CUDA device
 # or, for nccl, without NCCL or with ranks sharing a GPU (np 3 on two GPUs, np 2 on one;
-# np 4 through NCCL needs four GPUs: nvidia-h200-x4).
+# np 4 through NCCL needs four GPUs: nvidia-h200-x4). peer (CUDA IPC, the copy engines) runs
+# with ranks sharing a GPU too.
 add_executable(test_gpu_boxes_mpi mpi/test_gpu_boxes_mpi.cpp)
 target_link_libraries(test_gpu_boxes_mpi PRIVATE sim_dist GTest::gtest fmt::fmt)
 target_compile_options(test_gpu_boxes_mpi PRIVATE -Wall -Wextra)
-foreach(run 2_staged 2_nccl 3_staged 4_nccl)
+foreach(run 2_staged 2_nccl 3_staged 4_nccl 2_peer 3_peer 4_peer)
   string(REGEX REPLACE "_.*" "" n ${run})
   string(REGEX REPLACE ".*_" "" transport ${run})
   add_test(NAME mpi_gpu_boxes_np${run}

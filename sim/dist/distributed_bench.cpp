@@ -176,10 +176,10 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
 
   BenchReport report;
   report.model = info.name;
-  const std::string halo_path = gpu ? fmt::format("GPU halos {}", transport == DeviceTransport::nccl
-                                                                     ? "through NCCL"
-                                                                     : "through MPI on pinned host buffers (staged)")
-                                    : std::string("halos through MPI on host buffers");
+  const char* gpu_path = transport == DeviceTransport::nccl   ? "through NCCL"
+                         : transport == DeviceTransport::peer ? "by the copy engines through CUDA IPC (peer)"
+                                                              : "through MPI on pinned host buffers (staged)";
+  const std::string halo_path = gpu ? fmt::format("GPU halos {}", gpu_path) : std::string("halos through MPI on host buffers");
   report.device = gpu ? fmt::format("{}, {} MPI ranks, {} GPU{} on rank 0's node", cuda_device_name(), ranks,
                                     cuda_device_count(), cuda_device_count() == 1 ? "" : "s")
                       : fmt::format("CPU, {} MPI ranks", ranks);

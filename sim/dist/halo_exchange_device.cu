@@ -2,9 +2,14 @@
 // pinned host buffers, and NCCL where the build found it. See the header.
 #include "sim/dist/halo_exchange_device.hpp"
 
+#include <cuda.h>  // types of the driver's stream memory operations (called through entry points)
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstring>
+#include <exception>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -125,9 +130,86 @@ std::shared_ptr<NcclComm> shared_nccl_comm(MPI_Comm comm) {
 }
 #endif
 
+/// The driver calls the peer transport needs, found at run time (cudaGetDriverEntryPoint):
+/// the program links no libcuda, so that it starts on machines without a driver.
+struct DriverCalls {
+  PFN_cuStreamWaitValue32_v11070 wait_value = nullptr;
+  PFN_cuStreamWriteValue32_v11070 write_value = nullptr;
+  PFN_cuMemGetAddressRange_v3020 address_range = nullptr;
+};
+
+const DriverCalls& driver_calls() {
+  static const DriverCalls calls = [] {
+    DriverCalls c;
+    auto find = [](const char* name, void** fn) {
+      cudaDriverEntryPointQueryResult found{};
+      SS_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found));
+      if (found != cudaDriverEntryPointSuccess || !*fn)
+        throw Error(std::string("--transport peer: the CUDA driver has no ") + name);
+    };
+    find("cuStreamWaitValue32", reinterpret_cast<void**>(&c.wait_value));
+    find("cuStreamWriteValue32", reinterpret_cast<void**>(&c.write_value));
+    find("cuMemGetAddressRange", reinterpret_cast<void**>(&c.address_range));
+    return c;
+  }();
+  return calls;
+}
+
+void check_driver(CUresult r, const char* what) {
+  if (r != CUDA_SUCCESS) throw Error(std::string("--transport peer: ") + what + " failed (CUresult " + std::to_string(r) + ")");
+}
+
+/// A device pointer as another process can open it: the IPC handle of its allocation and
+/// the offset in elements.
+struct SharedPointer {
+  cudaIpcMemHandle_t handle;
+  long long offset = 0;
+};
+
+SharedPointer share_pointer(const void* p) {
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  check_driver(driver_calls().address_range(&base, &size, reinterpret_cast<CUdeviceptr>(p)), "cuMemGetAddressRange");
+  SharedPointer out;
+  std::memset(&out.handle, 0, sizeof(out.handle));
+  SS_CUDA_CHECK(cudaIpcGetMemHandle(&out.handle, reinterpret_cast<void*>(base)));
+  out.offset = static_cast<long long>(reinterpret_cast<CUdeviceptr>(p) - base);
+  return out;
+}
+
+/// The allocations of other processes this one has opened, each once, closed at the end.
+class OpenedAllocations {
+ public:
+  OpenedAllocations() = default;
+  OpenedAllocations(const OpenedAllocations&) = delete;
+  OpenedAllocations& operator=(const OpenedAllocations&) = delete;
+  ~OpenedAllocations() {
+    for (auto& [key, base] : opened_) cudaIpcCloseMemHandle(base);  // the owner may have freed it: no check
+  }
+  /// The byte address of `p` in this process.
+  char* open(const SharedPointer& p) {
+    const std::string key(reinterpret_cast<const char*>(&p.handle), sizeof(p.handle));
+    auto it = opened_.find(key);
+    if (it == opened_.end()) {
+      void* base = nullptr;
+      const cudaError_t e = cudaIpcOpenMemHandle(&base, p.handle, cudaIpcMemLazyEnablePeerAccess);
+      if (e != cudaSuccess)
+        throw Error(std::string("--transport peer: cannot open a neighbour's GPU memory (cudaIpcOpenMemHandle: ") +
+                    cudaGetErrorString(e) + "); the ranks must share a node and their GPUs reach each other: " +
+                    "--transport nccl or staged");
+      it = opened_.emplace(key, base).first;
+    }
+    return static_cast<char*>(it->second) + p.offset;
+  }
+
+ private:
+  std::map<std::string, void*> opened_;
+};
+
 }  // namespace device_detail
 
 using device_detail::PinnedBuffer;
+using device_detail::SharedPointer;
 #ifdef STENCILSCOPE_WITH_NCCL
 using device_detail::NcclComm;
 using device_detail::shared_nccl_comm;
@@ -147,8 +229,8 @@ struct DeviceHaloExchange::Impl {
   std::size_t fields;
   std::vector<HaloFace> faces;
   int phases;
-  cudaStream_t stream;
-  DeviceTransport transport;
+  cudaStream_t stream = nullptr;
+  DeviceTransport transport = DeviceTransport::staged;
   std::vector<DeviceBuffer<float>> send, recv;            ///< per face: every field's cells, field after field
   std::vector<PinnedBuffer> host_send, host_recv;         ///< staged only
 #ifdef STENCILSCOPE_WITH_NCCL
@@ -218,6 +300,206 @@ struct DeviceHaloExchange::Impl {
     }
   }
 
+
+  // ---- peer: the copy engines through CUDA IPC ----
+  // Per face, what the neighbour across it told this rank about its receiving side, and
+  // the flags. Each rank has two flags per face slot (2 axis + (dir > 0)) in its own
+  // memory: `free`, written by the neighbour when everything it queued before its fill of
+  // turn t has run (so its ghosts may be overwritten), and `arrived`, written by the
+  // neighbour after its copies of turn t into this rank's ghosts. Turn t is the t-th fill.
+  struct PeerFace {
+    bool direct = false;              ///< y and z faces: field to field; x faces: packed
+    unsigned* remote_free = nullptr;  ///< the neighbour's flags for this face
+    unsigned* remote_arrived = nullptr;
+    long long remote_offset = 0;      ///< the neighbour's recv region's first cell in its layout
+    int remote_pitch = 0;
+    std::size_t remote_rows = 0;      ///< rows per plane of the neighbour's layout
+    float* remote_recv = nullptr;     ///< packed: the neighbour's receive buffer of this face
+    std::vector<float*> remote_fields;  ///< the neighbour's fields, in the order they were first filled
+  };
+  /// What a rank sends across a face at set-up: about its receiving side of that face.
+  struct PeerHello {
+    SharedPointer flags;  ///< its flags (offset: this face's slot)
+    SharedPointer recv;   ///< its packed receive buffer of this face
+    long long offset = 0;
+    int pitch = 0;
+    long long rows = 0;
+    int same_process = 0;
+  };
+  static constexpr int kSlots = 6;
+  int rank = 0;
+  DeviceBuffer<unsigned> flags;  ///< [0, 6): free per slot, [6, 12): arrived per slot
+  std::vector<PeerFace> peer;
+  std::vector<float*> shared_fields;  ///< this rank's fields, in the order they were first filled
+  std::unique_ptr<device_detail::OpenedAllocations> opened;
+  unsigned turn = 0;
+
+  ~Impl() {
+    // Nothing of this rank's may still be copying into a neighbour's memory, or waiting on
+    // a flag, when the handles close and the flags go.
+    if (transport == DeviceTransport::peer && stream) SS_CUDA_LOG(cudaStreamSynchronize(stream));
+  }
+
+  static int slot(const HaloFace& f) { return 2 * f.axis + (f.dir > 0 ? 1 : 0); }
+  unsigned* local_free(const HaloFace& f) const { return flags.get() + slot(f); }
+  unsigned* local_arrived(const HaloFace& f) const { return flags.get() + kSlots + slot(f); }
+
+  /// Exchanges one message per face with the neighbour across it (all posted, then waited:
+  /// a ring of periodic ranks must not wait on each other in turn). `out[k]` goes across
+  /// face k; `in[k]` comes from its neighbour's face that faces this one.
+  template <typename T>
+  void across_faces(const std::vector<T>& out, std::vector<T>& in, int tag_base) {
+    in.assign(faces.size(), T{});
+    std::vector<MPI_Request> requests;
+    for (std::size_t k = 0; k < faces.size(); ++k) {
+      MPI_Request r;
+      check_mpi(MPI_Irecv(&in[k], sizeof(T), MPI_BYTE, faces[k].peer, tag_base + faces[k].recv_tag, comm, &r),
+                "MPI_Irecv");
+      requests.push_back(r);
+    }
+    for (std::size_t k = 0; k < faces.size(); ++k) {
+      MPI_Request r;
+      check_mpi(MPI_Isend(&out[k], sizeof(T), MPI_BYTE, faces[k].peer, tag_base + faces[k].send_tag, comm, &r),
+                "MPI_Isend");
+      requests.push_back(r);
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+
+  /// Collective with the neighbours: shares the flags, the receive buffers and the layout.
+  void setup_peer() {
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    (void)device_detail::driver_calls();  // fails here, with its reason, where the driver lacks them
+    opened = std::make_unique<device_detail::OpenedAllocations>();
+    flags = DeviceBuffer<unsigned>(2 * kSlots);
+    SS_CUDA_CHECK(cudaMemsetAsync(flags.get(), 0, flags.bytes(), stream));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream));  // zero before any neighbour can write them
+    std::vector<PeerHello> out(faces.size()), in;
+    for (std::size_t k = 0; k < faces.size(); ++k) {
+      const HaloFace& f = faces[k];
+      out[k].flags = device_detail::share_pointer(flags.get());
+      out[k].flags.offset = 0;
+      out[k].recv = device_detail::share_pointer(recv[k].get());
+      out[k].offset = static_cast<long long>(grid.index(f.recv.lo[0], f.recv.lo[1], f.recv.lo[2]));
+      out[k].pitch = grid.pitch;
+      out[k].rows = static_cast<long long>(grid.rows_per_plane());
+      out[k].same_process = f.peer == rank;
+    }
+    across_faces(out, in, 100);
+    // Every rank has the hellos before any flag is written (the flags are zero on every rank).
+    check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    peer.assign(faces.size(), PeerFace{});
+    for (std::size_t k = 0; k < faces.size(); ++k) {
+      const HaloFace& f = faces[k];
+      PeerFace& p = peer[k];
+      p.direct = f.axis != 0;
+      // The neighbour's face that meets this one: the same axis, the other direction.
+      HaloFace theirs = f;
+      theirs.dir = -f.dir;
+      unsigned* their_flags = f.peer == rank ? flags.get() : reinterpret_cast<unsigned*>(opened->open(in[k].flags));
+      p.remote_free = their_flags + slot(theirs);
+      p.remote_arrived = their_flags + kSlots + slot(theirs);
+      p.remote_recv = f.peer == rank ? recv_of(theirs) : reinterpret_cast<float*>(opened->open(in[k].recv));
+      p.remote_offset = in[k].offset;
+      p.remote_pitch = in[k].pitch;
+      p.remote_rows = static_cast<std::size_t>(in[k].rows);
+    }
+  }
+
+  /// This rank's receive buffer of face `f` (a face to itself along a periodic axis).
+  float* recv_of(const HaloFace& f) {
+    for (std::size_t k = 0; k < faces.size(); ++k)
+      if (faces[k].axis == f.axis && faces[k].dir == f.dir) return recv[k].get();
+    throw Error("peer transport: no face " + std::to_string(f.axis) + "/" + std::to_string(f.dir));
+  }
+
+  /// The place of each field in the order of first appearance; shares new ones with the
+  /// neighbours (collective among them: every rank meets new pointers in the same fill).
+  std::vector<std::size_t> field_slots(std::span<float* const> fields_in) {
+    std::vector<std::size_t> slots;
+    std::vector<float*> fresh;
+    for (float* f : fields_in) {
+      std::size_t s = 0;
+      while (s < shared_fields.size() && shared_fields[s] != f) ++s;
+      if (s == shared_fields.size()) {
+        s = shared_fields.size() + fresh.size();
+        fresh.push_back(f);
+      }
+      slots.push_back(s);
+    }
+    if (fresh.empty()) return slots;
+    if (fresh.size() > 8) throw Error("peer transport: more than 8 new fields in one fill");
+    struct NewFields {  // what a rank tells each neighbour: how many new fields, and where
+      int fields = 0;
+      SharedPointer pointers[8];
+    };
+    NewFields mine;
+    mine.fields = static_cast<int>(fresh.size());
+    for (std::size_t q = 0; q < fresh.size(); ++q) mine.pointers[q] = device_detail::share_pointer(fresh[q]);
+    std::vector<NewFields> out(faces.size(), mine), in;
+    across_faces(out, in, 200);
+    for (std::size_t k = 0; k < faces.size(); ++k) {
+      if (in[k].fields != mine.fields)
+        throw Error("peer transport: the neighbour across a face filled other buffers (the ranks are not in step)");
+      for (std::size_t q = 0; q < fresh.size(); ++q)
+        peer[k].remote_fields.push_back(faces[k].peer == rank ? fresh[q]
+                                                              : reinterpret_cast<float*>(opened->open(in[k].pointers[q])));
+    }
+    shared_fields.insert(shared_fields.end(), fresh.begin(), fresh.end());
+    return slots;
+  }
+
+  void write_flag(unsigned* at, unsigned value) {
+    device_detail::check_driver(
+        device_detail::driver_calls().write_value(stream, reinterpret_cast<CUdeviceptr>(at), value, CU_STREAM_WRITE_VALUE_DEFAULT),
+        "cuStreamWriteValue32");
+  }
+  void wait_flag(unsigned* at, unsigned value) {
+    device_detail::check_driver(
+        device_detail::driver_calls().wait_value(stream, reinterpret_cast<CUdeviceptr>(at), value, CU_STREAM_WAIT_VALUE_GEQ),
+        "cuStreamWaitValue32");
+  }
+
+  /// Region r of field f (layout g) to region rd of field `to` (pitch, rows per plane):
+  /// one 3D copy by the copy engines (cudaMemcpyDefault: the other GPU's memory is mapped).
+  void copy_region(const float* f, const HaloRegion& r, float* to, int to_pitch, std::size_t to_rows) {
+    cudaMemcpy3DParms p{};
+    p.srcPtr = make_cudaPitchedPtr(const_cast<float*>(f), grid.pitch * sizeof(float), r.n[0] * sizeof(float),
+                                   grid.rows_per_plane());
+    p.dstPtr = make_cudaPitchedPtr(to, to_pitch * sizeof(float), r.n[0] * sizeof(float), to_rows);
+    p.extent = make_cudaExtent(r.n[0] * sizeof(float), r.n[1], r.n[2]);
+    p.kind = cudaMemcpyDefault;
+    SS_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream));
+  }
+
+  void peer_phase(int phase, std::span<float* const> fields_in, const std::vector<std::size_t>& slots) {
+    const std::size_t nf = fields_in.size();
+    // This rank's ghosts may be written: everything queued before this fill has run.
+    for (std::size_t k = 0; k < faces.size(); ++k)
+      if (faces[k].phase == phase) write_flag(peer[k].remote_free, turn);
+    for (std::size_t k = 0; k < faces.size(); ++k) {
+      const HaloFace& f = faces[k];
+      if (f.phase != phase) continue;
+      PeerFace& p = peer[k];
+      if (!p.direct) pack(f, k, fields_in);
+      wait_flag(local_free(f), turn);
+      if (p.direct) {
+        for (std::size_t q = 0; q < nf; ++q)
+          copy_region(fields_in[q] + grid.index(f.send.lo[0], f.send.lo[1], f.send.lo[2]), f.send,
+                      p.remote_fields[slots[q]] + p.remote_offset, p.remote_pitch, p.remote_rows);
+      } else {
+        SS_CUDA_CHECK(cudaMemcpyAsync(p.remote_recv, send[k].get(), count(f, nf) * sizeof(float), cudaMemcpyDefault,
+                                      stream));
+      }
+      write_flag(p.remote_arrived, turn);
+    }
+    for (std::size_t k = 0; k < faces.size(); ++k) {
+      if (faces[k].phase != phase) continue;
+      wait_flag(local_arrived(faces[k]), turn);
+      if (!peer[k].direct) unpack(faces[k], k, fields_in);
+    }
+  }
+
 #ifdef STENCILSCOPE_WITH_NCCL
   // NCCL has no tags: between two ranks, the k-th send matches the k-th receive. Sends go
   // axis by axis, low face then high; receives axis by axis, high face then low, so that
@@ -270,6 +552,7 @@ DeviceHaloExchange::DeviceHaloExchange(const CartComm& comm, const BoxPlacement&
     throw Error("this build has no NCCL: GPU halos go through MPI on pinned host buffers (staged)");
 #endif
   }
+  if (transport == DeviceTransport::peer) m.setup_peer();
 }
 
 DeviceHaloExchange::~DeviceHaloExchange() = default;
@@ -289,6 +572,13 @@ void DeviceHaloExchange::fill(std::span<float* const> device_fields) {
   if (m.marks_used == m.marks.size()) m.marks.emplace_back();
   auto& mark = m.marks[m.marks_used++];
   SS_CUDA_CHECK(cudaEventRecord(mark.first.get(), m.stream));
+  if (m.transport == DeviceTransport::peer) {
+    const std::vector<std::size_t> slots = m.field_slots(device_fields);
+    ++m.turn;
+    for (int phase = 0; phase < m.phases; ++phase) m.peer_phase(phase, device_fields, slots);
+    SS_CUDA_CHECK(cudaEventRecord(mark.second.get(), m.stream));
+    return;
+  }
   for (int phase = 0; phase < m.phases; ++phase) {
 #ifdef STENCILSCOPE_WITH_NCCL
     if (m.transport == DeviceTransport::nccl) {

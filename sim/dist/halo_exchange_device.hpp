@@ -4,7 +4,13 @@
 //   staged - by MPI on pinned host buffers (device -> pinned -> MPI -> pinned -> device);
 //   nccl   - by NCCL, grouped ncclSend/ncclRecv on the box's stream, GPU to GPU (only in
 //            builds where CMake found NCCL: STENCILSCOPE_WITH_NCCL),
-// and unpacked on the device, all ordered on the box's stream.
+// and unpacked on the device, all ordered on the box's stream; or
+//   peer   - by the copy engines, GPU to GPU on one node through CUDA IPC: the faces along y
+//            and z are copied straight from the field into the neighbour's ghosts (no pack,
+//            no kernel, so the copy runs beside a kernel that holds every SM); the x faces
+//            (rows of R values) are packed, copied and unpacked. The two ranks of a face hand
+//            each other the turn through flags in device memory (stream memory operations:
+//            cuStreamWriteValue32 into the neighbour's flag, cuStreamWaitValue32 on one's own).
 // Compiled with nvcc in CUDA builds with MPI. heat3d's GPU boxes use it; written on a
 // machine without a GPU (docs/distributed.md: what is verified and what is not).
 #include <memory>
@@ -17,14 +23,17 @@
 
 namespace ss::dist {
 
-enum class DeviceTransport { staged, nccl };
+enum class DeviceTransport { staged, nccl, peer };
 
-inline const char* to_string(DeviceTransport t) { return t == DeviceTransport::nccl ? "nccl" : "staged"; }
-/// "staged" or "nccl"; throws ss::Error naming the word.
+inline const char* to_string(DeviceTransport t) {
+  return t == DeviceTransport::nccl ? "nccl" : t == DeviceTransport::peer ? "peer" : "staged";
+}
+/// "staged", "nccl" or "peer"; throws ss::Error naming the word.
 inline DeviceTransport parse_device_transport(std::string_view word) {
   if (word == "staged") return DeviceTransport::staged;
   if (word == "nccl") return DeviceTransport::nccl;
-  throw Error("unknown --transport '" + std::string(word) + "' (choose staged or nccl)");
+  if (word == "peer") return DeviceTransport::peer;
+  throw Error("unknown --transport '" + std::string(word) + "' (choose staged, nccl or peer)");
 }
 
 /// True when this build can carry halos through NCCL.
@@ -44,7 +53,13 @@ class DeviceHaloExchange final : public HaloFill {
   DeviceHaloExchange& operator=(const DeviceHaloExchange&) = delete;
 
   /// Device fields of the box's layout (at most `fields`). staged: returns when the ghosts are unpacked
-  /// (queued) and the stream has been waited for the MPI step; nccl: only queues.
+  /// (queued) and the stream has been waited for the MPI step; nccl and peer: only queue.
+  /// peer: a field pointer seen for the first time is shared with the neighbours (a
+  /// collective among them), and the neighbour's field of the same place in the order of
+  /// first appearance receives the ghosts: every rank must fill the same sequence of its own
+  /// buffers (as every box does: the ranks step in lockstep). The ghosts written into a
+  /// neighbour's field may land as soon as everything the neighbour queued on its stream
+  /// before its own fill of the same turn has run.
   void fill(std::span<float* const> device_fields) override;
   /// Time the box's stream spent in the fills since the last reset_timer, in seconds: from
   /// an event recorded before each fill's first pack to one after its last unpack (CUDA

@@ -13,6 +13,8 @@
 # CANDIDATES: settings of heat3d's GPU boxes to choose from, separated by ';', each "default"
 # or environment assignments (e.g. "STENCILSCOPE_BOX_OVERLAP=beside STENCILSCOPE_BOX_RESERVE=8"):
 # each runs the first weak-scaling table, and the one with the best efficiency runs the rest.
+# TRANSPORT: the GPU halos' transport (nccl, the default; peer; staged); a candidate may hold
+# its own as "transport=peer".
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared/device/README.md)
@@ -34,10 +36,11 @@ models=${MODELS:-heat3d hydro3d elastic3d}
 status=0
 mpi=(mpirun --allow-run-as-root -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=4)
 chosen=()  # the chosen candidate's environment (mpirun -x NAME=VALUE)
+transport=${TRANSPORT:-nccl}
 table() {  # seconds, name, np, then the bench arguments
   local limit=$1 name=$2 np=$3; shift 3
   local start=$SECONDS
-  timeout "$limit" "${mpi[@]}" "${chosen[@]}" -np "$np" $e bench "$@" --device gpu --transport nccl >"$out/scale-$name.txt" 2>&1
+  timeout "$limit" "${mpi[@]}" "${chosen[@]}" -np "$np" $e bench "$@" --device gpu --transport "$transport" >"$out/scale-$name.txt" 2>&1
   local rc=$?
   ((rc == 0)) || status=1
   echo "== np $np $* (exit $rc, $((SECONDS - start)) s)"
@@ -47,18 +50,20 @@ has() { [[ " $models " == *" $1 "* ]]; }
 last=${nps##* }
 first=${nps%% *}
 if has heat3d && [[ -n ${CANDIDATES:-} ]]; then
-  best=-1 best_env=()
+  best=-1 best_env=() best_transport=$transport default_transport=$transport
   IFS=';' read -ra cands <<<"$CANDIDATES"
   for i in "${!cands[@]}"; do
-    chosen=()
-    for kv in ${cands[$i]}; do [[ $kv == default ]] || chosen+=(-x "$kv"); done
+    chosen=() transport=$default_transport
+    for kv in ${cands[$i]}; do
+      case $kv in default) ;; transport=*) transport=${kv#transport=} ;; *) chosen+=(-x "$kv") ;; esac
+    done
     echo "-- candidate $i: ${cands[$i]}"
     table 240 heat3d-weak-$first-c$i $first heat3d --size 512 --steps 20 --repeat 3 --scaling weak
     eff=$(awk '$1 ~ /^[0-9]+$/ && $2 == "ranks" {print $(NF-1)}' "$out/scale-heat3d-weak-$first-c$i.txt" | tail -1)
-    if [[ -n $eff ]] && awk -v a="$eff" -v b="$best" 'BEGIN {exit !(a > b)}'; then best=$eff best_env=("${chosen[@]}"); fi
+    if [[ -n $eff ]] && awk -v a="$eff" -v b="$best" 'BEGIN {exit !(a > b)}'; then best=$eff best_env=("${chosen[@]}") best_transport=$transport; fi
   done
-  chosen=("${best_env[@]}")
-  echo "-- chosen: ${chosen[*]:-default} (weak efficiency $best)"
+  chosen=("${best_env[@]}") transport=$best_transport
+  echo "-- chosen: ${chosen[*]:-default}, transport $transport (weak efficiency $best)"
 fi
 for np in $nps; do
   if has heat3d; then

@@ -352,15 +352,16 @@ TEST(Gather, ReceiverTracesOnFacesAndCornersAreTheOneRanks) {
 
 #ifdef STENCILSCOPE_TEST_CUDA
 // The GPU transports against the host exchange, bit for bit: the same field on the device,
-// exchanged staged (and through NCCL where built and each rank has its own GPU). Skipped
+// exchanged staged, by the copy engines (peer), and through NCCL where built and each rank
+// has its own GPU. Skipped
 // without a CUDA device (every rank of one machine sees the same), as on the CPU-only CI.
-TEST(DeviceHaloExchange, StagedAndNcclFillAsTheHostExchange) {
+TEST(DeviceHaloExchange, StagedPeerAndNcclFillAsTheHostExchange) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no CUDA device";
   ASSERT_EQ(cudaSetDevice(world_rank() % devices), cudaSuccess);
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  std::vector<DeviceTransport> transports{DeviceTransport::staged};
+  std::vector<DeviceTransport> transports{DeviceTransport::staged, DeviceTransport::peer};
   if (nccl_built() && ranks() <= devices) transports.push_back(DeviceTransport::nccl);
   const std::array<int, 3> g = test::kUnevenGrid;
   for (DeviceTransport transport : transports)
@@ -391,7 +392,7 @@ TEST(DeviceHaloExchange, StagedAndNcclFillAsTheHostExchange) {
           float* const fields[] = {host.data()};
           cpu.fill(fields);
           EXPECT_EQ(std::memcmp(host.data(), from_gpu.data(), host.size() * sizeof(float)), 0)
-              << (transport == DeviceTransport::nccl ? "nccl " : "staged ") << d.text() << (periodic ? " periodic" : "")
+              << to_string(transport) << " " << d.text() << (periodic ? " periodic" : "")
               << (edges ? " edges" : "") << " rank " << cart.rank();
         }
   cudaStreamDestroy(stream);

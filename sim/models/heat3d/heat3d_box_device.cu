@@ -194,7 +194,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
   // stream25d's step: its box form stages the domain's faces itself and reads the faces
   // between ranks from memory, so the boundary step is left with the few domain ghosts the
   // shells read. Before (default): the shells, then the kernel on the compute stream while
-  // the exchange stream writes the shells' domain ghosts and sends the shells. Beside
+  // the exchange stream sends the shells. Beside
   // (STENCILSCOPE_BOX_OVERLAP=beside): the kernel at once on the compute stream, the shells
   // on the exchange stream beside it (the same bits written twice, as in the other
   // variants' overlap), after the previous step's kernel, whose output they read and
@@ -215,8 +215,14 @@ class DeviceHeat3DBox final : public BoxSimulation {
                                   face_ghosts_[1 - face_cur_].get()};
           a.memory_faces = memory_faces_;
           Heat3DBoxFaces faces{faces_step_ == steps_done_, false};
-          if (!beside)
+          if (!beside) {
             for (const CellRegion& r : shells_) launch_region<R>(a, r);
+            // The shells' domain ghosts here too, so that the exchange stream runs no kernel
+            // (with the peer transport it then needs no SM while the kernel holds them all).
+            if (shells_ghosts_only_)
+              for (const BoxGhostFaces& f : shell_faces_)
+                launch_fill_box_ghosts3d(out, grid_, where_.box.lo, f, rules_.get() + k, stream_.get());
+          }
           // Before: the shells are done. Beside: the previous step's kernel and this chunk's
           // rules are (the kernel is queued after this).
           SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
@@ -232,7 +238,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
           SS_CUDA_CHECK(cudaStreamWaitEvent(exchange_stream_.get(), shells_done_.get(), 0));
           if (beside)
             for (const CellRegion& r : shells_) launch_region<R>(a, r, exchange_stream_.get());
-          if (shells_ghosts_only_)
+          if (beside && shells_ghosts_only_)
             for (const BoxGhostFaces& f : shell_faces_)
               launch_fill_box_ghosts3d(out, grid_, where_.box.lo, f, rules_.get() + k, exchange_stream_.get());
           float* const fields[] = {out};

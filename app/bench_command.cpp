@@ -512,8 +512,9 @@ std::function<int()> add_bench_command(CLI::App& app) {
                     "(--size per rank); the one-rank run is made in the same command (default strong)");
   bench->add_option("--transport", args->transport,
                     "Distributed runs on the GPU (--device gpu): staged (MPI on pinned host buffers), nccl, or "
-                    "peer (the copy engines through CUDA IPC, ranks on one node) (default: nccl where built and each "
-                    "rank of a node has a GPU of its own, else staged)");
+                    "peer (the copy engines through CUDA IPC) (default: peer when every rank is on one node whose GPUs "
+                    "reach each other, else nccl where built and each rank of a node has a GPU of its own, else "
+                    "staged)");
   add_param_options(bench, args->params);  // --param, and --alpha, --bc, --axis, ... from the registry
   return [args] { return run_bench(*args); };
 }

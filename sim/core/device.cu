@@ -56,6 +56,18 @@ int cuda_device_count() {
   return count;
 }
 
+bool cuda_peers_reach(int count) {
+  for (int a = 0; a < count; ++a)
+    for (int b = 0; b < count; ++b) {
+      int can = 0;
+      if (a != b && (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || !can)) {
+        cudaGetLastError();
+        return false;
+      }
+    }
+  return true;
+}
+
 void use_cuda_device(int index) { SS_CUDA_CHECK(cudaSetDevice(index)); }
 
 double cuda_peak_gbps_per_sm() {

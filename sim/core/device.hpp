@@ -25,6 +25,9 @@ std::vector<DeviceInfo> cuda_devices(std::string* why = nullptr);
 bool cuda_available(std::string* why = nullptr);
 /// How many CUDA devices this process sees (0 without a driver, a device or CUDA); creates no context.
 int cuda_device_count();
+/// True when each of the first `count` devices can read and write the others' memory directly
+/// (peer access: NVLink or PCIe P2P); false without CUDA.
+bool cuda_peers_reach(int count);
 /// Makes device `index` current for this thread (and the CUDA work it creates from now on); throws ss::Error.
 void use_cuda_device(int index);
 

@@ -17,6 +17,7 @@ std::vector<DeviceInfo> cuda_devices(std::string* why) {
 }
 bool cuda_available(std::string* why) { return !cuda_devices(why).empty(); }
 int cuda_device_count() { return 0; }
+bool cuda_peers_reach(int) { return false; }
 void use_cuda_device(int) { throw Error(kNoCuda); }
 std::string cuda_device_name() { return {}; }
 double cuda_peak_gbps_per_sm() { return 0; }

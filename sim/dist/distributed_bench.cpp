@@ -81,8 +81,20 @@ DeviceTransport use_rank_gpu(MPI_Comm comm, const std::string& asked) {
     throw Error(fmt::format("NCCL needs a GPU per rank: {} ranks share this node's {} GPU{} (--transport staged)",
                             place.local_ranks, devices, devices == 1 ? "" : "s"));
   if (!asked.empty()) return parse_device_transport(asked);
+  // The copy engines where every rank is on this node and the GPUs reach each other (the
+  // fastest: the halos travel beside the compute, docs/distributed.md), else NCCL where
+  // built and each rank has its GPU, else MPI on pinned buffers.
+  // Every rank finds the same: each counts the ranks of its node and asks the same GPUs.
+  if (place.local_ranks == world_size() && cuda_peers_reach(std::min(devices, place.local_ranks)))
+    return DeviceTransport::peer;
   return nccl_built() && !shared ? DeviceTransport::nccl : DeviceTransport::staged;
 }
+
+/// No exchange: a box stepped with it shows what its steps cost without the halo.
+class NoHalo final : public HaloFill {
+ public:
+  void fill(std::span<float* const>) override {}
+};
 
 /// A halo exchange and its timer, on the host or on the box's GPU.
 struct TimedHalo {
@@ -172,6 +184,22 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
     halo_ms_mean.push_back(halo_sum / ranks);
     if (rep == 0) gathered = gather_interiors(cart, d, box->interiors());
   }
+  // The same steps of the same boxes with no exchange at all (the ghosts keep what they
+  // hold): what a step costs without the halo, so that the table can say how much of the
+  // exchange the box hid behind its compute. Last, since it leaves the ghosts stale.
+  std::vector<double> alone_ms;
+  {
+    NoHalo none;
+    for (int rep = 0; rep < repeats; ++rep) {
+      check_mpi(MPI_Barrier(cart.get()), "MPI_Barrier");
+      const double t0 = MPI_Wtime();
+      box->step(steps, none);
+      box->synchronize();
+      double ms = (MPI_Wtime() - t0) * 1e3;
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, cart.get()), "MPI_Allreduce");
+      alone_ms.push_back(ms);
+    }
+  }
   if (!root) return {};
 
   BenchReport report;
@@ -214,6 +242,8 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
                     {"halo_ms", "halo ms/step", 12, "{:.4f}"},
                     {"halo_mean_ms", "mean", 8, "{:.4f}"},
                     {"halo_share", "halo %", 7, "{:.1f}"},
+                    {"alone_ms", "no halo (ms)", 12, "{:.3f}"},
+                    {"hidden", "hidden %", 8, "{:.1f}"},
                     {"efficiency", "efficiency", 10, "{:.3f}"},
                     {"bitwise_vs_one_rank", "bitwise", 8, "{}"}};
   auto row = [&](const std::string& run, int n, const std::string& decomp, const std::array<int, 3>& global,
@@ -245,6 +275,11 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
   many.figures.push_back({"halo_ms", halo_ms});
   many.figures.push_back({"halo_mean_ms", median(halo_ms_mean)});
   many.figures.push_back({"halo_share", 100.0 * halo_ms * steps / tn});
+  // Exposed: what a step with the exchange costs over the same step without it; hidden: the
+  // rest of the exchange's time.
+  const double alone = median(alone_ms), exposed = std::max(0.0, (tn - alone) / steps);
+  many.figures.push_back({"alone_ms", alone});
+  many.figures.push_back({"hidden", halo_ms > 0 ? 100.0 * std::clamp(1.0 - exposed / halo_ms, 0.0, 1.0) : 0.0});
   many.figures.push_back({"efficiency", strong ? t1 / (ranks * tn) : t1 / tn});
   if (strong) {
     bool equal = gathered.size() == single_fields.size();
@@ -259,6 +294,8 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
   report.rows.push_back(many);
   report.footer = fmt::format(
       "GCells/s: cells x steps / time; halo: time in the exchange per step (slowest rank, and the mean; {}); "
+      "no halo: the same steps of the same boxes without any exchange (slowest rank); hidden: the share of the "
+      "halo time that did not lengthen the step, 1 - (time - no halo) / (steps x halo); "
       "efficiency: {}; bitwise: the field gathered after the first run of {} steps against the one-rank run's",
       gpu ? "on the exchange stream from the first pack to the last unpack, CUDA events; a box may overlap it with "
             "its interior (heat3d does)"

@@ -346,11 +346,13 @@ bool distributed(const BenchArgs& a, int ranks) { return ranks > 1 || !a.decomp.
 
 #ifdef STENCILSCOPE_WITH_MPI
 /// --point-source, --receivers and --seismogram under mpirun: the one-rank bench's live run
-/// (--steps steps of the grid asked for, before the timing) with every rank stepping its box,
-/// driven from rank 0 as the window's run is (DistributedSimulation); rank 0 writes the
-/// seismogram its boxes recorded, the one-rank files bit for bit. A refusal on rank 0 (a
-/// source outside the grid, a model without receivers) is one line and every rank leaves.
-void run_distributed_sources(const BenchArgs& a, const Model& model, const BenchRequest& r) {
+/// (--steps steps of the grid asked for, before the timing) with every rank stepping its box
+/// (on its GPU with --device gpu, the boxes' GPU variant, halos through --transport), driven
+/// from rank 0 as the window's run is (DistributedSimulation); rank 0 writes the seismogram
+/// its boxes recorded, the one-rank files bit for bit. A refusal on rank 0 (a source outside
+/// the grid, a model without receivers) is one line and every rank leaves.
+void run_distributed_sources(const BenchArgs& a, const Model& model, const BenchRequest& r, Backend backend,
+                             const std::string& transport) {
   if (dist::world_rank() != 0) {
     if (dist::serve_distributed_simulation() != 0) throw dist::CollectiveError("rank 0's run with sources failed");
     return;
@@ -358,7 +360,8 @@ void run_distributed_sources(const BenchArgs& a, const Model& model, const Bench
   dist::DistributedService service;  // with the others' serve loop
   try {
     const ModelConfig live = make_config(model, r.config.size, r.config.order, r.given);
-    auto sim = dist::create_distributed_simulation(service, model, live, model.info().fastest_cpu);
+    auto sim = dist::create_distributed_simulation(service, model, live, backend,
+                                                   dist::distributed_variant(model, live, backend), transport);
     apply_source_args(a.sources, *sim);
     sim->start_steps(r.steps);
     if (!a.sources.seismogram.empty()) write_seismogram_files(a.sources.seismogram, *sim);
@@ -407,7 +410,7 @@ int run_distributed(const BenchArgs& a) {
     dist::check_distributed_request(*model, request, dist::world_size());
     if (root) json_file = open_json(a);
   });
-  if (a.sources.any()) run_distributed_sources(a, *model, request.bench);
+  if (a.sources.any()) run_distributed_sources(a, *model, request.bench, request.backend, request.transport);
   const BenchReport report = dist::run_distributed_bench(*model, request);
   return root ? finish_report(a, json_file, report) : 0;
 }

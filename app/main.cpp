@@ -86,16 +86,20 @@ int main(int argc, char** argv) {
   std::shared_ptr<ss::dist::DistributedService> service;
   if (ss::app::world_ranks() > 1 && ss::dist::launched_by_mpi()) {
     const int ranks = ss::app::world_ranks();
-    factory.check = [ranks](const ss::Model& m, const ss::ModelConfig& c, ss::Backend b, std::string_view v) {
-      ss::dist::check_distributed_simulation(m, c, b, v, ranks);
+    factory.check = [ranks](const ss::Model& m, const ss::ModelConfig& c, ss::Backend b, std::string_view v,
+                            std::string_view transport) {
+      ss::dist::check_distributed_simulation(m, c, b, v, ranks, transport);
     };
-    factory.create = [&service](const ss::Model& m, const ss::ModelConfig& c, ss::Backend, std::string_view v) {
-      return ss::dist::create_distributed_simulation(*service, m, c, v);
+    factory.create = [&service](const ss::Model& m, const ss::ModelConfig& c, ss::Backend b, std::string_view v,
+                                std::string_view transport) {
+      return ss::dist::create_distributed_simulation(*service, m, c, b, v, transport);
     };
+    factory.default_variant = ss::dist::distributed_variant;
     factory.note = fmt::format(
-        "a run on {} MPI ranks: every rank steps a box of the grid on the CPU (the model's CPU variant), rank 0 shows "
-        "the slices gathered from them; the order, the slices and painting change live, the model, the size and the "
-        "parameters rebuild the run on every rank; 2D models and models whose boxes give no views are refused",
+        "a run on {} MPI ranks: every rank steps a box of the grid on the CPU (the model's CPU variant) or, with "
+        "--device gpu, on a GPU of its own (the variant the model's GPU boxes step), rank 0 shows the slices gathered "
+        "from them; the order, the slices and painting change live, the model, the size and the parameters rebuild "
+        "the run on every rank; 2D models and models whose boxes give no views are refused",
         ranks);
   }
 #endif

@@ -85,6 +85,35 @@ foreach(n 2 3)
                        PROCESSORS ${n} ENVIRONMENT "${STENCILSCOPE_MPI_ENV}")
 endforeach()
 
+# The same run on GPU boxes (--device gpu under mpirun: each rank its box on its own GPU,
+# DeviceHaloExchange), against the one-GPU Simulation, bit for bit (label gpu: skipped, and
+# said so, without a CUDA device; np 2 wants a GPU per rank: nvidia-h100-x2). The default
+# transport (nccl where built and each rank has its own GPU) and staged. The refusals (a GPU
+# run without a device: one line on every rank, the ranks serving on) run on every machine,
+# in an entry of their own, so that a skipped GPU case cannot hide a failing refusal.
+add_executable(test_gpu_simulation_mpi mpi/test_gpu_simulation_mpi.cpp)
+target_link_libraries(test_gpu_simulation_mpi PRIVATE sim_dist GTest::gtest fmt::fmt)
+target_compile_options(test_gpu_simulation_mpi PRIVATE -Wall -Wextra)
+set(_gpu_refusals "GpuSimulation.WithoutADevice*:GpuSimulation.Refusals*")
+add_test(NAME mpi_gpu_simulation_refusals_np2
+         COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${STENCILSCOPE_MPIEXEC_FLAGS}
+                 $<TARGET_FILE:test_gpu_simulation_mpi> --gtest_filter=${_gpu_refusals})
+set_tests_properties(mpi_gpu_simulation_refusals_np2 PROPERTIES LABELS "host;mpi" TIMEOUT 120 RESOURCE_LOCK mpi
+                     PROCESSORS 2 ENVIRONMENT "${STENCILSCOPE_MPI_ENV}")
+foreach(run 2 2_staged)
+  string(REGEX REPLACE "_.*" "" n ${run})
+  set(transport "")
+  if(run MATCHES "_")
+    string(REGEX REPLACE ".*_" "" transport ${run})
+  endif()
+  add_test(NAME mpi_gpu_simulation_np${run}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${STENCILSCOPE_MPIEXEC_FLAGS}
+                   $<TARGET_FILE:test_gpu_simulation_mpi> --gtest_filter=-${_gpu_refusals})
+  set_tests_properties(mpi_gpu_simulation_np${run} PROPERTIES LABELS "gpu;mpi" TIMEOUT 300 RESOURCE_LOCK mpi
+                       PROCESSORS ${n} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+                       ENVIRONMENT "${STENCILSCOPE_MPI_ENV};STENCILSCOPE_TEST_TRANSPORT=${transport}")
+endforeach()
+
 # `mpirun -np 2, 3 stencilscope record --headless` (tests/gui/test_record_mpi.cpp): frames
 # equal to one rank's, refusals ending every rank. Needs the app's GUI library (EGL).
 if(TARGET stencilscope_gui)

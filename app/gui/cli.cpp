@@ -27,6 +27,7 @@ struct SceneArgs {
   int order = 0;     ///< 0: the model's default order
   std::string variant = "auto";
   std::string device = "auto";
+  std::string transport;  ///< --transport: GPU halos under mpirun
   ParamArgs params;
   SourceArgs sources;  ///< --point-source, --receivers, --seismogram
   std::string colormap = "viridis";
@@ -88,6 +89,10 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps, const std
   o["--order"] = cmd->add_option("--order", a.order, "Stencil order (2, 4, 6 or 8; default: the model's)");
   o["--variant"] = cmd->add_option("--variant", a.variant, variant_help())->capture_default_str();
   cmd->add_option("--device", a.device, "auto, gpu or cpu")->capture_default_str();
+  cmd->add_option("--transport", a.transport,
+                  "Under mpirun with --device gpu: how halos travel between the ranks' GPUs (the GPU transports "
+                  "`stencilscope info` lists: staged, MPI on pinned host buffers, or nccl; default: nccl where built "
+                  "and each rank of a node has a GPU of its own, else staged)");
   add_param_options(cmd, a.params);
   add_source_options(cmd, a.sources);
   o["--colormap"] = cmd->add_option("--colormap", a.colormap, "viridis, inferno, magma, blue-red or grey")->capture_default_str();
@@ -216,6 +221,7 @@ SceneOptions to_scene(const SceneArgs& a) {
   if (a.device != "auto" && a.device != "gpu" && a.device != "cpu")
     throw Error("unknown --device '" + a.device + "' (choose auto, gpu or cpu)");
   o.device = a.device;
+  o.transport = a.transport;
   if (a.upload == "auto") s.upload = UploadChoice::automatic;
   else if (a.upload == "interop") s.upload = UploadChoice::interop;
   else if (a.upload == "host-copy") s.upload = UploadChoice::host_copy;
@@ -268,11 +274,19 @@ void resolve_device(SceneOptions& scene) {
 }
 
 namespace {
-/// Under mpirun the boxes step on the CPU: `--device auto` means the CPU there (a GPU
-/// asked for by name is refused by the factory, in one line).
+/// Under mpirun the boxes step on the CPU unless --device gpu asks for GPU boxes: `--device
+/// auto` means the CPU there; `--device gpu` without --variant steps the variant the model's
+/// GPU boxes step (a model without them is refused by the factory, in one line).
 void use_factory(SceneOptions& o, const SimulationFactory& factory) {
   o.factory = factory;
-  if (!factory) return;
+  if (!factory) {
+    if (!o.transport.empty())
+      throw Error("--transport is for GPU halos between MPI ranks (mpirun -np N stencilscope ... --device gpu)");
+    return;
+  }
+  o.factory.transport = o.transport;
+  if (o.device == "gpu" && !o.variant_given && factory.default_variant)
+    o.sim.variant = factory.default_variant(model_of(o.sim), to_model_config(o.sim), Backend::gpu);
   if (o.device == "auto" && runs_on_gpu(o.sim)) {
     if (o.variant_given)
       throw Error(fmt::format("variant {} runs on the GPU; {}: leave out --variant or give a CPU one", o.sim.variant,

@@ -51,6 +51,7 @@ struct SceneOptions {
   std::optional<SceneFile> scene_file;
   SourceArgs sources;  ///< --point-source, --receivers (put on the simulation once built), --seismogram (written at the end)
   SimulationFactory factory;  ///< empty: the model's own; under mpirun: the field split over the ranks
+  std::string transport;      ///< --transport: how halos travel between the GPUs under mpirun (empty: the default)
 };
 
 struct WindowOptions {

@@ -57,9 +57,16 @@ void drop_outside_probes(SimSettings& s) {
   });
 }
 
+/// True when `sim` steps a GPU variant: on_gpu(), or a run over MPI ranks on GPU boxes, whose
+/// views are gathered to host memory (on_gpu() false).
+bool steps_on_gpu(const Simulation& sim) {
+  const VariantSpec* v = sim.info().variant(sim.variant());
+  return v && v->gpu;
+}
+
 /// "order 8, stream (GPU)".
 std::string run_label(const Simulation& sim) {
-  return fmt::format("order {}, {} ({}), dt {:.4g}", sim.config().order, sim.variant(), sim.on_gpu() ? "GPU" : "CPU",
+  return fmt::format("order {}, {} ({}), dt {:.4g}", sim.config().order, sim.variant(), steps_on_gpu(sim) ? "GPU" : "CPU",
                      sim.dt());
 }
 
@@ -120,7 +127,7 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   const ModelConfig config = to_model_config(s);  // throws for invalid settings
   const Model& model = model_of(s);
   const Backend backend = on_gpu ? Backend::gpu : Backend::cpu;
-  if (factory_.check) factory_.check(model, config, backend, s.variant);  // a refusal keeps the running one
+  if (factory_.check) factory_.check(model, config, backend, s.variant, factory_.transport);  // a refusal keeps the running one
   if (sim_) drain_queue();
   if (sim_) sim_->wait();
   if (sim_b_) sim_b_->wait();
@@ -131,7 +138,8 @@ void LiveSimulation::rebuild(const SimSettings& s, bool on_gpu) {
   uploader_.forget_pending();
   std::unique_ptr<Simulation> next;
   try {
-    next = factory_ ? factory_.create(model, config, backend, s.variant) : model.create(config, backend, s.variant);
+    next = factory_ ? factory_.create(model, config, backend, s.variant, factory_.transport)
+                    : model.create(config, backend, s.variant);
   } catch (const Error&) {
     // A refusal only the ranks could find (a box's own checks), after the running run was
     // dropped: the settings that ran start again, so that there is always a simulation.
@@ -241,7 +249,10 @@ void LiveSimulation::apply(SimSettings& s) {
     if (model_change) {
       model_of(s);  // an unknown name is refused below
       drop_foreign_params(s);
-      use_fastest_variant(s, sim_->on_gpu());  // on the device that runs now
+      const bool gpu = steps_on_gpu(*sim_);  // the device that runs now
+      use_fastest_variant(s, gpu);
+      if (factory_.default_variant)  // under mpirun: the variant its boxes step
+        s.variant = factory_.default_variant(model_of(s), to_model_config(s), gpu ? Backend::gpu : Backend::cpu);
     }
     if (const std::string why = not_live(s); !why.empty()) {
       s.variant = applied_.variant;
@@ -257,7 +268,7 @@ void LiveSimulation::apply(SimSettings& s) {
     const ModelConfig next = to_model_config(s);  // throws for invalid settings
     const ModelConfig& now = sim_->config();
     const bool same_field = !model_change && next.size == now.size && next.params == now.params;
-    const bool device_change = runs_on_gpu(s) != sim_->on_gpu();
+    const bool device_change = runs_on_gpu(s) != steps_on_gpu(*sim_);
     if (!same_field) {
       rebuild(s, runs_on_gpu(s));
     } else if (device_change) {
@@ -323,7 +334,7 @@ void LiveSimulation::record_batch(double ms, int steps) {
   p.ms_per_step = ms / steps;
   p.gbps = ms > 0 ? a.bytes * steps / (ms * 1e6) : 0;
   p.mcups = ms > 0 ? a.cell_updates * steps / (ms * 1e3) : 0;
-  const double copy = copy_gbps(sim_->on_gpu());
+  const double copy = copy_gbps(steps_on_gpu(*sim_));
   p.copy_ratio = copy > 0 ? p.gbps / copy : 0;
   status_.history.push_back(p);
   while (status_.history.size() > kHistory) status_.history.pop_front();
@@ -338,7 +349,7 @@ void LiveSimulation::record_batch_b(double ms, int steps) {
   p.ms_per_step = ms / steps;
   p.gbps = ms > 0 ? a.bytes * steps / (ms * 1e6) : 0;
   p.mcups = ms > 0 ? a.cell_updates * steps / (ms * 1e3) : 0;
-  const double copy = copy_gbps(sim_b_->on_gpu());
+  const double copy = copy_gbps(steps_on_gpu(*sim_b_));
   p.copy_ratio = copy > 0 ? p.gbps / copy : 0;
   status_.ab.history_b.push_back(p);
   while (status_.ab.history_b.size() > kHistory) status_.ab.history_b.pop_front();
@@ -577,7 +588,12 @@ void LiveSimulation::paint_view(int view, double u, double v, double radius_cell
     return;
   }
   drain_queue();  // the brush lands on the state the queued batches lead to, shown at once
-  sim_->paint(view, u, v, radius_cells, value, placement());  // queued after running work on the GPU
+  try {
+    sim_->paint(view, u, v, radius_cells, value, placement());  // queued after running work on the GPU
+  } catch (const Error& e) {  // a run that cannot be painted (GPU boxes of some models under mpirun)
+    status_.note = e.what();
+    return;
+  }
   if (sim_b_) sim_b_->paint(view, u, v, radius_cells, value, placement());  // B sees the same brush
   dirty_ = true;
   if (!in_flight_) upload();
@@ -783,7 +799,7 @@ void LiveSimulation::update_status() {
   status_.backend = sim_->backend_name();
   status_.distributed = sim_->decomposition_text();
   status_.headline = sim_->status_line();
-  status_.copy_gbps = copy_gbps(sim_->on_gpu());
+  status_.copy_gbps = copy_gbps(steps_on_gpu(*sim_));
   status_.steps_done = sim_->steps_done() - queue_.queued_steps();  // finished: what the views can show
   // A model whose dt changes sums its dts (Simulation::time); with batches still queued,
   // the finished steps at the dt in use.

@@ -40,6 +40,13 @@ struct DistributedSpec {
   /// The boxes give views, paints and loaded states (BoxSimulation::quantity_interior, paint,
   /// load_interiors): the window and `record` can show the run from rank 0.
   bool boxes_show = false;
+  /// What the GPU boxes (gpu_variant) give of that: views (quantity_interior, dt,
+  /// accounting), and paints and loaded states (paint, load_interiors, carry_over: also an
+  /// order change, which loads the field into a box of the new order). The window and
+  /// `record` run GPU boxes when gpu_boxes_show, and refuse a paint, an order change or a
+  /// loaded state in one line unless gpu_boxes_paint.
+  bool gpu_boxes_show = false;
+  bool gpu_boxes_paint = false;
 };
 
 /// Where one rank's box sits.

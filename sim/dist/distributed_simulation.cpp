@@ -15,9 +15,12 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/device.hpp"
 #include "sim/core/views.hpp"
 #include "sim/dist/gather.hpp"
 #include "sim/dist/halo_exchange.hpp"
+#include "sim/dist/halo_exchange_device.hpp"
+#include "sim/dist/rank_gpu.hpp"
 
 namespace ss::dist {
 
@@ -82,8 +85,11 @@ Command receive(MPI_Comm world, std::string& text) {
 
 // ---- the configuration as text (exact: numbers in their shortest round-trip form) ----
 
-std::string config_text(const Model& model, const ModelConfig& c, std::string_view variant) {
-  std::string t = fmt::format("{}\n{}\n{} {} {} {}\n", model.info().name, variant, c.size[0], c.size[1], c.size[2], c.order);
+std::string config_text(const Model& model, const ModelConfig& c, Backend backend, std::string_view variant,
+                        std::string_view transport) {
+  std::string t = fmt::format("{}\n{}\n{}\n{}\n{} {} {} {}\n", model.info().name, variant,
+                              backend == Backend::gpu ? "gpu" : "cpu", transport, c.size[0], c.size[1], c.size[2],
+                              c.order);
   for (const auto& [name, value] : c.params) {
     if (const double* x = std::get_if<double>(&value)) t += fmt::format("{}\tn\t{}\n", name, *x);
     else t += fmt::format("{}\ts\t{}\n", name, std::get<std::string>(value));
@@ -94,6 +100,8 @@ std::string config_text(const Model& model, const ModelConfig& c, std::string_vi
 struct ParsedConfig {
   const Model* model = nullptr;
   std::string variant;
+  Backend backend = Backend::cpu;
+  std::string transport;  ///< the word asked for (empty: the default)
   ModelConfig config;
 };
 
@@ -104,6 +112,9 @@ ParsedConfig parse_config_text(const std::string& text) {
   std::getline(in, name);
   p.model = &find_model(name);
   std::getline(in, p.variant);
+  std::getline(in, line);
+  p.backend = line == "gpu" ? Backend::gpu : Backend::cpu;
+  std::getline(in, p.transport);
   std::getline(in, line);
   std::istringstream sizes(line);
   sizes >> p.config.size[0] >> p.config.size[1] >> p.config.size[2] >> p.config.order;
@@ -154,7 +165,7 @@ struct Plan {
   Decomposition decomposition;
 };
 
-Plan plan_run(const Model& model, const ModelConfig& config, std::string_view variant, int ranks,
+Plan plan_run(const Model& model, const ModelConfig& config, Backend backend, std::string_view variant, int ranks,
               const std::optional<std::array<int, 3>>& dims = std::nullopt) {
   const ModelInfo& info = model.info();
   if (info.dims != 3)
@@ -163,23 +174,50 @@ Plan plan_run(const Model& model, const ModelConfig& config, std::string_view va
   Plan p;
   p.spec = model.distributed(config);
   if (!p.spec.supported) throw Error(p.spec.why_not);
-  if (variant != info.fastest_cpu)
+  if (backend == Backend::gpu) {
+    if (p.spec.gpu_variant.empty())
+      throw Error(fmt::format("{}'s boxes run on the CPU only with these settings (no GPU boxes yet): --device cpu",
+                              info.name));
+    const VariantSpec* v = info.variant(variant);
+    if (!v || !v->gpu)
+      throw Error(fmt::format("a run of {} on {} MPI ranks on the GPU steps a GPU variant ({} by default), not {}",
+                              info.name, ranks, p.spec.gpu_variant, variant));
+  } else if (variant != info.fastest_cpu) {
     throw Error(fmt::format("a run of {} on {} MPI ranks steps its {} variant on the CPU, not {}", info.name, ranks,
                             info.fastest_cpu, variant));
+  }
   p.decomposition = make_decomposition(config.size, ranks, dims, p.spec.ghost_width);
   return p;
 }
+
+/// A box's halo exchange: MPI on host buffers for a CPU box, a DeviceHaloExchange on the
+/// box's stream for a GPU box.
+struct BoxHalo {
+  std::unique_ptr<HaloExchange> host;
+  std::unique_ptr<DeviceHaloExchange> device;
+
+  explicit operator bool() const { return host || device; }
+  HaloFill& fill() { return host ? static_cast<HaloFill&>(*host) : *device; }
+  double seconds() const { return host ? host->seconds() : device->seconds(); }
+  void reset_timer() { host ? host->reset_timer() : device->reset_timer(); }
+  void reset() {
+    host.reset();
+    device.reset();
+  }
+};
 
 /// What one rank holds of a distributed run.
 struct BoxRun {
   const Model* model = nullptr;
   ModelConfig config;
   std::string variant;
+  Backend backend = Backend::cpu;
+  DeviceTransport transport = DeviceTransport::staged;  ///< GPU halos (backend gpu)
   Plan plan;
   std::optional<CartComm> cart;
   BoxPlacement where;
   std::unique_ptr<BoxSimulation> box;
-  std::unique_ptr<HaloExchange> halo;  // uses cart: dropped first
+  BoxHalo halo;  // uses cart and, on the GPU, the box's stream: dropped first
 
   void drop() {
     halo.reset();
@@ -187,7 +225,33 @@ struct BoxRun {
     cart.reset();
   }
   const Decomposition& d() const { return plan.decomposition; }
+  bool gpu() const { return backend == Backend::gpu; }
 };
+
+/// A new exchange for the box `run` holds (collective: NCCL makes its communicator here).
+/// A GPU box's is made on the box's stream; should that be refused, the box goes too, so
+/// that no command reaches a box without an exchange.
+void make_halo(BoxRun& run) {
+  const DistributedSpec& s = run.plan.spec;
+  run.halo.reset();
+  if (!run.gpu()) {
+    run.halo.host = std::make_unique<HaloExchange>(*run.cart, run.where, run.box->grid(), s.ghost_width, s.edges, s.fields);
+    return;
+  }
+  try {
+    agree(run.cart->get(), [&] {
+      if (!run.box->device_stream())
+        throw Error(fmt::format("{}'s box for {} is not on the GPU", run.model->info().name, run.variant));
+      run.halo.device = std::make_unique<DeviceHaloExchange>(*run.cart, run.where, run.box->grid(), s.ghost_width,
+                                                             s.edges, s.fields, run.box->device_stream(),
+                                                             run.transport);
+    });
+  } catch (const CollectiveError&) {
+    run.halo.reset();
+    run.box.reset();
+    throw;
+  }
+}
 
 /// What rank 0 gets back from a command.
 struct Replies {
@@ -223,24 +287,29 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
   }
   if (c.op == Op::build) {
     run.drop();
+    std::string transport;
     agree(world, [&] {
       ParsedConfig p = parse_config_text(text);
       run.model = p.model;
       run.config = std::move(p.config);
       run.variant = std::move(p.variant);
-      run.plan = plan_run(*run.model, run.config, run.variant, ranks);
+      run.backend = p.backend;
+      transport = std::move(p.transport);
+      run.plan = plan_run(*run.model, run.config, run.backend, run.variant, ranks);
     });
+    // Each rank its own GPU (local rank modulo the node's GPUs), as the distributed bench.
+    if (run.gpu()) agree(world, [&] { run.transport = select_rank_gpu(world, transport); });
     run.cart.emplace(world, run.d(), run.plan.spec.periodic);
     run.where = place_box(run.d(), run.cart->rank(), run.plan.spec.periodic);
     try {
       agree(run.cart->get(), [&] { run.box = run.model->create_box(run.config, run.where, run.variant); });
+      make_halo(run);
     } catch (const CollectiveError&) {
       run.drop();
       throw;
     }
-    const DistributedSpec& s = run.plan.spec;
-    run.halo = std::make_unique<HaloExchange>(*run.cart, run.where, run.box->grid(), s.ghost_width, s.edges, s.fields);
-    run.box->refresh_ghosts(*run.halo);
+    run.box->refresh_ghosts(run.halo.fill());
+    run.box->synchronize();
     const StepAccounting a = run.box->accounting();
     double sums[2] = {a.bytes, a.cell_updates};
     check_mpi(MPI_Reduce(run.cart->rank() == 0 ? MPI_IN_PLACE : sums, sums, 2, MPI_DOUBLE, MPI_SUM, 0, run.cart->get()),
@@ -253,10 +322,11 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
   const bool root = run.cart->rank() == 0;
   switch (c.op) {
     case Op::step: {
-      run.halo->reset_timer();
+      run.halo.reset_timer();
       const double t0 = MPI_Wtime();
-      run.box->step(c.arg, *run.halo);
-      const double mine[2] = {(MPI_Wtime() - t0) * 1e3 / c.arg, run.halo->seconds() * 1e3 / c.arg};
+      run.box->step(c.arg, run.halo.fill());
+      run.box->synchronize();  // a GPU box's steps are queued: the batch's time is its end
+      const double mine[2] = {(MPI_Wtime() - t0) * 1e3 / c.arg, run.halo.seconds() * 1e3 / c.arg};
       std::vector<double> all(root ? 2 * static_cast<std::size_t>(ranks) : 0);
       check_mpi(MPI_Gather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, 0, cart), "MPI_Gather");
       if (out) out->times = std::move(all);
@@ -276,20 +346,22 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
     case Op::paint: {
       const Sphere s{c.sphere[0], c.sphere[1], c.sphere[2], c.sphere[3], c.sphere[4]};
       agree(cart, [&] { run.box->paint(s); });
-      run.box->refresh_ghosts(*run.halo);  // as the one-rank paint refreshes its ghosts
+      run.box->refresh_ghosts(run.halo.fill());  // as the one-rank paint refreshes its ghosts
       return;
     }
     case Op::reset: {
       // A fresh field; the sources and the receivers stay, as the one-rank reset keeps them.
       const std::vector<SourceSpec> sources = run.box->sources();
       const std::optional<ReceiverLayout> receivers = run.box->receivers();
+      if (run.gpu()) run.halo.reset();  // made on the old box's stream
       run.box.reset();
       agree(cart, [&] {
         run.box = run.model->create_box(run.config, run.where, run.variant);
         run.box->set_sources(sources);
         if (receivers) run.box->set_receivers(*receivers);
       });
-      run.box->refresh_ghosts(*run.halo);
+      if (!run.halo) make_halo(run);
+      run.box->refresh_ghosts(run.halo.fill());
       return;
     }
     case Op::set_order: {
@@ -300,7 +372,7 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
       Plan plan;
       std::unique_ptr<BoxSimulation> box;
       agree(cart, [&] {
-        plan = plan_run(*run.model, next, run.variant, ranks, run.d().dims);
+        plan = plan_run(*run.model, next, run.backend, run.variant, ranks, run.d().dims);
         if (plan.spec.periodic != run.plan.spec.periodic) throw Error("the order changed which axes wrap");
         box = run.model->create_box(next, run.where, run.variant);
         box->set_sources(run.box->sources());  // the one-rank set_order keeps them, and the receivers
@@ -308,13 +380,12 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
         box->load_interiors(run.box->interiors(), run.box->steps_done());
         box->carry_over(*run.box);
       });
-      run.halo.reset();
+      run.halo.reset();  // of the old width (and, on the GPU, on the old box's stream)
       run.box = std::move(box);
       run.config = std::move(next);
       run.plan = plan;
-      const DistributedSpec& s = run.plan.spec;
-      run.halo = std::make_unique<HaloExchange>(*run.cart, run.where, run.box->grid(), s.ghost_width, s.edges, s.fields);
-      run.box->refresh_ghosts(*run.halo);
+      make_halo(run);
+      run.box->refresh_ghosts(run.halo.fill());
       return;
     }
     case Op::set_sources: {
@@ -364,7 +435,7 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
         }
       }
       agree(cart, [&] { run.box->load_interiors(mine, static_cast<long>(c.steps)); });
-      run.box->refresh_ghosts(*run.halo);
+      run.box->refresh_ghosts(run.halo.fill());
       return;
     }
     case Op::diagnostics: {
@@ -399,12 +470,13 @@ void execute(const Command& c, const std::string& text, BoxRun& run, MPI_Comm wo
 
 class DistributedSimulation final : public Simulation {
  public:
-  DistributedSimulation(DistributedService& service, const Model& model, const ModelConfig& config,
-                        std::string_view variant)
-      : world_(service.comm()), ranks_(service.ranks()), model_(model), config_(config), variant_(variant) {
+  DistributedSimulation(DistributedService& service, const Model& model, const ModelConfig& config, Backend backend,
+                        std::string_view variant, std::string_view transport)
+      : world_(service.comm()), ranks_(service.ranks()), model_(model), config_(config), backend_(backend),
+        variant_(variant) {
     Command c;
     c.op = Op::build;
-    send(c, config_text(model, config, variant));
+    send(c, config_text(model, config, backend, variant, transport));
     accounting_ = replies_.accounting;
   }
   ~DistributedSimulation() override {
@@ -417,7 +489,14 @@ class DistributedSimulation final : public Simulation {
 
   const ModelInfo& info() const override { return model_.info(); }
   const ModelConfig& config() const override { return config_; }
-  std::string backend_name() const override { return fmt::format("CPU, {} MPI ranks", ranks_); }
+  std::string backend_name() const override {
+    if (backend_ == Backend::gpu)
+      return fmt::format("GPU: {}, {} MPI ranks (a GPU each, halos {})", cuda_device_name(), ranks_,
+                         to_string(run_.transport));
+    return fmt::format("CPU, {} MPI ranks", ranks_);
+  }
+  /// False on GPU boxes too: the views rank 0 shows are gathered to host memory and a batch
+  /// has ended when start_steps returns (the variant says where the boxes step).
   bool on_gpu() const override { return false; }
   std::size_t points() const override {
     return static_cast<std::size_t>(config_.size[0]) * config_.size[1] * config_.size[2];
@@ -442,6 +521,7 @@ class DistributedSimulation final : public Simulation {
     changed(c);
   }
   void set_order(int order) override {
+    refuse_unless_boxes_paint("an order change (it loads the field into boxes of the new order)");
     Command c;
     c.op = Op::set_order;
     c.arg = order;
@@ -451,9 +531,9 @@ class DistributedSimulation final : public Simulation {
   }
   void set_variant(std::string_view v) override {
     check_live_variant(info(), v);
-    if (v != info().fastest_cpu)
-      throw Error(fmt::format("a run on {} MPI ranks steps the {} variant only (the boxes run on the CPU)", ranks_,
-                              info().fastest_cpu));
+    if (v != variant_)
+      throw Error(fmt::format("a run on {} MPI ranks steps the {} variant only (the boxes run on the {})", ranks_,
+                              variant_, backend_ == Backend::gpu ? "GPUs" : "CPU"));
   }
   const std::string& variant() const override { return variant_; }
   void start_steps(int n) override {
@@ -474,6 +554,7 @@ class DistributedSimulation final : public Simulation {
   void wait() override {}
   void paint(int view, double u, double v, double radius, double value, const ViewPlacement& where) override {
     if (!info().paint_note.empty()) return;
+    refuse_unless_boxes_paint("painting");
     const Sphere s = sphere_on_slice(view, u, v, radius, value, where);
     Command c;
     c.op = Op::paint;
@@ -521,6 +602,7 @@ class DistributedSimulation final : public Simulation {
     return std::move(replies_.state);
   }
   void load_state(const SimState& state) override {
+    refuse_unless_boxes_paint("a loaded state");
     const std::size_t fields = run_.box ? run_.box->interiors().size() : 0;  // the shape of a state
     if (state.fields.size() != fields)
       throw Error(fmt::format("a {} state of {} fields does not fit this run ({} fields)", info().name,
@@ -603,6 +685,14 @@ class DistributedSimulation final : public Simulation {
   }
   /// The traces rank 0 keeps start again (the boxes' did, or may have).
   void forget_traces() { traces_ = Seismogram{}; }
+  /// Refuses `what` on rank 0, before any command, where the model's GPU boxes cannot take
+  /// a field from outside (DistributedSpec::gpu_boxes_paint).
+  void refuse_unless_boxes_paint(const char* what) const {
+    if (backend_ == Backend::gpu && run_.box && !run_.plan.spec.gpu_boxes_paint)
+      throw Error(fmt::format("{}'s GPU boxes cannot be painted or loaded yet: {} is refused on {} MPI ranks "
+                              "(--device cpu allows it)",
+                              info().name, what, ranks_));
+  }
   /// A command that changes the field: the views fetched before are stale.
   void changed(Command& c, const SimState* in = nullptr) {
     ++generation_;
@@ -613,6 +703,7 @@ class DistributedSimulation final : public Simulation {
   int ranks_;
   const Model& model_;
   ModelConfig config_;
+  Backend backend_;
   std::string variant_;
   BoxRun run_;
   Replies replies_;
@@ -653,21 +744,38 @@ void DistributedService::finish(int status) {
 }
 
 void check_distributed_simulation(const Model& model, const ModelConfig& config, Backend backend,
-                                  std::string_view variant, int ranks) {
-  if (backend == Backend::gpu)
-    throw Error(fmt::format("a run on {} MPI ranks steps its boxes on the CPU (GPU boxes are not built yet): "
-                            "--device cpu",
-                            ranks));
-  const Plan plan = plan_run(model, config, variant, ranks);
+                                  std::string_view variant, int ranks, std::string_view transport) {
+  const bool gpu = backend == Backend::gpu;
+  if (!transport.empty()) {
+    if (!gpu) throw Error("--transport is for GPU halos (--device gpu)");
+    if (parse_device_transport(transport) == DeviceTransport::nccl && !nccl_built())
+      throw Error("this build has no NCCL: GPU halos go through MPI on pinned host buffers (--transport staged)");
+  }
+  const Plan plan = plan_run(model, config, backend, variant, ranks);
   if (!plan.spec.boxes_show)
     throw Error(fmt::format("{} runs on {} MPI ranks in bench, but its boxes do not give views yet: the window and "
                             "record show heat3d, acoustic3d and elastic3d over ranks (leave out mpirun for {})",
                             model.info().name, ranks, model.info().name));
+  if (!gpu) return;
+  if (!plan.spec.gpu_boxes_show)
+    throw Error(fmt::format("{}'s GPU boxes do not give views yet: the window and record run its boxes on the CPU "
+                            "under mpirun (--device cpu)",
+                            model.info().name));
+  std::string why;
+  if (!cuda_available(&why)) throw Error("--device gpu: " + why);
+}
+
+std::string distributed_variant(const Model& model, const ModelConfig& config, Backend backend) {
+  const ModelInfo& info = model.info();
+  if (backend != Backend::gpu) return info.fastest_cpu;
+  const std::string boxes = model.distributed(config).gpu_variant;
+  return boxes.empty() ? info.fastest_gpu : boxes;
 }
 
 std::unique_ptr<Simulation> create_distributed_simulation(DistributedService& service, const Model& model,
-                                                          const ModelConfig& config, std::string_view variant) {
-  return std::make_unique<DistributedSimulation>(service, model, config, variant);
+                                                          const ModelConfig& config, Backend backend,
+                                                          std::string_view variant, std::string_view transport) {
+  return std::make_unique<DistributedSimulation>(service, model, config, backend, variant, transport);
 }
 
 int serve_distributed_simulation() {

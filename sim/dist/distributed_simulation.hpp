@@ -4,7 +4,8 @@
 // call that touches the field is broadcast as a small command; the other ranks never open
 // a window: they run serve_distributed_simulation(), a loop that receives the commands and
 // runs them on their box. Every rank, rank 0 included, steps one box of the grid
-// (BoxSimulation and the host HaloExchange), so the field is the one-rank run's bit for
+// (BoxSimulation and the host HaloExchange; on the GPU backend a GPU box on the rank's own
+// GPU and a DeviceHaloExchange on its stream), so the field is the one-rank run's bit for
 // bit. Only what rank 0 shows travels to it: the slices of the views (gather_slice), each
 // rank's step and exchange time with each batch, min/max/mean for the plots, the rows of
 // the receivers' traces rank 0 does not have yet when it asks for the seismogram (each box
@@ -52,16 +53,29 @@ class DistributedService {
 
 /// What create_distributed_simulation would refuse, checked on rank 0 alone (no MPI
 /// traffic), so that the app can keep its running simulation: a 2D model, a model or
-/// variant that does not split, the GPU backend, a decomposition over `ranks` that does not
-/// fit. Throws ss::Error with one line.
+/// variant that does not split, boxes that give no views (DistributedSpec::boxes_show; on
+/// the GPU backend gpu_boxes_show), a GPU run without GPU boxes or without a CUDA device on
+/// rank 0, a `transport` that is not a GPU one of this build, a decomposition over `ranks`
+/// that does not fit. Throws ss::Error with one line.
 void check_distributed_simulation(const Model& model, const ModelConfig& config, Backend backend,
-                                  std::string_view variant, int ranks);
+                                  std::string_view variant, int ranks, std::string_view transport = {});
+
+/// The variant a run of `config` over several ranks steps when none was chosen: the model's
+/// CPU variant, or on the GPU backend the one its GPU boxes step (DistributedSpec::
+/// gpu_variant; the model's fastest GPU variant where it has no GPU boxes, which
+/// check_distributed_simulation then refuses).
+std::string distributed_variant(const Model& model, const ModelConfig& config, Backend backend);
 
 /// Rank 0: a Simulation of `config` (validated) whose field is split over every rank of
-/// the service, each stepping its box with `variant` (the model's fastest CPU variant).
-/// At most one lives at a time. Throws CollectiveError on a refusal every rank met.
+/// the service, each stepping its box with `variant`: the model's fastest CPU variant on the
+/// CPU backend; on the GPU backend a GPU variant its GPU boxes step (distributed_variant),
+/// each rank on its own GPU (select_rank_gpu: local rank modulo the node's GPUs) with halos
+/// through `transport` (parse_device_transport's words; empty: nccl where built and every
+/// rank has its own GPU, else staged). At most one lives at a time. Throws CollectiveError
+/// on a refusal every rank met (a rank without a CUDA device among them).
 std::unique_ptr<Simulation> create_distributed_simulation(DistributedService& service, const Model& model,
-                                                          const ModelConfig& config, std::string_view variant);
+                                                          const ModelConfig& config, Backend backend,
+                                                          std::string_view variant, std::string_view transport = {});
 
 /// The ranks other than 0: runs rank 0's commands on this rank's box until rank 0 says the
 /// run is over, and returns the exit status it gave. Failures other than agreed refusals

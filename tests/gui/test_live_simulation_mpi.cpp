@@ -29,12 +29,13 @@ ss::dist::DistributedService* g_service = nullptr;  // rank 0's, for the length 
 SimulationFactory distributed_factory() {
   SimulationFactory f;
   const int ranks = g_service->ranks();
-  f.check = [ranks](const Model& m, const ModelConfig& c, Backend b, std::string_view v) {
-    dist::check_distributed_simulation(m, c, b, v, ranks);
+  f.check = [ranks](const Model& m, const ModelConfig& c, Backend b, std::string_view v, std::string_view t) {
+    dist::check_distributed_simulation(m, c, b, v, ranks, t);
   };
-  f.create = [](const Model& m, const ModelConfig& c, Backend, std::string_view v) {
-    return dist::create_distributed_simulation(*g_service, m, c, v);
+  f.create = [](const Model& m, const ModelConfig& c, Backend b, std::string_view v, std::string_view t) {
+    return dist::create_distributed_simulation(*g_service, m, c, b, v, t);
   };
+  f.default_variant = dist::distributed_variant;
   f.note = "test";
   return f;
 }

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app_runner.hpp"
+#include "sim/core/device.hpp"
 
 using namespace ss::test;
 
@@ -155,6 +156,63 @@ TEST(RecordMpi, Elastic3DAndHydro3DFramesOnTwoRanksAreTheOneRanksBitForBit) {
   std::filesystem::remove_all(dir);
 }
 
+// --device gpu: each rank steps its box on a GPU of its own (the model's GPU boxes, halos
+// through DeviceHaloExchange). Without a CUDA device (this machine, CI): one line from rank 0
+// and a non-zero exit of every rank, within the timeout. With one: heat3d's frames and probes
+// and acoustic3d's frames and seismogram files on 2 ranks are the one-rank CPU recording's
+// bit for bit (the GPU variants are bitwise equal to the CPU), staged halos (also when both
+// ranks share one GPU).
+TEST(RecordMpi, GpuBoxesFramesOrOneLineWithoutADevice) {
+  const auto dir = scratch_dir("record_mpi_gpu");
+  if (ss::cuda_device_count() == 0) {
+    for (const std::string model : {"heat3d", "acoustic3d"}) {
+      const std::string args = "record --headless --model " + model + " --size 23x19x17 --device gpu --frames 2 --out '" +
+                               (dir / "f").string() + "'";
+      const RunResult r = run_app(args, mpi_prefix(2));
+      EXPECT_NE(r.exit_code, 0) << args << "\n" << r.output;
+      EXPECT_NE(r.exit_code, 124) << args << ": timed out (a rank kept waiting)\n" << r.output;
+      EXPECT_NE(r.output.find("no usable CUDA device"), std::string::npos) << args << "\n" << r.output;
+      EXPECT_EQ(lines(r.output), 1) << args << "\n" << r.output;
+    }
+    std::filesystem::remove_all(dir);
+    return;  // the refusal is what runs here (a skip would hide its failures from ctest)
+  }
+  auto frames_equal = [&](const std::string& a, const std::string& b, const std::string& out) {
+    for (int k = 0; k < 3; ++k) {
+      char name[32];
+      std::snprintf(name, sizeof name, "frame_%05d.png", k);
+      ASSERT_TRUE(std::filesystem::exists(dir / b / name)) << name << "\n" << out;
+      EXPECT_EQ(file_bytes(dir / a / name), file_bytes(dir / b / name)) << name << " differs from the one-rank frame";
+    }
+  };
+  const RunResult one = run_app("record" + kScene + " --frames 3 --device cpu --out '" + (dir / "one").string() +
+                                    "' --probes-csv '" + (dir / "one.csv").string() + "'",
+                                "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  const RunResult two = run_app("record" + kScene + " --frames 3 --device gpu --transport staged --out '" +
+                                    (dir / "gpu").string() + "' --probes-csv '" + (dir / "gpu.csv").string() + "'",
+                                mpi_prefix(2));
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  frames_equal("one", "gpu", two.output);
+  EXPECT_EQ(file_bytes(dir / "one.csv"), file_bytes(dir / "gpu.csv"));
+  const std::string waves =
+      " --headless --model acoustic3d --size 23x19x17 --order 4 --steps-per-frame 20 --width 320 --height 240"
+      " --slice-z 8 --slice-y 9 --slice-x 12 --point-source pressure:12,9,8:f0=60 --frames 3 --receivers xy:8:grid";
+  const RunResult a1 = run_app("record" + waves + " --device cpu --out '" + (dir / "wave_one").string() +
+                                   "' --seismogram '" + (dir / "s_one").string() + "'",
+                               "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(a1.exit_code, 0) << a1.output;
+  const RunResult a2 = run_app("record" + waves + " --device gpu --transport staged --out '" +
+                                   (dir / "wave_gpu").string() + "' --seismogram '" + (dir / "s_gpu").string() + "'",
+                               mpi_prefix(2));
+  ASSERT_EQ(a2.exit_code, 0) << a2.output;
+  frames_equal("wave_one", "wave_gpu", a2.output);
+  for (const char* ext : {".npy", ".csv"})
+    EXPECT_TRUE(file_bytes(dir / (std::string("s_one") + ext)) == file_bytes(dir / (std::string("s_gpu") + ext)))
+        << ext << " differs from the one-rank seismogram";
+  std::filesystem::remove_all(dir);
+}
+
 TEST(WindowMpi, TheWindowOnRankZeroShowsWhatOneRankShows) {
   const char* display = std::getenv("DISPLAY");
   if (!display || !*display) GTEST_SKIP() << "no DISPLAY: run under Xvfb (./run test does)";
@@ -187,6 +245,8 @@ TEST(RecordMpi, ARefusalOnRankZeroEndsEveryRankInOneLine) {
       {"record --headless --model acoustic3d --size 24 --receivers xy:30" + out, "outside the grid"},
       // The window without a display: rank 0 cannot open it, the others were serving.
       {"--model heat3d --size 16 --frames 2 --screenshot '" + (dir / "w.png").string() + "'", "cannot open a window"},
+      // GPU halos asked for a run on the CPU: refused by rank 0's check.
+      {"record --headless --model heat3d --size 16 --device cpu --transport staged" + out, "--transport is for GPU halos"},
       // Every rank agrees: the boxes would be thinner than the stencil radius.
       {"record --headless --model heat3d --size 8x8x8 --order 8" + out, "thinner than the stencil radius"},
   };

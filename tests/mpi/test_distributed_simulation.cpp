@@ -40,7 +40,7 @@ std::unique_ptr<Simulation> one_rank(const ModelConfig& c) {
 }
 
 std::unique_ptr<Simulation> many_ranks(const Model& model, const ModelConfig& c) {
-  return create_distributed_simulation(*g_service, model, c, model.info().fastest_cpu);
+  return create_distributed_simulation(*g_service, model, c, Backend::cpu, model.info().fastest_cpu);
 }
 
 /// The state and the three views at `where`, bit for bit.

@@ -93,28 +93,17 @@ class HostAcoustic3DBox final : public BoxSimulation {
   /// "pressure" (or empty): p^n; "velocity": the medium's vp at each global node, as
   /// velocity_field gives the whole grid's.
   std::vector<float> quantity_interior(const std::string& quantity) const override {
-    if (quantity.empty() || quantity == "pressure") return extract_interior3d(field_[cur_], grid_);
-    if (quantity != "velocity")
-      throw Error(fmt::format("unknown quantity '{}' of acoustic3d (choose pressure or velocity)", quantity));
-    const Box& b = where_.box;
-    std::vector<float> out(static_cast<std::size_t>(b.cells()));
-    std::size_t e = 0;
-    for (int k = 0; k < b.n[2]; ++k)
-      for (int j = 0; j < b.n[1]; ++j)
-        for (int i = 0; i < b.n[0]; ++i) out[e++] = setup_.velocity_at(b.lo[0] + i, b.lo[1] + j, b.lo[2] + k);
-    return out;
+    if (acoustic3d_box_shows_velocity(quantity)) return acoustic3d_box_velocity(setup_, where_.box);
+    return extract_interior3d(field_[cur_], grid_);
   }
   /// HostAcoustic3D::paint on the box's nodes: the same Gaussian pulse (acoustic3d_paint_pulse
   /// at global indices, none on a free top's plane) added to p^n and p^{n-1}.
   void paint(const Sphere& s) override {
-    CellBox c = sphere_cells(s, setup_.grid);
+    const AcousticBoxPulse pulse = acoustic3d_box_pulse(setup_, where_.box, s);
+    const CellBox& c = pulse.cells;
     const Box& b = where_.box;
-    for (std::size_t a = 0; a < 3; ++a) {
-      c.lo[a] = std::max(c.lo[a], b.lo[a]);
-      c.hi[a] = std::min(c.hi[a], b.lo[a] + b.n[a] - 1);
-    }
     if (c.empty()) return;
-    const std::vector<double> add = acoustic3d_paint_pulse(s, c, ghost_rule_of(setup_).free_top);
+    const std::vector<double>& add = pulse.add;
     std::size_t n = 0;
     for (int k = c.lo[2]; k <= c.hi[2]; ++k)
       for (int j = c.lo[1]; j <= c.hi[1]; ++j)
@@ -296,6 +285,32 @@ class HostAcoustic3DBox final : public BoxSimulation {
 
 }  // namespace
 
+std::vector<float> acoustic3d_box_velocity(const Acoustic3DSetup& setup, const Box& b) {
+  std::vector<float> out(static_cast<std::size_t>(b.cells()));
+  std::size_t e = 0;
+  for (int k = 0; k < b.n[2]; ++k)
+    for (int j = 0; j < b.n[1]; ++j)
+      for (int i = 0; i < b.n[0]; ++i) out[e++] = setup.velocity_at(b.lo[0] + i, b.lo[1] + j, b.lo[2] + k);
+  return out;
+}
+
+AcousticBoxPulse acoustic3d_box_pulse(const Acoustic3DSetup& setup, const Box& b, const Sphere& s) {
+  AcousticBoxPulse p;
+  p.cells = sphere_cells(s, setup.grid);
+  for (std::size_t a = 0; a < 3; ++a) {
+    p.cells.lo[a] = std::max(p.cells.lo[a], b.lo[a]);
+    p.cells.hi[a] = std::min(p.cells.hi[a], b.lo[a] + b.n[a] - 1);
+  }
+  if (!p.cells.empty()) p.add = acoustic3d_paint_pulse(s, p.cells, ghost_rule_of(setup).free_top);
+  return p;
+}
+
+bool acoustic3d_box_shows_velocity(const std::string& quantity) {
+  if (quantity.empty() || quantity == "pressure") return false;
+  if (quantity == "velocity") return true;
+  throw Error(fmt::format("unknown quantity '{}' of acoustic3d (choose pressure or velocity)", quantity));
+}
+
 std::unique_ptr<BoxSimulation> make_acoustic3d_box(const Acoustic3DSetup& setup, const BoxPlacement& where) {
   return std::make_unique<HostAcoustic3DBox>(setup, where);
 }
@@ -310,6 +325,7 @@ DistributedSpec acoustic3d_distributed_spec(const Acoustic3DSetup& setup) {
   s.fields = setup.cpml_layout.any() ? 3 : 1;
   s.gpu_variant = "global";  // acoustic3d_box_device.cu, every rule
   s.boxes_show = true;  // the CPU box gives views, paints, states and sources
+  s.gpu_boxes_show = s.gpu_boxes_paint = true;  // so does the GPU box (acoustic3d_box_device.cu)
   return s;
 }
 

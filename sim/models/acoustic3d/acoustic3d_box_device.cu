@@ -17,7 +17,9 @@
 
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
+#include "sim/core/model.hpp"  // StepAccounting
 #include "sim/core/stencil.hpp"
+#include "sim/models/acoustic3d/acoustic3d_bench.hpp"  // kAcousticValuesPerNode
 #include "sim/models/acoustic3d/acoustic3d_box.hpp"
 #include "sim/models/acoustic3d/acoustic3d_kernels.cuh"
 
@@ -137,8 +139,73 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
     return {interior(field_[cur_].get()), interior(field_[prev_].get())};
   }
 
+  // What the window asks of a box: HostAcoustic3DBox's answers, the field read from the device.
   double dt() const override { return setup_.dt; }
   double dt_limit() const override { return setup_.dt_limit; }
+  StepAccounting accounting() const override {
+    const double cells = static_cast<double>(where_.box.cells());
+    return {kAcousticValuesPerNode * sizeof(float) * cells, cells};
+  }
+  /// p^n copied from the device, or vp of the global nodes (from the setup, on the host).
+  std::vector<float> quantity_interior(const std::string& quantity) const override {
+    if (acoustic3d_box_shows_velocity(quantity)) return acoustic3d_box_velocity(setup_, where_.box);
+    return interior(field_[cur_].get());
+  }
+  /// DeviceAcoustic3D::paint on the box: the CPU box's pulse (global indices, clipped to the
+  /// box) added to p^n and p^{n-1} by the one-GPU run's kernel, at the box's indices.
+  void paint(const Sphere& s) override {
+    const AcousticBoxPulse pulse = acoustic3d_box_pulse(setup_, where_.box, s);
+    if (pulse.cells.empty()) return;
+    CellBox at = pulse.cells;
+    for (std::size_t a = 0; a < 3; ++a) at.lo[a] -= where_.box.lo[a], at.hi[a] -= where_.box.lo[a];
+    const std::vector<float> add(pulse.add.begin(), pulse.add.end());
+    DeviceBuffer<float> increments(add.size());
+    SS_CUDA_CHECK(cudaMemcpyAsync(increments.get(), add.data(), increments.bytes(), cudaMemcpyHostToDevice,
+                                  stream_.get()));
+    const unsigned blocks = std::min<unsigned>(blocks_for(static_cast<long long>(add.size()), 256), 4096);
+    acoustic3d_add_box<float><<<blocks, 256, 0, stream_.get()>>>(field_[cur_].get(), field_[prev_].get(), grid_, at,
+                                                                increments.get());
+    SS_CUDA_LAUNCH_CHECK("acoustic3d_add_box");
+    synchronize();  // `add` is pageable host memory the copy reads; `increments` goes here
+  }
+  /// {p, p_prev} of the box; the CPML's memory starts from 0 and the traces at steps_done,
+  /// as HostAcoustic3DBox::load_interiors.
+  void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
+    const std::size_t cells = static_cast<std::size_t>(where_.box.cells());
+    if (in.size() != 2 || in[0].size() != cells || in[1].size() != cells)
+      throw Error("an acoustic3d box state holds p and p_prev of " + std::to_string(cells) +
+                  " nodes each; this one has " + std::to_string(in.size()) + " fields");
+    upload_interior(field_[cur_].get(), in[0]);
+    upload_interior(field_[prev_].get(), in[1]);
+    for (DeviceBuffer<float>* set : {psi_, zeta_})
+      for (int a = 0; a < 3; ++a)
+        if (set[a].get()) SS_CUDA_CHECK(cudaMemsetAsync(set[a].get(), 0, set[a].bytes(), stream_.get()));
+    synchronize();  // the caller's vectors may go
+    steps_done_ = steps_done;
+    recorder_.restart(steps_done);
+    trace_rows_ = 0;
+  }
+  /// The traces and the CPML's memory, which DeviceAcoustic3D::set_order keeps (the box's
+  /// layout does not depend on the order).
+  void carry_over(BoxSimulation& old) override {
+    auto* from = dynamic_cast<DeviceAcoustic3DBox*>(&old);
+    if (!from) return;
+    if (from->setup_.receivers != setup_.receivers) throw Error("the order changed the receivers");
+    if (from->traces_.size() != traces_.size()) throw Error("the order changed the receivers' buffer");
+    from->synchronize();
+    recorder_ = from->recorder_;
+    trace_rows_ = from->trace_rows_;
+    if (traces_.size() > 0)
+      SS_CUDA_CHECK(cudaMemcpyAsync(traces_.get(), from->traces_.get(), traces_.bytes(), cudaMemcpyDeviceToDevice,
+                                    stream_.get()));
+    for (int a = 0; a < 3; ++a)
+      for (const auto& [to, source] : {std::pair{&psi_[a], &from->psi_[a]}, std::pair{&zeta_[a], &from->zeta_[a]}}) {
+        if (to->size() != source->size()) throw Error("the order changed the CPML's layout");
+        if (to->size() > 0)
+          SS_CUDA_CHECK(cudaMemcpyAsync(to->get(), source->get(), to->bytes(), cudaMemcpyDeviceToDevice, stream_.get()));
+      }
+    synchronize();
+  }
   std::vector<SourceSpec> sources() const override { return setup_.sources; }
   /// HostAcoustic3D::set_sources: the same checks; the list reaches each step's launch by value.
   void set_sources(const std::vector<SourceSpec>& sources) override { set_acoustic3d_sources(setup_, sources); }
@@ -263,6 +330,15 @@ class DeviceAcoustic3DBox final : public BoxSimulation {
     acoustic3d_step_stream25d<float, R><<<blocks, dim3(kAcoustic25BX, kAcoustic25BY), Shape::smem_bytes, stream_.get()>>>(
         a, slab);
     SS_CUDA_LAUNCH_CHECK("acoustic3d_step_stream25d");
+  }
+
+  /// Writes `in` (the box's interior, x fastest) into f's interior, on the stream.
+  void upload_interior(float* f, const std::vector<float>& in) {
+    const Grid3D& g = grid_;
+    for (int k = 0; k < g.nz; ++k)
+      SS_CUDA_CHECK(cudaMemcpy2DAsync(f + g.index(0, 0, k), g.pitch * sizeof(float),
+                                      in.data() + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(float),
+                                      g.nx * sizeof(float), g.ny, cudaMemcpyHostToDevice, stream_.get()));
   }
 
   std::vector<float> interior(const float* f) const {

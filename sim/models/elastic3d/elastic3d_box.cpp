@@ -101,26 +101,11 @@ class HostElastic3DBox final : public BoxSimulation {
   /// ghosts of u^n hold the neighbours' u (exchanged after every step, paint and load) or the
   /// boundary rule's values: the same neighbour values as on one rank.
   std::vector<float> quantity_interior(const std::string& quantity) const override {
-    const std::string q = quantity.empty() ? "u_z" : quantity;
-    const Box& b = where_.box;
-    for (int c = 0; c < 3; ++c)
-      if (q == std::string("u_") + "xyz"[c]) return extract_interior3d(u_[cur_][c], grid_);
-    std::vector<float> out(static_cast<std::size_t>(b.cells()));
-    if (q == "vp") {
-      std::size_t e = 0;
-      for (int k = 0; k < b.n[2]; ++k)
-        for (int j = 0; j < b.n[1]; ++j)
-          for (int i = 0; i < b.n[0]; ++i, ++e) {
-            const std::size_t at = setup_.node(b.lo[0] + i, b.lo[1] + j, b.lo[2] + k);
-            out[e] = static_cast<float>(std::sqrt(static_cast<double>(setup_.medium->c33[at]) / setup_.medium->rho[at]));
-          }
-      return out;
-    }
-    ElasticDerived d;
-    if (q == "magnitude") d = ElasticDerived::magnitude;
-    else if (q == "divergence") d = ElasticDerived::divergence;
-    else if (q == "curl") d = ElasticDerived::curl;
-    else throw Error(fmt::format("elastic3d has no view quantity '{}'", quantity));
+    const ElasticBoxQuantity q = elastic3d_box_quantity(quantity);
+    if (q.component >= 0) return extract_interior3d(u_[cur_][q.component], grid_);
+    if (q.vp) return elastic3d_box_vp(setup_, where_.box);
+    const ElasticDerived d = q.derived;
+    std::vector<float> out(static_cast<std::size_t>(where_.box.cells()));
     const Grid3D& g = grid_;
     const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
     const double inv_h = 1.0 / setup_.config.h;
@@ -139,14 +124,11 @@ class HostElastic3DBox final : public BoxSimulation {
   /// HostElastic3D::paint on the box's nodes: the same pulse (elastic3d_paint_pulse at global
   /// indices) added to u_z of u^n and u^{n-1}.
   void paint(const Sphere& sp) override {
-    CellBox c = sphere_cells(sp, setup_.grid);
+    const ElasticBoxPulse pulse = elastic3d_box_pulse(setup_, where_.box, sp);
+    const CellBox& c = pulse.cells;
     const Box& b = where_.box;
-    for (std::size_t a = 0; a < 3; ++a) {
-      c.lo[a] = std::max(c.lo[a], b.lo[a]);
-      c.hi[a] = std::min(c.hi[a], b.lo[a] + b.n[a] - 1);
-    }
     if (c.empty()) return;
-    const std::vector<double> add = elastic3d_paint_pulse(sp, c);
+    const std::vector<double>& add = pulse.add;
     std::size_t n = 0;
     for (int k = c.lo[2]; k <= c.hi[2]; ++k)
       for (int j = c.lo[1]; j <= c.hi[1]; ++j)
@@ -433,6 +415,43 @@ class HostElastic3DBox final : public BoxSimulation {
 
 }  // namespace
 
+ElasticBoxQuantity elastic3d_box_quantity(const std::string& quantity) {
+  const std::string q = quantity.empty() ? "u_z" : quantity;
+  ElasticBoxQuantity out;
+  for (int c = 0; c < 3; ++c)
+    if (q == std::string("u_") + "xyz"[c]) out.component = c;
+  if (out.component >= 0) return out;
+  if (q == "vp") out.vp = true;
+  else if (q == "magnitude") out.derived = ElasticDerived::magnitude;
+  else if (q == "divergence") out.derived = ElasticDerived::divergence;
+  else if (q == "curl") out.derived = ElasticDerived::curl;
+  else throw Error(fmt::format("elastic3d has no view quantity '{}'", quantity));
+  return out;
+}
+
+std::vector<float> elastic3d_box_vp(const Elastic3DSetup& setup, const Box& b) {
+  std::vector<float> out(static_cast<std::size_t>(b.cells()));
+  std::size_t e = 0;
+  for (int k = 0; k < b.n[2]; ++k)
+    for (int j = 0; j < b.n[1]; ++j)
+      for (int i = 0; i < b.n[0]; ++i, ++e) {
+        const std::size_t at = setup.node(b.lo[0] + i, b.lo[1] + j, b.lo[2] + k);
+        out[e] = static_cast<float>(std::sqrt(static_cast<double>(setup.medium->c33[at]) / setup.medium->rho[at]));
+      }
+  return out;
+}
+
+ElasticBoxPulse elastic3d_box_pulse(const Elastic3DSetup& setup, const Box& b, const Sphere& s) {
+  ElasticBoxPulse p;
+  p.cells = sphere_cells(s, setup.grid);
+  for (std::size_t a = 0; a < 3; ++a) {
+    p.cells.lo[a] = std::max(p.cells.lo[a], b.lo[a]);
+    p.cells.hi[a] = std::min(p.cells.hi[a], b.lo[a] + b.n[a] - 1);
+  }
+  if (!p.cells.empty()) p.add = elastic3d_paint_pulse(s, p.cells);
+  return p;
+}
+
 DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup) {
   DistributedSpec s;
   s.supported = true;
@@ -443,6 +462,7 @@ DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup) {
   s.fields = 6;
   if (!setup.cpml_layout.any()) s.gpu_variant = "steps";  // elastic3d_box_device.cu
   s.boxes_show = true;  // views (the derived ones from exchanged ghosts), paints, states, sources
+  s.gpu_boxes_show = s.gpu_boxes_paint = !s.gpu_variant.empty();  // the GPU box too (elastic3d_box_device.cu)
   return s;
 }
 

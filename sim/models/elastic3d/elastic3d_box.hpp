@@ -2,6 +2,8 @@
 // One rank's box of a distributed elastic3d run (docs/distributed.md): the `cpu` variant's
 // nine steps on the box, everything that depends on position read at global indices.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "sim/core/box_simulation.hpp"
 #include "sim/models/elastic3d/elastic3d.hpp"
@@ -13,6 +15,26 @@ namespace ss {
 /// and periodic_sides, z under periodic. Every boundary rule (cpml included) distributes;
 /// the GPU boxes step `steps`, except under cpml.
 DistributedSpec elastic3d_distributed_spec(const Elastic3DSetup& setup);
+
+/// What a box shows and paints, as the one-rank run does on the box's nodes (both boxes).
+/// A view quantity: a component of u^n (u_x, u_y, u_z: `component` 0 to 2; empty: u_z),
+/// `vp`, or a derived one (magnitude, divergence, curl); throws ss::Error for another name.
+struct ElasticBoxQuantity {
+  int component = -1;  ///< 0..2, or -1
+  bool vp = false;
+  ElasticDerived derived = ElasticDerived::magnitude;  ///< when neither
+};
+ElasticBoxQuantity elastic3d_box_quantity(const std::string& quantity);
+/// vp of the global nodes (elastic_vp_field's values), the box's interior, x fastest.
+std::vector<float> elastic3d_box_vp(const Elastic3DSetup& setup, const Box& box);
+/// A paint's pulse: the sphere's cells clipped to the box (global indices) and their
+/// increments (elastic3d_paint_pulse at global indices, x fastest), which the box adds to
+/// u_z of u^n and u^{n-1}; no cells when the sphere misses the box.
+struct ElasticBoxPulse {
+  CellBox cells;
+  std::vector<double> add;
+};
+ElasticBoxPulse elastic3d_box_pulse(const Elastic3DSetup& setup, const Box& box, const Sphere& sphere);
 
 /// Steps `where`'s box of the grid `setup` describes (float, CPU), bitwise as
 /// HostElastic3D<float> steps the whole grid: u exchanged after each step (before the next
@@ -30,7 +52,8 @@ std::unique_ptr<BoxSimulation> make_elastic3d_box(const Elastic3DSetup& setup, c
 /// layout, the two exchanges where the CPU box has them, bitwise equal to DeviceElastic3D's
 /// run of that variant on the whole grid. Its fields live in device memory and the exchange
 /// is a DeviceHaloExchange on device_stream(); the receivers in the box are recorded on the
-/// device and copied at traces(). Throws ss::Error for another variant, under cpml (not yet
+/// device and copied at traces(). Views (the derived ones by the one-GPU run's view kernel
+/// on the box), paints, loaded states and sources as the CPU box. Throws ss::Error for another variant, under cpml (not yet
 /// on GPU boxes) or without a device.
 std::unique_ptr<BoxSimulation> make_elastic3d_device_box(const Elastic3DSetup& setup, const BoxPlacement& where,
                                                          Elastic3DVariant variant);

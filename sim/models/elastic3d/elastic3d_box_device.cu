@@ -18,6 +18,8 @@
 // n now clips at the box, which lies inside the grid. Clayton-Engquist runs through the
 // global list (elastic_ce_node on the whole grid), so each node keeps the face one rank
 // gives it.
+// The window's views, paints and loaded states act on the device fields with the one-GPU
+// run's kernels (elastic3d_view, elastic3d_add_box) at the box's indices.
 // Not yet: the cpml rule (its memory variables as box fields on the GPU); stream25d and
 // register25d (they compute the stresses of the ghost layers inside the kernel, from u's
 // ghosts 2R deep, which a box does not hold).
@@ -32,6 +34,7 @@
 #include "sim/models/elastic3d/elastic3d_bench.hpp"  // kElasticValuesPerNode
 #include "sim/models/elastic3d/elastic3d_box.hpp"
 #include "sim/models/elastic3d/elastic3d_kernels.cuh"
+#include "sim/models/elastic3d/elastic3d_solver.hpp"  // kViewMagnitude
 
 namespace ss {
 
@@ -180,7 +183,88 @@ class DeviceElastic3DBox final : public BoxSimulation {
     const double cells = static_cast<double>(where_.box.cells());
     return {kElasticValuesPerNode * sizeof(float) * cells, cells};
   }
+  /// A component of u^n or vp, as the CPU box gives them; a derived quantity by the one-GPU
+  /// run's view kernel (elastic3d_view) on the box, whose ghosts of u^n hold the neighbours'
+  /// u or the boundary rule's values (exchanged after every step, paint and load).
+  std::vector<float> quantity_interior(const std::string& quantity) const override {
+    const ElasticBoxQuantity q = elastic3d_box_quantity(quantity);
+    if (q.vp) return elastic3d_box_vp(setup_, where_.box);
+    if (q.component >= 0) {
+      std::vector<float> out = interior(u_[cur_][q.component].get());
+      SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+      return out;
+    }
+    if (view_.size() != grid_.elements()) view_ = DeviceBuffer<float>(grid_.elements());
+    dispatch_radius(setup_.config.order, [&]<int R>() {
+      elastic3d_view<float, R><<<point_grid(), dim3(kElasticBX, kElasticBY), 0, stream_.get()>>>(
+          level(cur_), grid_, kViewMagnitude + static_cast<int>(q.derived), 1.0 / setup_.config.h, view_.get());
+      SS_CUDA_LAUNCH_CHECK("elastic3d_view");
+    });
+    std::vector<float> out = interior(view_.get());
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return out;
+  }
+  /// DeviceElastic3D::paint on the box: the CPU box's pulse (global indices, clipped to the
+  /// box) added to u_z of u^n and u^{n-1} by the one-GPU run's kernel, at the box's indices.
+  void paint(const Sphere& s) override {
+    const ElasticBoxPulse pulse = elastic3d_box_pulse(setup_, where_.box, s);
+    if (pulse.cells.empty()) return;
+    CellBox at = pulse.cells;
+    for (std::size_t a = 0; a < 3; ++a) at.lo[a] -= where_.box.lo[a], at.hi[a] -= where_.box.lo[a];
+    const std::vector<float> add(pulse.add.begin(), pulse.add.end());
+    DeviceBuffer<float> increments(add.size());
+    SS_CUDA_CHECK(cudaMemcpyAsync(increments.get(), add.data(), increments.bytes(), cudaMemcpyHostToDevice,
+                                  stream_.get()));
+    const unsigned blocks = std::min<unsigned>(blocks_for(static_cast<long long>(add.size()), 256), 4096);
+    elastic3d_add_box<float><<<blocks, 256, 0, stream_.get()>>>(u_[cur_][2].get(), u_[prev_][2].get(), grid_, at,
+                                                               increments.get());
+    SS_CUDA_LAUNCH_CHECK("elastic3d_add_box");
+    synchronize();  // `add` is pageable host memory the copy reads; `increments` goes here
+  }
+  /// {u_x, u_y, u_z, then those of u^{n-1}} of the box (interiors()); the traces start again
+  /// at steps_done, as HostElastic3DBox::load_interiors.
+  void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
+    const std::size_t cells = static_cast<std::size_t>(where_.box.cells());
+    bool fits = in.size() == 6;
+    for (const auto& f : in) fits = fits && f.size() == cells;
+    if (!fits)
+      throw Error("an elastic3d box state holds u and u_prev (6 fields of " + std::to_string(cells) +
+                  " nodes); this one has " + std::to_string(in.size()) + " fields");
+    const Grid3D& g = grid_;
+    for (int f = 0; f < 6; ++f) {
+      float* to = u_[f < 3 ? cur_ : prev_][f % 3].get();
+      const std::vector<float>& from = in[static_cast<std::size_t>(f)];
+      for (int k = 0; k < g.nz; ++k)
+        SS_CUDA_CHECK(cudaMemcpy2DAsync(to + g.index(0, 0, k), g.pitch * sizeof(float),
+                                        from.data() + static_cast<std::size_t>(k) * g.ny * g.nx, g.nx * sizeof(float),
+                                        g.nx * sizeof(float), g.ny, cudaMemcpyHostToDevice, stream_.get()));
+    }
+    synchronize();  // the caller's vectors may go
+    steps_done_ = steps_done;
+    rows_ = 0;
+    trace_first_ = steps_done;
+  }
+  /// The traces, which DeviceElastic3D::set_order keeps (no CPML on GPU boxes).
+  void carry_over(BoxSimulation& old) override {
+    auto* from = dynamic_cast<DeviceElastic3DBox*>(&old);
+    if (!from) return;
+    if (from->setup_.receivers != setup_.receivers || from->trace_values_.size() != trace_values_.size())
+      throw Error("the order changed the receivers");
+    from->synchronize();
+    rows_ = from->rows_;
+    trace_first_ = from->trace_first_;
+    if (trace_values_.size() > 0)
+      SS_CUDA_CHECK(cudaMemcpyAsync(trace_values_.get(), from->trace_values_.get(), trace_values_.bytes(),
+                                    cudaMemcpyDeviceToDevice, stream_.get()));
+    synchronize();
+  }
   std::vector<SourceSpec> sources() const override { return setup_.sources; }
+  /// HostElastic3D::set_sources: the same checks; each step's launches take the lists by value.
+  void set_sources(const std::vector<SourceSpec>& sources) override {
+    Elastic3DSetup next = setup_;
+    set_elastic3d_sources(next, sources);  // throws, keeping the old list
+    setup_ = std::move(next);
+  }
   std::optional<ReceiverLayout> receivers() const override { return setup_.receiver_layout; }
   /// HostElastic3D::set_receivers: the same checks; this box's traces start again.
   void set_receivers(const ReceiverLayout& layout) override {
@@ -369,6 +453,7 @@ class DeviceElastic3DBox final : public BoxSimulation {
   DeviceBuffer<float> medium_[6];  ///< c11, c13, c33, c44, c66, q
   DeviceBuffer<float> u_[3][3];
   DeviceBuffer<float> stress_[6], strain_[6], accel_[3];  ///< strain_, accel_: `steps` only
+  mutable DeviceBuffer<float> view_;  ///< a derived view quantity (quantity_interior), made at the first
   BoxTraceRecorder held_;  ///< which receivers the box holds (its rows live in trace_values_)
   DeviceBuffer<long long> receiver_at_;
   DeviceBuffer<float> trace_values_;

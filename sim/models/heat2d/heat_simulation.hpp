@@ -149,8 +149,9 @@ class HeatDeviceSimulation : public HeatSimulation<Solver> {
 /// over its functions (to_config: ModelConfig -> Heat2DConfig/Heat3DConfig; make_setup;
 /// parse: a variant name; run_bench; make_box: one rank's box of a distributed run, or
 /// nullptr where the model runs on one rank only; DeviceBoxes: void, or a type with the
-/// GPU variant its boxes step (`variant`) and `make(setup, placement, variant)` for boxes
-/// on the GPU) and its two Simulation types.
+/// GPU variant its boxes step (`variant`), what they give the window (`shows`: views;
+/// `paints`: paints and loaded states; DistributedSpec::gpu_boxes_show and _paint) and
+/// `make(setup, placement, variant)` for boxes on the GPU) and its two Simulation types.
 template <typename HostSim, typename DeviceSim, typename BenchOptions, auto to_config, auto make_setup, auto parse,
           auto run_bench, auto make_box = nullptr, typename DeviceBoxes = void>
 class HeatModel final : public Model {
@@ -189,8 +190,12 @@ class HeatModel final : public Model {
       s.ghost_width = radius_of_order(setup.config.order);
       const bool wraps = setup.config.boundary == Boundary::periodic;
       s.periodic = {wraps, wraps, wraps};
-      if constexpr (!std::is_void_v<DeviceBoxes>) s.gpu_variant = DeviceBoxes::variant;
       s.boxes_show = true;  // HostHeat3DBox: views, paint, load_interiors
+      if constexpr (!std::is_void_v<DeviceBoxes>) {
+        s.gpu_variant = DeviceBoxes::variant;
+        s.gpu_boxes_show = DeviceBoxes::shows;
+        s.gpu_boxes_paint = DeviceBoxes::paints;
+      }
       return s;
     }
   }

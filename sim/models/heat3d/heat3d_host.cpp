@@ -219,6 +219,47 @@ std::unique_ptr<BoxSimulation> make_heat3d_box(const Heat3DSetup& setup, const B
 
 namespace {
 
+// A GPU box with what the window reads of a box added around it: everything else goes to
+// the box as it is (its stepping, streams and exchange are the box's own).
+class Heat3DBoxWithViews final : public BoxSimulation {
+ public:
+  Heat3DBoxWithViews(std::unique_ptr<BoxSimulation> box, const Heat3DSetup& setup, const BoxPlacement& where)
+      : box_(std::move(box)), dt_(setup.dt), dt_limit_(setup.dt_limit), cells_(where.box.cells()) {}
+  const Grid3D& grid() const override { return box_->grid(); }
+  long steps_done() const override { return box_->steps_done(); }
+  void refresh_ghosts(HaloFill& halo) override { box_->refresh_ghosts(halo); }
+  void step(int n, HaloFill& halo) override { box_->step(n, halo); }
+  std::vector<std::vector<float>> interiors() const override { return box_->interiors(); }
+  void* device_stream() const override { return box_->device_stream(); }
+  void synchronize() override { box_->synchronize(); }
+
+  double dt() const override { return dt_; }
+  double dt_limit() const override { return dt_limit_; }
+  StepAccounting accounting() const override { return heat_accounting(static_cast<std::size_t>(cells_)); }
+  /// One quantity, the temperature: the box's field (the interior copied from the device).
+  std::vector<float> quantity_interior(const std::string&) const override { return box_->interiors().front(); }
+  void paint(const Sphere&) override {
+    throw Error("heat3d's GPU boxes cannot be painted yet (--device cpu paints under mpirun)");
+  }
+  void load_interiors(const std::vector<std::vector<float>>&, long) override {
+    throw Error("heat3d's GPU boxes cannot load a state yet (--device cpu loads one under mpirun)");
+  }
+
+ private:
+  std::unique_ptr<BoxSimulation> box_;
+  double dt_, dt_limit_;
+  long long cells_;
+};
+
+}  // namespace
+
+std::unique_ptr<BoxSimulation> heat3d_box_with_views(std::unique_ptr<BoxSimulation> box, const Heat3DSetup& setup,
+                                                     const BoxPlacement& where) {
+  return std::make_unique<Heat3DBoxWithViews>(std::move(box), setup, where);
+}
+
+namespace {
+
 // The reference's own padded layout: (n + 2G) per axis, no alignment.
 struct RefField3D {
   int nx, ny, nz, wx, wy;

@@ -476,6 +476,7 @@ class HydroModel final : public Model {
     s.fields = kHydroFields;
     s.gpu_variant = "global";
     s.boxes_show = true;  // both boxes give views (hydro3d_host.cpp), kicks and states
+    s.gpu_boxes_show = s.gpu_boxes_paint = true;  // the GPU box through the CPU box's functions on host copies
     return s;
   }
   std::unique_ptr<BoxSimulation> create_box(const ModelConfig& c, const BoxPlacement& where,

@@ -1,0 +1,32 @@
+#include "sim/dist/rank_gpu.hpp"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "sim/core/device.hpp"
+#include "sim/dist/mpi_comm.hpp"
+
+namespace ss::dist {
+
+DeviceTransport select_rank_gpu(MPI_Comm comm, std::string_view asked) {
+  const NodePlace place = node_place(comm);
+  const int devices = cuda_device_count();
+  if (devices == 0) {
+    std::string why;
+    cuda_available(&why);
+    throw Error("--device gpu: " + (why.empty() ? std::string("no CUDA device") : why));
+  }
+  use_cuda_device(place.local_rank % devices);
+  const bool shared = place.local_ranks > devices;
+  if (!asked.empty()) {
+    const DeviceTransport t = parse_device_transport(asked);
+    if (t == DeviceTransport::nccl && shared)
+      throw Error(fmt::format("NCCL needs a GPU per rank: {} ranks share this node's {} GPU{} (--transport staged)",
+                              place.local_ranks, devices, devices == 1 ? "" : "s"));
+    return t;
+  }
+  return nccl_built() && !shared ? DeviceTransport::nccl : DeviceTransport::staged;
+}
+
+}  // namespace ss::dist

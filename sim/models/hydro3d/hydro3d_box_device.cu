@@ -103,13 +103,26 @@ class DeviceHydro3DBox final : public BoxSimulation {
     const double cells = static_cast<double>(where_.box.cells());
     return {3.0 * kHydroValuesPerCellSubstep * sizeof(float) * cells, cells};
   }
-  /// hydro_box_quantity on the padded fields copied to the host (ghosts included: the
-  /// derivatives read 3 of them, exchanged after every step, paint and load).
+  /// The one-GPU run's view kernel (hydro_slice_quantity), an XY plane of the box at a time:
+  /// the same bits as the one GPU's views (rho = exp(ln rho) on the device differs from the
+  /// host's exp in the last bit). The derivatives read 3 ghosts, exchanged after every step,
+  /// paint and load.
   std::vector<float> quantity_interior(const std::string& quantity) const override {
-    std::array<std::vector<float>, kHydroFields> host;
-    for (int q = 0; q < kHydroFields; ++q) host[static_cast<std::size_t>(q)] = padded(f_[q].get());
-    const float* const fields[kHydroFields] = {host[0].data(), host[1].data(), host[2].data(), host[3].data()};
-    return hydro_box_quantity(fields, grid_, w_, quantity);
+    const int q = hydro_quantity_index(quantity);
+    const Grid3D& g = grid_;
+    if (view_.size() != g.points()) view_ = DeviceBuffer<float>(g.points());
+    const dim3 block(32, 8), blocks((g.nx + 31) / 32, (g.ny + 7) / 8);
+    for (int k = 0; k < g.nz; ++k) {
+      hydro_slice_quantity<float><<<blocks, block, 0, stream_.get()>>>(
+          f_[0].get(), f_[1].get(), f_[2].get(), f_[3].get(), g, w_, q, 0, k,
+          view_.get() + static_cast<std::size_t>(k) * g.nx * g.ny, g.nx, g.ny);
+      SS_CUDA_LAUNCH_CHECK("hydro_slice_quantity");
+    }
+    std::vector<float> out(g.points());
+    SS_CUDA_CHECK(cudaMemcpyAsync(out.data(), view_.get(), out.size() * sizeof(float), cudaMemcpyDeviceToHost,
+                                  stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    return out;
   }
   /// hydro_box_paint on the velocity copied to the host, then back.
   void paint(const Sphere& s) override {
@@ -226,6 +239,7 @@ class DeviceHydro3DBox final : public BoxSimulation {
   CudaStream stream_;
   DeviceBuffer<float> f_[kHydroFields], rk_[kHydroFields], out_[kHydroFields];
   DeviceBuffer<float> tables_;
+  mutable DeviceBuffer<float> view_;  ///< a view quantity over the box's interior (quantity_interior)
   DeviceBuffer<unsigned> speed_acc_{2};
   PinnedBuffer<unsigned> speed_host_{2};
   long steps_ = 0;

@@ -332,15 +332,16 @@ template double hydro_quantity<double>(const double* const (&)[kHydroFields], co
 template class HostHydro3D<float>;
 template class HostHydro3D<double>;
 
+int hydro_quantity_index(const std::string& quantity) {
+  if (quantity.empty()) return 0;
+  for (std::size_t k = 0; k < kHydroQuantities.size(); ++k)
+    if (kHydroQuantities[k] == quantity) return static_cast<int>(k);
+  throw Error(fmt::format("hydro3d has no view quantity '{}'", quantity));
+}
+
 std::vector<float> hydro_box_quantity(const float* const (&f)[kHydroFields], const Grid3D& g,
                                       const HydroWeights<float>& w, const std::string& quantity) {
-  int q = 0;
-  if (!quantity.empty()) {
-    q = -1;
-    for (std::size_t k = 0; k < kHydroQuantities.size(); ++k)
-      if (kHydroQuantities[k] == quantity) q = static_cast<int>(k);
-    if (q < 0) throw Error(fmt::format("hydro3d has no view quantity '{}'", quantity));
-  }
+  const int q = hydro_quantity_index(quantity);
   std::vector<float> out(g.points());
   std::size_t e = 0;
   for (int k = 0; k < g.nz; ++k)

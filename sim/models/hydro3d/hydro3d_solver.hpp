@@ -151,9 +151,13 @@ void hydro_box_take_dt(const Hydro3DSetup& setup, const HydroSpeed& local, long 
 std::unique_ptr<BoxSimulation> make_hydro3d_device_box(const Hydro3DSetup& setup, const BoxPlacement& where,
                                                        HydroVariant variant);
 
-/// What both boxes show, on a box's padded layout `g` (the CPU box's fields, or the GPU
-/// box's copied to the host): quantity `quantity` (a kHydroQuantities name; empty: ln rho)
-/// through hydro_quantity over the interior, x fastest. Throws ss::Error for another name.
+/// The index in kHydroQuantities of a view quantity's name (empty: 0, ln rho); throws
+/// ss::Error for another name.
+int hydro_quantity_index(const std::string& quantity);
+
+/// What the CPU box shows, on its padded layout `g`: quantity `quantity` (a kHydroQuantities
+/// name; empty: ln rho) through hydro_quantity over the interior, x fastest. Throws ss::Error
+/// for another name. (The GPU box computes its views with the one-GPU run's kernel.)
 std::vector<float> hydro_box_quantity(const float* const (&f)[kHydroFields], const Grid3D& g,
                                       const HydroWeights<float>& w, const std::string& quantity);
 /// The one-rank paint (HydroSimulation::paint, HostHydro3D::kick) on a box whose cell

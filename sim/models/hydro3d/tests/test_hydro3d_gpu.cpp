@@ -185,7 +185,9 @@ namespace {
 // a fill that fills nothing (the MPI test, mpi_gpu_boxes_*, checks the exchange): the same
 // collective calls with the same |u|^2 maxima, and bitwise the same interiors, since both
 // compute every cell with the same point functions from the same values (the ghosts stay
-// 0 in both). Then a paint, the views and a loaded state through the same host functions.
+// 0 in both). Then a paint and a loaded state through the same host functions, and the
+// views: the GPU box's are the one-GPU run's kernel (exp rounds differently on the device:
+// a few ulps of the CPU box's; mpi_gpu_simulation_* checks them bitwise against one GPU).
 TEST(Hydro3DGpuBox, StepsAsTheCpuBoxCallForCall) {
   SKIP_WITHOUT_DEVICE();
   for (HydroInit init : {HydroInit::explosion, HydroInit::turbulence}) {
@@ -223,8 +225,16 @@ TEST(Hydro3DGpuBox, StepsAsTheCpuBoxCallForCall) {
     cpu->step(2, cpu_fill);
     gpu->step(2, gpu_fill);
     EXPECT_EQ(gpu_fill.calls, cpu_fill.calls) << name;
-    for (std::string_view q : kHydroQuantities)
-      EXPECT_EQ(gpu->quantity_interior(std::string(q)), cpu->quantity_interior(std::string(q))) << name << " " << q;
+    for (std::string_view q : kHydroQuantities) {
+      const std::vector<float> a = gpu->quantity_interior(std::string(q)), b = cpu->quantity_interior(std::string(q));
+      ASSERT_EQ(a.size(), b.size()) << name << " " << q;
+      double worst = 0, scale = 0;
+      for (std::size_t e = 0; e < a.size(); ++e) {
+        worst = std::max(worst, std::abs(static_cast<double>(a[e]) - b[e]));
+        scale = std::max(scale, std::abs(static_cast<double>(b[e])));
+      }
+      EXPECT_LE(worst, 1e-6 * std::max(scale, 1.0)) << name << " " << q;
+    }
     const auto state = cpu->interiors();
     gpu->load_interiors(state, 7);
     cpu->load_interiors(state, 7);

@@ -88,7 +88,7 @@ endforeach()
 # The same run on GPU boxes (--device gpu under mpirun: each rank its box on its own GPU,
 # DeviceHaloExchange), against the one-GPU Simulation, bit for bit (label gpu: skipped, and
 # said so, without a CUDA device; np 2 wants a GPU per rank: nvidia-h100-x2). The default
-# transport (nccl where built and each rank has its own GPU) and staged. The refusals (a GPU
+# transport (peer on one node whose GPUs reach each other), staged and nccl. The refusals (a GPU
 # run without a device: one line on every rank, the ranks serving on) run on every machine,
 # in an entry of their own, so that a skipped GPU case cannot hide a failing refusal.
 add_executable(test_gpu_simulation_mpi mpi/test_gpu_simulation_mpi.cpp)
@@ -100,7 +100,7 @@ add_test(NAME mpi_gpu_simulation_refusals_np2
                  $<TARGET_FILE:test_gpu_simulation_mpi> --gtest_filter=${_gpu_refusals})
 set_tests_properties(mpi_gpu_simulation_refusals_np2 PROPERTIES LABELS "host;mpi" TIMEOUT 120 RESOURCE_LOCK mpi
                      PROCESSORS 2 ENVIRONMENT "${STENCILSCOPE_MPI_ENV}")
-foreach(run 2 2_staged)
+foreach(run 2 2_staged 2_nccl)
   string(REGEX REPLACE "_.*" "" n ${run})
   set(transport "")
   if(run MATCHES "_")

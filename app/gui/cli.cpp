@@ -90,9 +90,9 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps, const std
   o["--variant"] = cmd->add_option("--variant", a.variant, variant_help())->capture_default_str();
   cmd->add_option("--device", a.device, "auto, gpu or cpu")->capture_default_str();
   cmd->add_option("--transport", a.transport,
-                  "Under mpirun with --device gpu: how halos travel between the ranks' GPUs (the GPU transports "
-                  "`stencilscope info` lists: staged, MPI on pinned host buffers, or nccl; default: nccl where built "
-                  "and each rank of a node has a GPU of its own, else staged)");
+                  "Under mpirun with --device gpu: how halos travel between the ranks' GPUs, as bench's --transport "
+                  "(staged, nccl or peer; default: peer when every rank is on one node whose GPUs reach each other, "
+                  "else nccl where built and each rank of a node has a GPU of its own, else staged)");
   add_param_options(cmd, a.params);
   add_source_options(cmd, a.sources);
   o["--colormap"] = cmd->add_option("--colormap", a.colormap, "viridis, inferno, magma, blue-red or grey")->capture_default_str();

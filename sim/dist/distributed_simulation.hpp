@@ -70,8 +70,8 @@ std::string distributed_variant(const Model& model, const ModelConfig& config, B
 /// the service, each stepping its box with `variant`: the model's fastest CPU variant on the
 /// CPU backend; on the GPU backend a GPU variant its GPU boxes step (distributed_variant),
 /// each rank on its own GPU (select_rank_gpu: local rank modulo the node's GPUs) with halos
-/// through `transport` (parse_device_transport's words; empty: nccl where built and every
-/// rank has its own GPU, else staged). At most one lives at a time. Throws CollectiveError
+/// through `transport` (parse_device_transport's words; empty: select_rank_gpu's default,
+/// the bench's). At most one lives at a time. Throws CollectiveError
 /// on a refusal every rank met (a rank without a CUDA device among them).
 std::unique_ptr<Simulation> create_distributed_simulation(DistributedService& service, const Model& model,
                                                           const ModelConfig& config, Backend backend,

@@ -1,5 +1,6 @@
 #include "sim/dist/rank_gpu.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -26,6 +27,13 @@ DeviceTransport select_rank_gpu(MPI_Comm comm, std::string_view asked) {
                               place.local_ranks, devices, devices == 1 ? "" : "s"));
     return t;
   }
+  // The copy engines where every rank is on this node and the GPUs reach each other, else
+  // NCCL where built and each rank has its GPU, else MPI on pinned buffers: the bench's
+  // choice. Every rank finds the same (each counts its node's ranks and asks the same GPUs).
+  int ranks = 1;
+  check_mpi(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
+  if (place.local_ranks == ranks && cuda_peers_reach(std::min(devices, place.local_ranks)))
+    return DeviceTransport::peer;
   return nccl_built() && !shared ? DeviceTransport::nccl : DeviceTransport::staged;
 }
 

@@ -8,8 +8,8 @@
 // bit: heat3d in every boundary rule, acoustic3d and elastic3d in what their GPU boxes step,
 // hydro3d. What a model's GPU boxes cannot do yet (DistributedSpec::gpu_boxes_paint: heat3d's
 // paint, order change and loaded state) must be refused in one line, the run going on.
-// The transport comes from STENCILSCOPE_TEST_TRANSPORT (empty: the default, nccl where built
-// and each rank has a GPU of its own). Skips, saying why, without a CUDA device (then it
+// The transport comes from STENCILSCOPE_TEST_TRANSPORT (empty: the default, peer on one node
+// whose GPUs reach each other). Skips, saying why, without a CUDA device (then it
 // checks that a GPU run is refused in one line on every rank and the ranks go on serving),
 // and for nccl without NCCL or with ranks sharing a GPU.
 #include <gtest/gtest.h>

@@ -1,6 +1,9 @@
 # glad 2 loaders generated at build time with Debian's python3-glad: OpenGL 4.5 core
 # (a 3.3 context loads too; the loader reports what it got) and EGL 1.5 with the
-# extensions the headless renderer needs. --reproducible: no network, the bundled specs.
+# extensions the headless renderer needs, plus the GL extensions of the external-memory
+# upload (render/interop.hpp: GL_EXT_memory_object(_fd), GL_EXT_semaphore(_fd); a context
+# without them still loads, GLAD_GL_EXT_* say which it has). --reproducible: no network,
+# the bundled specs.
 #
 #   stencilscope_add_glad(<target>)   a static library with <glad/gl.h> and <glad/egl.h>
 find_program(STENCILSCOPE_GLAD_EXECUTABLE glad DOC "glad 2 generator (Debian: python3-glad)")
@@ -30,13 +33,16 @@ function(stencilscope_add_glad target)
     EGL_EXT_device_base EGL_EXT_device_enumeration EGL_EXT_device_query EGL_EXT_platform_base
     EGL_EXT_platform_device EGL_MESA_platform_surfaceless EGL_KHR_surfaceless_context
     EGL_KHR_create_context EGL_NV_device_cuda)
+  set(gl_extensions GL_EXT_memory_object GL_EXT_memory_object_fd GL_EXT_semaphore GL_EXT_semaphore_fd)
   list(JOIN egl_extensions "," extensions)
+  list(JOIN gl_extensions "," gl_list)
+  string(APPEND extensions ",${gl_list}")
   add_custom_command(
     OUTPUT ${out}/src/gl.c ${out}/src/egl.c ${out}/include/glad/gl.h ${out}/include/glad/egl.h
     COMMAND ${CMAKE_COMMAND} -E rm -rf ${out}
     COMMAND ${generator} --api gl:core=4.5,egl=1.5 --extensions ${extensions} --out-path ${out}
             --reproducible --quiet c --loader
-    COMMENT "Generating glad (GL 4.5 core, EGL 1.5)"
+    COMMENT "Generating glad (GL 4.5 core with the external-object extensions, EGL 1.5)"
     VERBATIM)
   add_library(${target} STATIC ${out}/src/gl.c ${out}/src/egl.c)
   target_include_directories(${target} SYSTEM PUBLIC ${out}/include)

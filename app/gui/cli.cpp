@@ -13,6 +13,7 @@
 #include "param_options.hpp"
 #include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
+#include "stencilscope/render/interop.hpp"
 
 namespace ss::app {
 
@@ -226,6 +227,9 @@ SceneOptions to_scene(const SceneArgs& a) {
   else if (a.upload == "interop") s.upload = UploadChoice::interop;
   else if (a.upload == "host-copy") s.upload = UploadChoice::host_copy;
   else throw Error("unknown --upload '" + a.upload + "' (choose auto, interop or host-copy)");
+  // A bad STENCILSCOPE_INTEROP fails here, before a window opens.
+  if (render::interop_override() == render::InteropPath::host && s.upload == UploadChoice::interop)
+    throw Error("--upload interop, but STENCILSCOPE_INTEROP=host forces the host copy");
   if (a.given("--variant") || !from_file) {
     o.variant_given = a.variant != "auto";
     if (o.variant_given) {

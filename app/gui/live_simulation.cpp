@@ -364,7 +364,7 @@ void LiveSimulation::upload(bool wait_for_gpu) {
   status_.upload_ms = seconds_since(t0) * 1e3;
   status_.upload_ms_total += status_.upload_ms;
   ++status_.uploads;
-  if (applied_.upload == UploadChoice::interop && sim_->on_gpu() && *status_.upload_path != UploadPath::interop)
+  if (applied_.upload == UploadChoice::interop && sim_->on_gpu() && !is_interop(*status_.upload_path))
     throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
   status_.interop_failure = sim_->on_gpu() ? uploader_.interop_failure() : std::string();
   if (!overlay_quantity_.empty()) upload_overlay();
@@ -472,7 +472,7 @@ void LiveSimulation::show_due() {
   status_.upload_ms = seconds_since(t0) * 1e3;
   status_.upload_ms_total += status_.upload_ms;
   ++status_.uploads;
-  if (applied_.upload == UploadChoice::interop && *status_.upload_path != UploadPath::interop)
+  if (applied_.upload == UploadChoice::interop && !is_interop(*status_.upload_path))
     throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
   status_.interop_failure = uploader_.interop_failure();
   if (const int steps = std::exchange(due_steps_, 0); steps > 0 && !queue_.full())

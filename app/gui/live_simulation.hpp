@@ -73,7 +73,7 @@ struct SimStatus {
   std::string headline;              ///< the model's status line ("heat 2D, 1024 x 1024, step 10, t = ...")
   std::string gpu_unavailable;       ///< why GPU variants cannot run (empty when they can)
   std::optional<UploadPath> upload_path;
-  std::string interop_failure;       ///< why interop is not used on the GPU backend
+  std::string interop_failure;       ///< why a better interop path is not used on the GPU backend, path by path
   double copy_gbps = 0;
   long steps_done = 0;
   double time = 0, dt = 0, dt_limit = 0;

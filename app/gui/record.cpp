@@ -189,6 +189,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   if (st.upload_path && st.uploads > 0)
     std::printf("measure: upload path %s, %.3f ms per upload\n", std::string(to_string(*st.upload_path)).c_str(),
                 st.upload_ms_total / st.uploads);
+  if (!st.interop_failure.empty()) std::printf("measure: not used: %s\n", st.interop_failure.c_str());
   if (o.against_bench) {  // the same configuration and variant, the kernel alone (`bench`'s timing)
     const Model& model = model_of(settings);
     BenchRequest request;
@@ -297,6 +298,8 @@ int run_record(const RecordOptions& o) {
   if (st.upload_path && st.uploads > 0)
     std::fprintf(stderr, "stencilscope: record: upload path %s, %.3f ms per upload (mean of %ld, GPU work included)\n",
                  std::string(to_string(*st.upload_path)).c_str(), st.upload_ms_total / st.uploads, st.uploads);
+  if (!st.interop_failure.empty())
+    std::fprintf(stderr, "stencilscope: record: not used: %s\n", st.interop_failure.c_str());
   return 0;
 }
 

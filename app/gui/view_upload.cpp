@@ -12,12 +12,15 @@ namespace ss::app {
 
 std::string_view to_string(UploadPath p) {
   switch (p) {
-    case UploadPath::interop: return "CUDA-GL interop";
+    case UploadPath::interop: return "CUDA-GL interop (map)";
+    case UploadPath::external: return "CUDA-GL interop (external memory)";
     case UploadPath::host_copy: return "device -> host -> texture copy";
     case UploadPath::cpu_backend: return "CPU backend (glTexSubImage2D)";
   }
   return "?";
 }
+
+bool is_interop(UploadPath p) { return p == UploadPath::interop || p == UploadPath::external; }
 
 render::FieldStats field_stats(const float* first_cell, int nx, int ny, std::size_t row_pitch) {
   float lo = std::numeric_limits<float>::infinity(), hi = -lo;
@@ -48,23 +51,49 @@ render::FieldStats merge(const render::FieldStats& a, const render::FieldStats& 
 }
 
 bool ViewUploader::interop_ready(std::span<render::FieldTexture* const> textures) {
+  if (paths_.empty()) {  // once: the GL context and the device stay
+    const std::optional<render::InteropPath> forced = render::interop_override();
+    std::string why_not_external;
+    paths_ = render::interop_paths_to_try(render::query_interop_support(&why_not_external), forced);
+    path_ = 0;
+    failure_.clear();
+    if (forced == render::InteropPath::host) failure_ = "STENCILSCOPE_INTEROP=host forces the host copy";
+    else if (!forced && paths_.front() == render::InteropPath::map) failure_ = "external: " + why_not_external;
+    else if (!forced && paths_.front() == render::InteropPath::host) failure_ = why_not_external;
+  }
   interop_.resize(textures.size());
   registered_.resize(textures.size(), 0);
-  bool all = true;
-  for (std::size_t v = 0; v < textures.size(); ++v) {
-    if (registered_[v] != textures[v]->gl_name()) {  // register once per texture
-      interop_[v].reset();
-      registered_[v] = textures[v]->gl_name();
-      try {
-        interop_[v].emplace(*textures[v]);
-        failure_.clear();
-      } catch (const Error& e) {
-        failure_ = e.what();
+  bool changed = false;
+  for (std::size_t v = 0; v < textures.size(); ++v) changed = changed || registered_[v] != textures[v]->gl_name();
+  if (!changed)
+    return std::all_of(interop_.begin(), interop_.end(), [](const auto& i) { return i.has_value(); });
+  // Connect the new textures by the path in use; a path that fails one is left for the
+  // next, for every texture (a frame's textures share one path).
+  while (paths_[path_] != render::InteropPath::host) {
+    try {
+      for (std::size_t v = 0; v < textures.size(); ++v) {
+        if (registered_[v] == textures[v]->gl_name() && interop_[v]) continue;
+        interop_[v].reset();
+        registered_[v] = 0;
+        interop_[v].emplace(*textures[v], paths_[path_]);
+        registered_[v] = textures[v]->gl_name();
       }
+      return true;
+    } catch (const Error& e) {
+      failure_ += (failure_.empty() ? "" : "; ") + std::string(render::to_string(paths_[path_])) + ": " + e.what();
+      for (auto& i : interop_) i.reset();
+      ++path_;
     }
-    all = all && interop_[v].has_value();
   }
-  return all;
+  for (std::size_t v = 0; v < textures.size(); ++v) {  // the host copy: not tried again for these textures
+    interop_[v].reset();
+    registered_[v] = textures[v]->gl_name();
+  }
+  return false;
+}
+
+UploadPath ViewUploader::interop_path() const {
+  return !paths_.empty() && paths_[path_] == render::InteropPath::external ? UploadPath::external : UploadPath::interop;
 }
 
 void ViewUploader::refresh(const Simulation& sim) {
@@ -116,9 +145,9 @@ UploadPath ViewUploader::upload(Simulation& sim, std::span<render::FieldTexture*
       writes.push_back({&*interop_[static_cast<std::size_t>(v)], f.data + f.offset, f.u_stride, f.v_stride});
       stream = f.stream;  // every view of a simulation is on its stream
     }
-    render::FieldInterop::write_all(writes, stream);  // one map for all the views
+    render::FieldInterop::write_all(writes, stream);  // one map (or semaphore pair) for all the views
     pending_ = true;
-    return UploadPath::interop;
+    return interop_path();
   }
   pending_ = false;
   for (int v = 0; v < views; ++v) {
@@ -168,8 +197,9 @@ UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* co
   static const bool on_sim_stream = render::interop_probe("sim-stream");
   void* const copies = on_sim_stream && sim_stream ? sim_stream : stream_->get();
   const std::size_t views = std::min(textures.size(), slot.views.size());
-  UploadPath path = UploadPath::interop;
+  UploadPath path = UploadPath::host_copy;
   if (interop_ready(textures) && allow_interop) {
+    path = interop_path();
     std::vector<render::FieldInterop::Write> writes;
     for (std::size_t v = 0; v < views; ++v)  // device to device
       writes.push_back({&*interop_[v], slot.views[v].data(), 1, static_cast<std::size_t>(slot.sizes[v][0])});

@@ -2,8 +2,11 @@
 // How a simulation's views reach the GL textures, for any model: on the CPU backend a
 // glTexSubImage2D of the view (straight from the field when its rows are contiguous);
 // on the GPU the CUDA-GL interop kernel reads each view as a strided window of the
-// device field (only the view is read), or, when interop cannot be registered (Mesa,
-// WSL) or is switched off, the simulation copies only the view to the host.
+// device field (only the view is read) into memory shared with GL once (the external
+// path, where the GL context and CUDA can) or into the mapped texture (the map path),
+// or, when neither connects (Mesa, WSL) or interop is switched off, the simulation copies
+// only the view to the host. STENCILSCOPE_INTEROP=map|external|host forces one
+// (render/interop.hpp, interop_paths_to_try).
 //
 // Queued ahead (GPU, issue 20): snapshot() copies each view, on the simulation's stream
 // right behind a batch, into a dense device staging buffer (one of two slots), so the
@@ -24,9 +27,17 @@
 namespace ss::app {
 
 /// How the field reached the texture.
-enum class UploadPath { interop, host_copy, cpu_backend };
-/// "CUDA-GL interop", "device -> host -> texture copy", "CPU backend (glTexSubImage2D)".
+enum class UploadPath {
+  interop,   ///< CUDA-GL interop, map path: the texture mapped around each frame's copies
+  external,  ///< CUDA-GL interop, external path: shared memory and semaphores, no map
+  host_copy,
+  cpu_backend
+};
+/// "CUDA-GL interop (map)", "CUDA-GL interop (external memory)", "device -> host ->
+/// texture copy", "CPU backend (glTexSubImage2D)".
 std::string_view to_string(UploadPath p);
+/// True for the two CUDA-GL interop paths.
+bool is_interop(UploadPath p);
 
 /// Min, max and finiteness of nx*ny values with rows `row_pitch` apart.
 render::FieldStats field_stats(const float* first_cell, int nx, int ny, std::size_t row_pitch);
@@ -34,12 +45,14 @@ render::FieldStats field_stats(const float* first_cell, int nx, int ny, std::siz
 render::FieldStats merge(const render::FieldStats& a, const render::FieldStats& b);
 
 /// Keeps the textures of a running simulation up to date; owns the interop
-/// registrations (one per texture, kept while the texture lives) and the stats.
+/// connections (one per texture, kept while the texture lives) and the stats. The
+/// interop path is chosen at the first GPU upload: the best that connects, for every
+/// texture (interop_paths_to_try's order; one that fails is not tried again).
 class ViewUploader {
  public:
   /// Writes `sim`'s views into `textures` (one per view, sized by view_size) after its
   /// queued work and returns the path taken; allow_interop false forces the host copy
-  /// on the GPU. Throws ss::Error / render::GLError.
+  /// on the GPU. Throws ss::Error / render::GLError (a bad STENCILSCOPE_INTEROP too).
   UploadPath upload(Simulation& sim, std::span<render::FieldTexture* const> textures, const ViewPlacement& where,
                     bool allow_interop);
   /// Min, max and finiteness over all views of the last upload, once known (on the GPU
@@ -58,7 +71,7 @@ class ViewUploader {
   /// True once slot `slot`'s snapshot has finished (never blocks).
   bool snapshot_done(int slot) const;
   /// Writes slot `slot`'s finished snapshot into `textures` on the uploader's own stream:
-  /// through interop (each texture mapped for its copy only) or, without it, a copy to
+  /// through interop (external, or each texture mapped for its copy only) or, without it, a copy to
   /// pinned host memory (waiting for that copy only) and glTexSubImage2D. Never waits for
   /// the simulation's stream. Returns the path taken. Throws ss::Error / render::GLError.
   /// `sim_stream` (the simulation's stream) is used only under
@@ -66,11 +79,16 @@ class ViewUploader {
   /// the batches instead of running beside them.
   UploadPath show(int slot, std::span<render::FieldTexture* const> textures, bool allow_interop,
                   void* sim_stream = nullptr);
-  /// Why interop is not in use (empty when it is, or before a GPU upload).
+  /// Why a better interop path is not in use, path by path ("external: <why>; map:
+  /// <why>"); empty when the best path is, or before a GPU upload.
   const std::string& interop_failure() const { return failure_; }
 
  private:
+  /// Connects new textures by the current path (choosing the paths at the first call);
+  /// true when every texture is connected, false on the host copy.
   bool interop_ready(std::span<render::FieldTexture* const> textures);
+  /// The UploadPath of the interop path in use.
+  UploadPath interop_path() const;
   void refresh(const Simulation& sim);
 
   /// A snapshot of every view in device memory, and the events around its use.
@@ -88,6 +106,8 @@ class ViewUploader {
 
   std::vector<std::optional<render::FieldInterop>> interop_;
   std::vector<unsigned> registered_;
+  std::vector<render::InteropPath> paths_;  // to try, best first; empty before the first GPU upload
+  std::size_t path_ = 0;                    // the one in use (paths_.back() is host)
   std::string failure_;
   std::vector<float> host_;
   std::optional<render::FieldStats> stats_;

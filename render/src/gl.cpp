@@ -36,6 +36,17 @@ std::string load_gl(GLProcLoader loader) {
   return desc;
 }
 
+std::vector<std::string> gl_extensions() {
+  if (glad_glGetStringi == nullptr) return {};  // GL not loaded: no context, no extensions
+  GLint n = 0;
+  glGetIntegerv(GL_NUM_EXTENSIONS, &n);
+  std::vector<std::string> out;
+  for (GLint i = 0; i < n; ++i)
+    if (const GLubyte* e = glGetStringi(GL_EXTENSIONS, static_cast<GLuint>(i)))
+      out.emplace_back(reinterpret_cast<const char*>(e));
+  return out;
+}
+
 void set_gl_error_checks(bool on) { g_checks = on; }
 bool gl_error_checks() { return g_checks; }
 
@@ -64,6 +75,9 @@ void gl_delete(GLKind kind, unsigned name) noexcept {
     case GLKind::framebuffer: glDeleteFramebuffers(1, &name); break;
     case GLKind::program: glDeleteProgram(name); break;
     case GLKind::query: glDeleteQueries(1, &name); break;
+    // Only made where the context has the extension, so the entry points are loaded.
+    case GLKind::memory_object: glDeleteMemoryObjectsEXT(1, &name); break;
+    case GLKind::semaphore: glDeleteSemaphoresEXT(1, &name); break;
   }
 }
 

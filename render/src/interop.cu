@@ -1,18 +1,27 @@
-// CUDA-GL interop: the only translation unit that includes cuda_gl_interop.h.
+// CUDA-GL interop: the only translation unit that includes cuda_gl_interop.h. Both
+// paths (interop.hpp): map (a registered texture) and external (shared memory and
+// semaphores, no map per frame).
 #include <glad/gl.h>  // first: it defines the GL header guards cuda_gl_interop.h would otherwise fill
+#include <cuda.h>     // the virtual memory API's types (its calls are found at run time)
+#include <cudaTypedefs.h>
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "exportable_semaphores.hpp"
+#include "stencilscope/render/gl.hpp"
 #include "stencilscope/render/interop.hpp"
 
 namespace ss::render {
@@ -49,7 +58,21 @@ __global__ void reset_stats(int* stats) {
 }
 
 constexpr int kBlockX = 32, kBlockY = 8;  // a warp is one row segment: coalesced loads
-constexpr int kMaxBlocks = 1024;           // write_field_surface's grid: a few per SM
+constexpr int kMaxBlocks = 1024;           // write_field's grid: a few per SM
+
+/// Where the copy kernel's texels go, map path: the mapped texture's surface.
+struct SurfaceTexels {
+  cudaSurfaceObject_t surface;
+  __device__ void store(int i, int j, float v) const { surf2Dwrite(v, surface, i * static_cast<int>(sizeof(float)), j); }
+};
+/// External path: the shared buffer, rows nx floats apart (what glTexSubImage2D reads).
+struct LinearTexels {
+  float* texels;
+  int nx;
+  __device__ void store(int i, int j, float v) const {
+    texels[static_cast<std::size_t>(j) * static_cast<std::size_t>(nx) + static_cast<std::size_t>(i)] = v;
+  }
+};
 
 // Texel (i, j) = first_cell[i * col_stride + j * row_pitch]: a 2D field (col_stride 1)
 // or a slice of a 3D one. A slice along x (col_stride = the row pitch) is not coalesced,
@@ -57,14 +80,15 @@ constexpr int kMaxBlocks = 1024;           // write_field_surface's grid: a few 
 // capped, kMaxBlocks): the blocks' min/max atomics all land on the same three words, and
 // one set per block of 256 texels (65 k blocks at 4096^2) serialised there, holding the
 // SMs the simulation's steps share (docs/perf.md, "the window's upload").
-__global__ void write_field_surface(cudaSurfaceObject_t surface, const float* __restrict__ first_cell,
-                                    std::size_t col_stride, std::size_t row_pitch, int nx, int ny, int* stats) {
+template <typename Texels>
+__global__ void write_field(Texels out, const float* __restrict__ first_cell, std::size_t col_stride,
+                            std::size_t row_pitch, int nx, int ny, int* stats) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
   int lo = INT_MAX, hi = INT_MIN, bad = 0;
   if (i < nx) {
     for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += gridDim.y * kBlockY) {
       const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + static_cast<std::size_t>(i) * col_stride];
-      surf2Dwrite(v, surface, i * static_cast<int>(sizeof(float)), j);
+      out.store(i, j, v);
       if (isfinite(v)) {
         lo = min(lo, ordered_int(v));
         hi = max(hi, ordered_int(v));
@@ -143,26 +167,186 @@ const Probe& probe() {
 
 bool interop_built() { return true; }
 
+namespace {
+
+/// The driver calls of the external path's memory, found at run time: the program links
+/// no libcuda, so that it starts on machines without a driver.
+struct VmmCalls {
+  PFN_cuDeviceGet_v2000 device_get = nullptr;
+  PFN_cuDeviceGetAttribute_v2000 attribute = nullptr;
+  PFN_cuMemGetAllocationGranularity_v10020 granularity = nullptr;
+  PFN_cuMemCreate_v10020 create = nullptr;
+  PFN_cuMemRelease_v10020 release = nullptr;
+  PFN_cuMemExportToShareableHandle_v10020 export_handle = nullptr;
+  PFN_cuMemAddressReserve_v10020 reserve = nullptr;
+  PFN_cuMemAddressFree_v10020 address_free = nullptr;
+  PFN_cuMemMap_v10020 map = nullptr;
+  PFN_cuMemUnmap_v10020 unmap = nullptr;
+  PFN_cuMemSetAccess_v10020 set_access = nullptr;
+  std::string missing;  // the first call not found (empty: all found)
+};
+
+const VmmCalls& vmm_calls() {
+  static const VmmCalls calls = [] {
+    VmmCalls c;
+    auto find = [&](const char* name, void** fn) {
+      cudaDriverEntryPointQueryResult found{};
+      if (cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+          found != cudaDriverEntryPointSuccess || !*fn) {
+        cudaGetLastError();
+        *fn = nullptr;
+        if (c.missing.empty()) c.missing = name;
+      }
+    };
+    find("cuDeviceGet", reinterpret_cast<void**>(&c.device_get));
+    find("cuDeviceGetAttribute", reinterpret_cast<void**>(&c.attribute));
+    find("cuMemGetAllocationGranularity", reinterpret_cast<void**>(&c.granularity));
+    find("cuMemCreate", reinterpret_cast<void**>(&c.create));
+    find("cuMemRelease", reinterpret_cast<void**>(&c.release));
+    find("cuMemExportToShareableHandle", reinterpret_cast<void**>(&c.export_handle));
+    find("cuMemAddressReserve", reinterpret_cast<void**>(&c.reserve));
+    find("cuMemAddressFree", reinterpret_cast<void**>(&c.address_free));
+    find("cuMemMap", reinterpret_cast<void**>(&c.map));
+    find("cuMemUnmap", reinterpret_cast<void**>(&c.unmap));
+    find("cuMemSetAccess", reinterpret_cast<void**>(&c.set_access));
+    return c;
+  }();
+  return calls;
+}
+
+void check_driver(CUresult r, const char* what) {
+  if (r != CUDA_SUCCESS) throw Error(std::string(what) + " failed (CUresult " + std::to_string(r) + ")");
+}
+void log_driver(CUresult r, const char* what) noexcept {
+  if (r != CUDA_SUCCESS) std::fprintf(stderr, "stencilscope: warning: %s failed (CUresult %d)\n", what, static_cast<int>(r));
+}
+
+/// True when the current CUDA device can allocate memory that leaves as a file
+/// descriptor (cuMemCreate with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR); else says why.
+bool device_exports_memory(std::string* why) {
+  const VmmCalls& d = vmm_calls();
+  if (!d.missing.empty()) {
+    *why = "the CUDA driver has no " + d.missing;
+    return false;
+  }
+  int ordinal = 0;
+  CUdevice device = 0;
+  int vmm = 0, fd = 0;
+  if (cudaGetDevice(&ordinal) != cudaSuccess || d.device_get(&device, ordinal) != CUDA_SUCCESS ||
+      d.attribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, device) != CUDA_SUCCESS ||
+      d.attribute(&fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, device) != CUDA_SUCCESS) {
+    cudaGetLastError();
+    *why = "could not ask the CUDA driver about the device's virtual memory support";
+    return false;
+  }
+  if (!vmm) *why = "the CUDA device has no virtual memory management (cuMemCreate)";
+  else if (!fd) *why = "the CUDA device cannot export memory as a file descriptor";
+  return vmm && fd;
+}
+
+std::string joined(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+/// Drains GL's error flags; true when there was one.
+bool gl_failed() {
+  bool failed = false;
+  for (int k = 0; k < 8 && glGetError() != GL_NO_ERROR; ++k) failed = true;
+  return failed;
+}
+
+using Uuid = ExportableSemaphores::DeviceUuid;
+
+Uuid cuda_device_uuid() {
+  int ordinal = 0;
+  SS_INTEROP_CHECK(cudaGetDevice(&ordinal));
+  cudaDeviceProp prop{};
+  SS_INTEROP_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  Uuid u{};
+  std::memcpy(u.data(), prop.uuid.bytes, u.size());
+  return u;
+}
+
+/// Throws when the GL context names its devices (GL_EXT_memory_object's UUIDs) and none
+/// is `cuda`: the import would fail with a less helpful message.
+void require_gl_on(const Uuid& cuda) {
+  GLint n = 0;
+  glGetIntegerv(GL_NUM_DEVICE_UUIDS_EXT, &n);
+  if (gl_failed() || n <= 0) return;  // no UUIDs to compare: the import will tell
+  for (GLint i = 0; i < n; ++i) {
+    std::array<GLubyte, GL_UUID_SIZE_EXT> gl{};
+    glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, static_cast<GLuint>(i), gl.data());
+    if (std::memcmp(gl.data(), cuda.data(), cuda.size()) == 0) return;
+  }
+  gl_failed();
+  throw Error("the GL context is not on the CUDA device (" + std::to_string(n) + " GL device UUIDs, none is CUDA's)");
+}
+
+}  // namespace
+
+InteropSupport query_interop_support(std::string* why_not_external) {
+  InteropSupport s;
+  std::string why;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    why = "no CUDA device";
+  } else {
+    s.cuda_device = true;
+  }
+  const std::vector<std::string_view> missing = missing_external_gl_extensions(gl_extensions());
+  s.gl_external_objects = missing.empty();
+  if (!missing.empty()) why += (why.empty() ? "" : "; ") + ("the GL context lacks " + joined(missing));
+  if (s.cuda_device) {
+    std::string no_export;
+    s.cuda_export = device_exports_memory(&no_export);
+    if (!s.cuda_export) why += (why.empty() ? "" : "; ") + no_export;
+  }
+  if (why_not_external) *why_not_external = why;
+  return s;
+}
+
 struct FieldInterop::Impl {
-  cudaGraphicsResource_t resource = nullptr;
-  cudaArray_t array = nullptr;  // the array the cached surface object refers to
-  cudaSurfaceObject_t surface = 0;
+  InteropPath path = InteropPath::map;
   int* device_stats = nullptr;
   int* host_stats = nullptr;  // pinned: the async copy lands here
   int nx = 0, ny = 0;
+
+  // map path
+  cudaGraphicsResource_t resource = nullptr;
+  cudaArray_t array = nullptr;  // the array the cached surface object refers to
+  cudaSurfaceObject_t surface = 0;
   cudaArray_t own_array = nullptr;  // the no-map probe's target
   cudaSurfaceObject_t own_surface = 0;
+
+  // external path: a buffer CUDA writes and GL copies into the texture, shared once, and
+  // two semaphores: `written` (CUDA signals after its kernel, GL waits before its copy)
+  // and `read` (GL signals after its copy, CUDA's next write waits for it).
+  unsigned texture = 0;
+  CUmemGenericAllocationHandle allocation = 0;
+  CUdeviceptr address = 0;
+  std::size_t bytes = 0;
+  bool mapped = false;
+  std::optional<ExportableSemaphores> semaphores;  // the Vulkan device that made them
+  GLMemoryObject gl_memory;
+  GLBuffer gl_buffer;
+  GLSemaphore gl_written, gl_read;
+  cudaExternalSemaphore_t cuda_written = nullptr, cuda_read = nullptr;
+  bool read_signalled = false;       // GL has signalled `read` and CUDA has not yet waited for it
+  cudaEvent_t last_write = nullptr;  // the destructor waits for it before freeing the buffer
 
   /// The surface object of the mapped texture (cached: the driver may move the
   /// texture's storage between maps, then it is made again).
   cudaSurfaceObject_t mapped_surface() {
-    cudaArray_t mapped = nullptr;
-    SS_INTEROP_CHECK(cudaGraphicsSubResourceGetMappedArray(&mapped, resource, 0, 0));
-    if (mapped != array) {
+    cudaArray_t mapped_array = nullptr;
+    SS_INTEROP_CHECK(cudaGraphicsSubResourceGetMappedArray(&mapped_array, resource, 0, 0));
+    if (mapped_array != array) {
       if (surface) SS_INTEROP_CHECK(cudaDestroySurfaceObject(surface));
       surface = 0;
-      surface = make_surface(mapped);
-      array = mapped;
+      surface = make_surface(mapped_array);
+      array = mapped_array;
     }
     return surface;
   }
@@ -182,50 +366,177 @@ struct FieldInterop::Impl {
     }
     return own_surface;
   }
-  /// The copy of the view and its stats' reduction, on `stream` (the texture mapped,
-  /// except under the no-map probe).
+  /// The copy of the view and its stats' reduction, on `stream`: into the mapped texture
+  /// (except under the no-map probe), or into the shared buffer.
   void launch(const float* first_cell, std::size_t u_stride, std::size_t v_stride, cudaStream_t stream) {
-    if (probe().map_only) return;
-    const cudaSurfaceObject_t target = probe().no_map ? unmapped_surface() : mapped_surface();
+    if (path == InteropPath::map && probe().map_only) return;
     if (!probe().no_stats) reset_stats<<<1, 1, 0, stream>>>(device_stats);
     const dim3 block(kBlockX, kBlockY);
     const int columns = (nx + kBlockX - 1) / kBlockX;
     const dim3 grid(columns, std::clamp(kMaxBlocks / columns, 1, (ny + kBlockY - 1) / kBlockY));
-    write_field_surface<<<grid, block, 0, stream>>>(target, first_cell, u_stride, v_stride, nx, ny, device_stats);
+    if (path == InteropPath::external) {
+      const LinearTexels out{reinterpret_cast<float*>(address), nx};
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats);
+    } else {
+      const SurfaceTexels out{probe().no_map ? unmapped_surface() : mapped_surface()};
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats);
+    }
     SS_INTEROP_CHECK(cudaGetLastError());
   }
   void copy_stats(cudaStream_t stream) {
-    if (probe().map_only || probe().no_stats) return;
+    if ((path == InteropPath::map && probe().map_only) || probe().no_stats) return;
     SS_INTEROP_CHECK(cudaMemcpyAsync(host_stats, device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
   }
 
+  void connect_map(const FieldTexture& t);
+  void connect_external(const FieldTexture& t);
+  /// External path, GL's half of a write: after CUDA's `written` signal, copy the buffer
+  /// into the texture and signal `read`. GL commands issued after it see the new texture.
+  void copy_into_texture();
+
   ~Impl() {
+    if (last_write) {
+      SS_INTEROP_LOG(cudaEventSynchronize(last_write));  // no kernel still writes the buffer
+      SS_INTEROP_LOG(cudaEventDestroy(last_write));
+    }
+    if (cuda_written) SS_INTEROP_LOG(cudaDestroyExternalSemaphore(cuda_written));
+    if (cuda_read) SS_INTEROP_LOG(cudaDestroyExternalSemaphore(cuda_read));
+    // GL's import holds its own reference to the memory: a copy GL still runs keeps it.
+    if (mapped) log_driver(vmm_calls().unmap(address, bytes), "cuMemUnmap");
+    if (address) log_driver(vmm_calls().address_free(address, bytes), "cuMemAddressFree");
+    if (allocation) log_driver(vmm_calls().release(allocation), "cuMemRelease");
     if (own_surface) SS_INTEROP_LOG(cudaDestroySurfaceObject(own_surface));
     if (own_array) SS_INTEROP_LOG(cudaFreeArray(own_array));
     if (surface) SS_INTEROP_LOG(cudaDestroySurfaceObject(surface));
     if (resource) SS_INTEROP_LOG(cudaGraphicsUnregisterResource(resource));
     if (device_stats) SS_INTEROP_LOG(cudaFree(device_stats));
     if (host_stats) SS_INTEROP_LOG(cudaFreeHost(host_stats));
-  }
+  }  // then the GL objects (members): the context must be current, as for the texture
 };
 
-FieldInterop::FieldInterop(const FieldTexture& texture) : impl_(std::make_unique<Impl>()) {
+void FieldInterop::Impl::connect_map(const FieldTexture& t) {
+  const cudaError_t e = cudaGraphicsGLRegisterImage(&resource, t.gl_name(), GL_TEXTURE_2D,
+                                                    cudaGraphicsRegisterFlagsSurfaceLoadStore |
+                                                        cudaGraphicsRegisterFlagsWriteDiscard);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    resource = nullptr;
+    throw Error(std::string("cudaGraphicsGLRegisterImage failed: ") + cudaGetErrorString(e) +
+                " (is the GL context on the CUDA device?)");
+  }
+}
+
+void FieldInterop::Impl::connect_external(const FieldTexture& t) {
+  const std::vector<std::string_view> missing = missing_external_gl_extensions(gl_extensions());
+  if (!missing.empty()) throw Error("the GL context lacks " + joined(missing));
+  const Uuid uuid = cuda_device_uuid();
+  require_gl_on(uuid);
+  std::string why;
+  if (!device_exports_memory(&why)) throw Error(why);
+  const VmmCalls& d = vmm_calls();
+  texture = t.gl_name();
+
+  // CUDA's side of the buffer: physical memory that can leave as a file descriptor,
+  // mapped into CUDA's address space.
+  int ordinal = 0;
+  SS_INTEROP_CHECK(cudaGetDevice(&ordinal));
+  CUdevice device = 0;
+  check_driver(d.device_get(&device, ordinal), "cuDeviceGet");
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  std::size_t granularity = 0;
+  check_driver(d.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
+  const std::size_t texel_bytes = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny) * sizeof(float);
+  bytes = (texel_bytes + granularity - 1) / granularity * granularity;
+  check_driver(d.create(&allocation, bytes, &prop, 0), "cuMemCreate (exportable as a file descriptor)");
+  check_driver(d.reserve(&address, bytes, granularity, 0, 0), "cuMemAddressReserve");
+  check_driver(d.map(address, bytes, 0, allocation, 0), "cuMemMap");
+  mapped = true;
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  check_driver(d.set_access(address, bytes, &access, 1), "cuMemSetAccess");
+
+  // GL's side: the same memory as a pixel unpack buffer.
+  int memory_fd = -1;
+  check_driver(d.export_handle(&memory_fd, allocation, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+               "cuMemExportToShareableHandle");
+  gl_failed();  // errors left by others are not ours
+  GLuint memory = 0;
+  glCreateMemoryObjectsEXT(1, &memory);
+  gl_memory = GLMemoryObject(memory);
+  glImportMemoryFdEXT(memory, bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, memory_fd);  // GL owns the fd once it succeeds
+  if (gl_failed() || !glIsMemoryObjectEXT(memory)) {
+    close(memory_fd);
+    throw Error("glImportMemoryFdEXT refused CUDA's memory (" + std::to_string(bytes) + " bytes)");
+  }
+  GLuint buffer = 0;
+  glGenBuffers(1, &buffer);
+  gl_buffer = GLBuffer(buffer);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+  glBufferStorageMemEXT(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), memory, 0);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  if (gl_failed()) throw Error("glBufferStorageMemEXT failed on the imported memory");
+
+  // The semaphores: made by Vulkan, imported by both (each import takes its own fd).
+  semaphores.emplace(uuid, 2);
+  auto import_both = [&](int k, GLSemaphore& gl, cudaExternalSemaphore_t& cuda) {
+    const int gl_fd = semaphores->export_fd(k);
+    GLuint name = 0;
+    glGenSemaphoresEXT(1, &name);
+    gl = GLSemaphore(name);
+    glImportSemaphoreFdEXT(name, GL_HANDLE_TYPE_OPAQUE_FD_EXT, gl_fd);
+    if (gl_failed() || !glIsSemaphoreEXT(name)) {
+      close(gl_fd);
+      throw Error("glImportSemaphoreFdEXT refused Vulkan's semaphore");
+    }
+    const int cuda_fd = semaphores->export_fd(k);
+    cudaExternalSemaphoreHandleDesc desc{};
+    desc.type = cudaExternalSemaphoreHandleTypeOpaqueFd;
+    desc.handle.fd = cuda_fd;
+    const cudaError_t e = cudaImportExternalSemaphore(&cuda, &desc);  // CUDA owns the fd once it succeeds
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      close(cuda_fd);
+      cuda = nullptr;
+      throw Error(std::string("cudaImportExternalSemaphore failed: ") + cudaGetErrorString(e));
+    }
+  };
+  import_both(0, gl_written, cuda_written);
+  import_both(1, gl_read, cuda_read);
+  SS_INTEROP_CHECK(cudaEventCreateWithFlags(&last_write, cudaEventDisableTiming));
+}
+
+void FieldInterop::Impl::copy_into_texture() {
+  const GLuint buffer = gl_buffer.get();
+  glWaitSemaphoreEXT(gl_written.get(), 1, &buffer, 0, nullptr, nullptr);  // on the GPU: the CPU goes on
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, nx, ny, GL_RED, GL_FLOAT, nullptr);  // from offset 0 of the buffer
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  glSignalSemaphoreEXT(gl_read.get(), 1, &buffer, 0, nullptr, nullptr);
+  read_signalled = true;
+}
+
+FieldInterop::FieldInterop(const FieldTexture& texture, InteropPath path) : impl_(std::make_unique<Impl>()) {
+  if (path == InteropPath::host) throw Error("the host copy is no interop path");
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     cudaGetLastError();
     throw Error("no CUDA device");
   }
+  SS_INTEROP_CHECK(cudaFree(nullptr));  // the primary context, before the driver's memory calls
+  impl_->path = path;
   impl_->nx = texture.nx();
   impl_->ny = texture.ny();
-  const cudaError_t e = cudaGraphicsGLRegisterImage(&impl_->resource, texture.gl_name(), GL_TEXTURE_2D,
-                                                    cudaGraphicsRegisterFlagsSurfaceLoadStore |
-                                                        cudaGraphicsRegisterFlagsWriteDiscard);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    impl_->resource = nullptr;
-    throw Error(std::string("cudaGraphicsGLRegisterImage failed: ") + cudaGetErrorString(e) +
-                " (is the GL context on the CUDA device?)");
-  }
+  if (path == InteropPath::external) impl_->connect_external(texture);
+  else impl_->connect_map(texture);
   SS_INTEROP_CHECK(cudaMalloc(&impl_->device_stats, 3 * sizeof(int)));
   SS_INTEROP_CHECK(cudaMallocHost(&impl_->host_stats, 3 * sizeof(int)));
   impl_->host_stats[0] = INT_MAX;
@@ -236,6 +547,8 @@ FieldInterop::FieldInterop(const FieldTexture& texture) : impl_(std::make_unique
 FieldInterop::~FieldInterop() = default;
 FieldInterop::FieldInterop(FieldInterop&&) noexcept = default;
 FieldInterop& FieldInterop::operator=(FieldInterop&&) noexcept = default;
+
+InteropPath FieldInterop::path() const { return impl_->path; }
 
 void FieldInterop::write(const float* first_cell, std::size_t row_pitch, void* stream_ptr) {
   write_strided(first_cell, 1, row_pitch, stream_ptr);
@@ -254,12 +567,39 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
     return;
   }
   std::vector<cudaGraphicsResource_t> resources;
-  if (!probe().no_map)
-    for (const Write& w : writes) resources.push_back(w.target->impl_->resource);
+  std::vector<Impl*> external;
+  for (const Write& w : writes) {
+    Impl& m = *w.target->impl_;
+    if (m.path == InteropPath::external) external.push_back(&m);
+    else if (!probe().no_map) resources.push_back(m.resource);
+  }
+  // External: the kernels overwrite the buffers only once GL has copied their last contents.
+  std::vector<cudaExternalSemaphore_t> semaphores;
+  for (Impl* m : external)
+    if (m->read_signalled) semaphores.push_back(m->cuda_read);
+  if (!semaphores.empty()) {
+    std::vector<cudaExternalSemaphoreWaitParams> wait(semaphores.size());
+    SS_INTEROP_CHECK(cudaWaitExternalSemaphoresAsync(semaphores.data(), wait.data(),
+                                                     static_cast<unsigned>(semaphores.size()), stream));
+    for (Impl* m : external) m->read_signalled = false;
+  }
   {
     ScopedMap map(resources, stream);
     for (const Write& w : writes) w.target->impl_->launch(w.first_cell, w.u_stride, w.v_stride, stream);
-  }  // unmapped here, on the stream: GL work issued after this sees the textures
+  }  // unmapped here, on the stream: GL work issued after this sees the map-path textures
+  if (!external.empty()) {
+    semaphores.clear();
+    for (Impl* m : external) semaphores.push_back(m->cuda_written);
+    std::vector<cudaExternalSemaphoreSignalParams> signal(semaphores.size());
+    SS_INTEROP_CHECK(cudaSignalExternalSemaphoresAsync(semaphores.data(), signal.data(),
+                                                       static_cast<unsigned>(semaphores.size()), stream));
+    for (Impl* m : external) {
+      SS_INTEROP_CHECK(cudaEventRecord(m->last_write, stream));
+      m->copy_into_texture();  // GL waits for `written` on the GPU: GL work issued after it sees the texture
+    }
+    glFlush();  // `read`'s signals reach the GPU before CUDA's next write waits for them
+    check_gl("copying the shared buffers into the field textures");
+  }
   for (const Write& w : writes) w.target->impl_->copy_stats(stream);
 }
 

@@ -1,6 +1,9 @@
 // On a CUDA device: `record --headless` with CUDA-GL interop must give the same pixels as
 // the device -> host -> texture path on the same state, and the colormap of the CPU
 // backend's field (the GPU variants are bitwise equal to it). Skips without a device.
+#include <utility>
+#include <vector>
+
 #include "app_runner.hpp"
 #include "sim/core/device.hpp"
 
@@ -51,6 +54,41 @@ TEST(RecordGpu, InteropAndHostCopyDrawTheSamePixelsAsTheCpuField) {
     if (range[0] != 'a') {
       const render::Image last = render::read_png((interop / frame_name(2)).string());
       EXPECT_GE(expect_field_pixels(last, cpu_field(300, 200, 14), render::Colormap::inferno, {-1.2, 1.3}, 13), 300);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// STENCILSCOPE_INTEROP forces each CUDA-GL path: the record says which ran, and both
+// draw what the host copy draws (heat2d, and heat3d's three slices in one write). Skips
+// the external path where the record says the GL context or CUDA cannot take it.
+TEST(RecordGpu, ExternalAndMapPathsDrawTheSamePixelsAsTheHostCopy) {
+  std::string why;
+  if (!cuda_available(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+  const auto dir = scratch_dir("record_gpu_paths");
+  const std::vector<std::pair<std::string, std::string>> scenes{
+      {"2d", " --size 300x200 --steps-per-frame 7 --colormap inferno"},
+      {"3d", " --model heat3d --variant stream25d --size 67x45x38 --steps-per-frame 5 --colormap viridis"}};
+  for (const auto& [name, scene] : scenes) {
+    SCOPED_TRACE(name);
+    const std::string common =
+        " --headless --device gpu --frames 3 --width 640 --height 400 --sampling nearest --range auto" + scene;
+    const auto host = dir / ("host" + name);
+    const RunResult h = run_app("record --upload host-copy --out '" + host.string() + "'" + common, "env -u DISPLAY");
+    ASSERT_EQ(h.exit_code, 0) << h.output;
+    for (const std::string path : {"map", "external"}) {
+      const auto out = dir / (path + name);
+      const RunResult r = run_app("record --upload interop --out '" + out.string() + "'" + common,
+                                  "env -u DISPLAY STENCILSCOPE_INTEROP=" + path);
+      std::fprintf(stderr, "%s", r.output.c_str());
+      if (path == "external" && r.exit_code != 0 &&
+          (r.output.find("lacks") != std::string::npos || r.output.find("cannot export") != std::string::npos))
+        GTEST_SKIP() << "the external path is not supported here: " << r.output;
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_NE(r.output.find(path == "map" ? "CUDA-GL interop (map)" : "CUDA-GL interop (external memory)"),
+                std::string::npos)
+          << r.output;
+      expect_same_frames(out, host, 3);
     }
   }
   std::filesystem::remove_all(dir);

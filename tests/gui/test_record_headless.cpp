@@ -129,6 +129,33 @@ TEST(GuiCommandLine, BadInputIsOneLineAndANonZeroExit) {
   }
 }
 
+// STENCILSCOPE_INTEROP (render/interop.hpp) forces a CUDA-GL upload path: another value,
+// or host with --upload interop, fails in one line before anything runs; a valid value
+// leaves a CPU run as it is.
+TEST(GuiCommandLine, ABadInteropPathIsRefusedInOneLine) {
+  for (const char* bad : {"mapped", "EXTERNAL", "host-copy"}) {
+    const RunResult r =
+        run_app("record --headless --frames 1 --out x --size 16", std::string("env -u DISPLAY STENCILSCOPE_INTEROP=") + bad);
+    EXPECT_NE(r.exit_code, 0) << bad;
+    EXPECT_NE(r.output.find(std::string("STENCILSCOPE_INTEROP='") + bad + "'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("choose map, external or host"), std::string::npos) << r.output;
+    EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  }
+  const RunResult both = run_app("record --headless --frames 1 --out x --size 16 --upload interop",
+                                 "env -u DISPLAY STENCILSCOPE_INTEROP=host");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.output.find("STENCILSCOPE_INTEROP=host forces the host copy"), std::string::npos) << both.output;
+
+  const auto dir = scratch_dir("record_interop_env");
+  for (const char* good : {"map", "external", "host", ""}) {
+    const RunResult r = run_app("record --headless --frames 1 --device cpu --size 16 --out '" + (dir / "f").string() + "'",
+                                std::string("env -u DISPLAY STENCILSCOPE_INTEROP=") + good);
+    EXPECT_EQ(r.exit_code, 0) << good << ": " << r.output;
+    EXPECT_NE(r.output.find("CPU backend"), std::string::npos) << r.output;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RecordHeadless, VideoThroughFfmpegWhenItIsThere) {
   if (std::system("command -v ffmpeg >/dev/null 2>&1") != 0) GTEST_SKIP() << "ffmpeg is not on PATH";
   const auto dir = scratch_dir("record_ffmpeg");

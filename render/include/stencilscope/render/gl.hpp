@@ -3,6 +3,7 @@
 // Only render/ includes glad; these declarations need no GL header.
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sim/core/error.hpp"
 
@@ -22,6 +23,9 @@ using GLProcLoader = GLProc (*)(const char* name);
 /// fails or the context is older than 3.3 core.
 std::string load_gl(GLProcLoader loader);
 
+/// The extensions the current context advertises (glGetStringi(GL_EXTENSIONS, i)).
+std::vector<std::string> gl_extensions();
+
 /// Turns glGetError checks on or off at run time (on by default; they cost a round trip).
 void set_gl_error_checks(bool on);
 bool gl_error_checks();
@@ -30,7 +34,7 @@ void check_gl(const char* what);
 /// Waits until the GL has finished all queued work (glFinish): the end of a timed frame.
 void finish_gl();
 
-enum class GLKind { texture, buffer, vertex_array, framebuffer, program, query };
+enum class GLKind { texture, buffer, vertex_array, framebuffer, program, query, memory_object, semaphore };
 
 /// Deletes one GL object; a no-op for name 0. Must run with the owning context current.
 void gl_delete(GLKind kind, unsigned name) noexcept;
@@ -67,5 +71,7 @@ using GLVertexArray = GLHandle<GLKind::vertex_array>;
 using GLFramebuffer = GLHandle<GLKind::framebuffer>;
 using GLProgram = GLHandle<GLKind::program>;
 using GLQuery = GLHandle<GLKind::query>;
+using GLMemoryObject = GLHandle<GLKind::memory_object>;  ///< GL_EXT_memory_object
+using GLSemaphore = GLHandle<GLKind::semaphore>;         ///< GL_EXT_semaphore
 
 }  // namespace ss::render

@@ -1,12 +1,25 @@
 #pragma once
-// CUDA-GL interop: CUDA writes the field straight into the GL texture. The texture is
-// registered once; it is mapped only around the kernel that writes it and unmapped
-// before GL draws (CUDA's rule: GL must not touch a mapped resource). Builds without
-// CUDA get a stub whose constructor throws, so callers fall back to host copies.
+// CUDA-GL interop, two ways (InteropPath):
+// - map: the texture is registered with CUDA once and mapped only around the kernels that
+//   write it, unmapped before GL draws (CUDA's rule: GL must not touch a mapped resource).
+//   Each map and unmap hands the GPU between the GL and the CUDA context.
+// - external: memory shared once. CUDA allocates a buffer with the virtual memory API and
+//   exports it as a file descriptor; GL imports it (GL_EXT_memory_object_fd) as a pixel
+//   unpack buffer. Each frame CUDA writes the buffer and signals a semaphore; GL waits
+//   for it on the GPU, copies the buffer into the texture (glTexSubImage2D from the
+//   buffer: the texture, its format and the drawing stay as they are) and signals a
+//   second semaphore, which CUDA's next write into the buffer waits for. No map, no
+//   unmap, and neither CPU waits. The semaphores come from Vulkan (loaded at run time):
+//   GL and CUDA can only import semaphores, neither can make an exportable one.
+// Builds without CUDA get a stub whose constructor throws, so callers fall back to host
+// copies. The choice of path (interop_paths_to_try) is host code, built in both.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "stencilscope/render/colormap.hpp"
 #include "stencilscope/render/field_texture.hpp"
@@ -19,33 +32,79 @@ struct FieldStats {
   bool finite = true;
 };
 
-/// True when this build contains the interop path (STENCILSCOPE_CUDA on).
+/// True when this build contains the interop paths (STENCILSCOPE_CUDA on).
 bool interop_built();
+
+/// How a field in CUDA device memory reaches its GL texture.
+enum class InteropPath {
+  external,  ///< memory and semaphores shared once; no map per frame
+  map,       ///< the texture registered with CUDA, mapped around each frame's writes
+  host,      ///< no interop: the caller copies device -> host -> texture
+};
+/// "external", "map", "host": the values STENCILSCOPE_INTEROP takes.
+std::string_view to_string(InteropPath p);
+/// Parses a value of STENCILSCOPE_INTEROP: "map", "external" or "host"; empty means
+/// automatic (nullopt). Throws ss::Error naming the variable, the value and the choices.
+std::optional<InteropPath> parse_interop_path(std::string_view value);
+/// STENCILSCOPE_INTEROP of this process, parsed (unset or empty: automatic). Throws as
+/// parse_interop_path.
+std::optional<InteropPath> interop_override();
+
+/// The GL extensions the external path needs: GL_EXT_memory_object, GL_EXT_memory_object_fd,
+/// GL_EXT_semaphore, GL_EXT_semaphore_fd.
+std::span<const std::string_view> external_gl_extensions();
+/// Those of external_gl_extensions() that `advertised` lacks (empty: all are there).
+std::vector<std::string_view> missing_external_gl_extensions(std::span<const std::string> advertised);
+
+/// What this process can do, as interop_paths_to_try needs it.
+struct InteropSupport {
+  bool gl_external_objects = false;  ///< the GL context advertises every external_gl_extensions()
+  bool cuda_device = false;          ///< interop is built in and there is a CUDA device
+  bool cuda_export = false;          ///< that device exports memory as a file descriptor (cuMemCreate)
+};
+/// The paths to try, best first; the last is always host, which always works.
+/// Forced (STENCILSCOPE_INTEROP): that path, then host (a forced path that fails leaves
+/// the host copy, never the other interop path). Automatic: external where the GL
+/// context and CUDA both can, map where there is a device, then host.
+std::vector<InteropPath> interop_paths_to_try(const InteropSupport& support, std::optional<InteropPath> forced);
+
+/// Asks the GL context current on this thread and the current CUDA device (creates no GL
+/// object; never throws). `why_not_external`, when given, receives why the external path
+/// is not supported (empty when it is).
+InteropSupport query_interop_support(std::string* why_not_external = nullptr);
 
 /// A measuring aid (docs/perf.md, "the window's upload"): true when `flag` is one of the
 /// comma-separated flags of STENCILSCOPE_INTEROP_PROBE. Here: "each" (a map per texture),
 /// "map-only" (maps, no copies), "no-map" (copies into an array of CUDA's own, never
 /// mapped: the textures keep old contents), "no-stats" (no min/max readback); the app's:
 /// "sim-stream" (copies behind the batches), "no-wait" (snapshots do not wait for the
-/// slot's last copy: unsafe, timing only).
+/// slot's last copy: unsafe, timing only). "each", "map-only" and "no-map" touch the map
+/// path only.
 bool interop_probe(std::string_view flag);
 
 class FieldInterop {
  public:
-  /// Registers `texture` with CUDA for surface writes (cudaGraphicsGLRegisterImage,
-  /// SurfaceLoadStore). Needs the GL context current and a CUDA device driving it;
-  /// throws ss::Error saying why not (no device, Mesa or WSL2 GL, built without CUDA).
-  explicit FieldInterop(const FieldTexture& texture);
+  /// Connects `texture` to CUDA by `path`. map: registers it for surface writes
+  /// (cudaGraphicsGLRegisterImage, SurfaceLoadStore). external: shares a buffer of the
+  /// texture's size and two semaphores between CUDA and GL (interop.hpp's top). Needs the
+  /// GL context current and on the CUDA device; throws ss::Error saying why not (no
+  /// device, Mesa or WSL2 GL, a missing GL extension or Vulkan, built without CUDA, host).
+  explicit FieldInterop(const FieldTexture& texture, InteropPath path = InteropPath::map);
   ~FieldInterop();
   FieldInterop(FieldInterop&&) noexcept;
   FieldInterop& operator=(FieldInterop&&) noexcept;
   FieldInterop(const FieldInterop&) = delete;
   FieldInterop& operator=(const FieldInterop&) = delete;
 
-  /// Enqueues on `stream` (a cudaStream_t, after the work that produced the field): map,
-  /// a kernel that copies the texture's nx*ny cells from device memory (`first_cell` is
-  /// cell (0, 0), rows `row_pitch` floats apart) and reduces their min and max, unmap.
-  /// Returns without waiting; GL commands issued afterwards see the new texture.
+  /// The path this texture is connected by (map or external).
+  InteropPath path() const;
+
+  /// Enqueues on `stream` (a cudaStream_t, after the work that produced the field) a
+  /// kernel that copies the texture's nx*ny cells from device memory (`first_cell` is
+  /// cell (0, 0), rows `row_pitch` floats apart) and reduces their min and max: map,
+  /// kernel, unmap; or (external) kernel into the shared buffer, then GL's copy into the
+  /// texture behind a semaphore. Needs the GL context current. Returns without waiting;
+  /// GL commands issued afterwards see the new texture.
   void write(const float* first_cell, std::size_t row_pitch, void* stream);
   /// As write, for a strided view: texel (u, v) comes from first_cell[u * u_stride +
   /// v * v_stride]. The slicing kernel of 3D fields: an axis-aligned slice of a padded
@@ -59,8 +118,9 @@ class FieldInterop {
     const float* first_cell;
     std::size_t u_stride, v_stride;
   };
-  /// As write_strided for each of `writes`, with ONE map of all their textures before
-  /// the kernels and one unmap after them. Each map and unmap hands the textures between
+  /// As write_strided for each of `writes`, with ONE map of all their map-path textures
+  /// before the kernels and one unmap after them, and one semaphore wait and one signal
+  /// for all their external-path ones. Each map and unmap hands the textures between
   /// the GL and the CUDA context, which costs the running simulation more than the copy
   /// kernels do (docs/perf.md, "the window's upload"), so a frame maps once.
   static void write_all(std::span<const Write> writes, void* stream);

@@ -11,6 +11,7 @@
 #include "sim/core/device.hpp"
 #include "sim/dist/halo_exchange.hpp"
 #include "sim/dist/halo_exchange_device.hpp"
+#include "sim/dist/rank_gpu.hpp"
 
 namespace ss::dist {
 
@@ -65,31 +66,6 @@ Plan make_plan(const Model& model, const DistributedBenchRequest& r, int ranks) 
   return p;
 }
 
-/// The GPU of this rank: local rank modulo the node's devices (several ranks share one when
-/// there are more ranks than GPUs, as on a one-GPU machine), and the transport the run uses.
-DeviceTransport use_rank_gpu(MPI_Comm comm, const std::string& asked) {
-  const NodePlace place = node_place(comm);
-  const int devices = cuda_device_count();
-  if (devices == 0) {
-    std::string why;
-    cuda_available(&why);
-    throw Error("--device gpu: " + why);
-  }
-  use_cuda_device(place.local_rank % devices);
-  const bool shared = place.local_ranks > devices;
-  if (asked == "nccl" && shared)
-    throw Error(fmt::format("NCCL needs a GPU per rank: {} ranks share this node's {} GPU{} (--transport staged)",
-                            place.local_ranks, devices, devices == 1 ? "" : "s"));
-  if (!asked.empty()) return parse_device_transport(asked);
-  // The copy engines where every rank is on this node and the GPUs reach each other (the
-  // fastest: the halos travel beside the compute, docs/distributed.md), else NCCL where
-  // built and each rank has its GPU, else MPI on pinned buffers.
-  // Every rank finds the same: each counts the ranks of its node and asks the same GPUs.
-  if (place.local_ranks == world_size() && cuda_peers_reach(std::min(devices, place.local_ranks)))
-    return DeviceTransport::peer;
-  return nccl_built() && !shared ? DeviceTransport::nccl : DeviceTransport::staged;
-}
-
 /// No exchange: a box stepped with it shows what its steps cost without the halo.
 class NoHalo final : public HaloFill {
  public:
@@ -124,7 +100,7 @@ BenchReport run_distributed_bench(const Model& model, const DistributedBenchRequ
   const bool gpu = r.backend == Backend::gpu;
   const std::string variant = gpu ? plan.spec.gpu_variant : info.fastest_cpu;
   DeviceTransport transport = DeviceTransport::staged;
-  if (gpu) agree(world, [&] { transport = use_rank_gpu(world, r.transport); });
+  if (gpu) agree(world, [&] { transport = select_rank_gpu(world, r.transport); });
 
   // The one-rank run: rank 0 alone, the others wait without taking its cores.
   std::unique_ptr<Simulation> single;

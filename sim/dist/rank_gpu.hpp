@@ -1,6 +1,6 @@
 #pragma once
-// The GPU of one rank of a distributed run, and how its halos travel: the same choice the
-// distributed bench makes (sim/dist/distributed_bench.cpp), for the runs watched from rank 0
+// The GPU of one rank of a distributed run, and how its halos travel: for the distributed
+// bench (sim/dist/distributed_bench.cpp) and the runs watched from rank 0
 // (sim/dist/distributed_simulation.hpp).
 #include <mpi.h>
 

@@ -199,9 +199,9 @@ TEST(GpuSimulation, RefusalsBeforeAnyBoxIsBuilt) {
 }
 
 // heat3d in every boundary rule, through stream25d's box form (the default) and global: the
-// views and the state after steps, reset and more steps are the one GPU's; paint, an order
-// change and a loaded state are refused in one line (its GPU boxes take no field from
-// outside yet), or, once DistributedSpec::gpu_boxes_paint says they do, the one GPU's too.
+// views and the state after steps, reset and more steps are the one GPU's; so are a paint
+// across the boxes, an order change and a loaded state (DistributedSpec::gpu_boxes_paint; a
+// model whose GPU boxes say no must refuse them in one line).
 TEST(GpuSimulation, Heat3DEveryRuleIsTheOneGpus) {
   if (const std::string why = why_not_here(); !why.empty()) GTEST_SKIP() << why;
   const Model& model = find_model("heat3d");
@@ -231,6 +231,10 @@ TEST(GpuSimulation, Heat3DEveryRuleIsTheOneGpus) {
       for (auto* sim : {one.get(), many.get()}) paint_across(*sim, at, where);
       expect_same(*one, *many, where, "painted across the boxes");
       for (auto* sim : {one.get(), many.get()}) sim->set_order(k.order == 8 ? 4 : 8);
+      const auto saved = one->copy_state();  // loaded into both after 3 more steps
+      for (auto* sim : {one.get(), many.get()}) sim->start_steps(3);
+      for (auto* sim : {one.get(), many.get()}) sim->load_state(saved);
+      expect_same(*one, *many, where, "painted, order changed, a state loaded");
     } else {
       try {
         paint_across(*many, at, where);

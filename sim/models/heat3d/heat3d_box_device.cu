@@ -14,6 +14,7 @@
 // shared3d's and global's kernels as they are; both writes are the same bits.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -175,6 +176,37 @@ class DeviceHeat3DBox final : public BoxSimulation {
     });
   }
 
+  // The one-rank paint (HostHeat3D::paint) on the box's cells, read at global indices: the
+  // block of cells the sphere's bounds cover comes to the host, is painted and goes back
+  // (a paint is a click, not a step). The caller refreshes the ghosts.
+  void paint(const Sphere& s) override {
+    const std::array<int, 3>& lo = where_.box.lo;
+    const std::array<double, 3> centre{s.x, s.y, s.z};
+    std::array<int, 3> from{}, n{};
+    for (std::size_t a = 0; a < 3; ++a) {
+      from[a] = std::max(0, static_cast<int>(std::floor(centre[a] - 0.5 - s.radius)) - lo[a]);
+      const int to = std::min(where_.box.n[a] - 1, static_cast<int>(std::ceil(centre[a] - 0.5 + s.radius)) - lo[a]);
+      n[a] = to - from[a] + 1;
+      if (n[a] <= 0) return;  // the sphere misses this box
+    }
+    std::vector<float> block(static_cast<std::size_t>(n[0]) * n[1] * n[2]);
+    copy_block(block.data(), from, n, cudaMemcpyDeviceToHost);
+    for (int k = 0; k < n[2]; ++k)
+      for (int j = 0; j < n[1]; ++j)
+        for (int i = 0; i < n[0]; ++i)
+          if (in_sphere(s, lo[0] + from[0] + i, lo[1] + from[1] + j, lo[2] + from[2] + k))
+            block[(static_cast<std::size_t>(k) * n[1] + j) * n[0] + i] = static_cast<float>(s.value);
+    copy_block(block.data(), from, n, cudaMemcpyHostToDevice);
+  }
+
+  void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
+    if (in.size() != 1 || in[0].size() != static_cast<std::size_t>(where_.box.cells()))
+      throw Error("a heat3d box state of " + std::to_string(in.size()) + " fields does not fit this box (" +
+                  std::to_string(where_.box.cells()) + " cells)");
+    copy_block(const_cast<float*>(in[0].data()), {0, 0, 0}, where_.box.n, cudaMemcpyHostToDevice);
+    steps_done_ = steps_done;
+  }
+
   std::vector<std::vector<float>> interiors() const override {
     const Grid3D& g = grid_;
     std::vector<float> out(g.points());
@@ -251,6 +283,23 @@ class DeviceHeat3DBox final : public BoxSimulation {
         done += chunk;
       }
     });
+  }
+
+  /// The block of n cells from cell `from` of the current field to or from `host` (x
+  /// fastest), after everything queued; synchronous.
+  void copy_block(float* host, const std::array<int, 3>& from, const std::array<int, 3>& n, cudaMemcpyKind kind) {
+    synchronize();
+    cudaMemcpy3DParms p{};
+    float* dev = field_[current_].get() + grid_.index(from[0], from[1], from[2]);
+    const cudaPitchedPtr d = make_cudaPitchedPtr(dev, grid_.pitch * sizeof(float), n[0] * sizeof(float),
+                                                 grid_.rows_per_plane());
+    const cudaPitchedPtr h = make_cudaPitchedPtr(host, n[0] * sizeof(float), n[0] * sizeof(float), n[1]);
+    p.srcPtr = kind == cudaMemcpyDeviceToHost ? d : h;
+    p.dstPtr = kind == cudaMemcpyDeviceToHost ? h : d;
+    p.extent = make_cudaExtent(n[0] * sizeof(float), n[1], n[2]);
+    p.kind = kind;
+    SS_CUDA_CHECK(cudaMemcpy3DAsync(&p, stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   }
 
   /// The rules at times first .. first + count - 1 with their analytic tables moved to the

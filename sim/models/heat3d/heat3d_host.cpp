@@ -238,11 +238,9 @@ class Heat3DBoxWithViews final : public BoxSimulation {
   StepAccounting accounting() const override { return heat_accounting(static_cast<std::size_t>(cells_)); }
   /// One quantity, the temperature: the box's field (the interior copied from the device).
   std::vector<float> quantity_interior(const std::string&) const override { return box_->interiors().front(); }
-  void paint(const Sphere&) override {
-    throw Error("heat3d's GPU boxes cannot be painted yet (--device cpu paints under mpirun)");
-  }
-  void load_interiors(const std::vector<std::vector<float>>&, long) override {
-    throw Error("heat3d's GPU boxes cannot load a state yet (--device cpu loads one under mpirun)");
+  void paint(const Sphere& s) override { box_->paint(s); }
+  void load_interiors(const std::vector<std::vector<float>>& in, long steps_done) override {
+    box_->load_interiors(in, steps_done);
   }
 
  private:

@@ -70,19 +70,17 @@ std::unique_ptr<BoxSimulation> make_heat3d_device_box(const Heat3DSetup& setup, 
 
 /// A GPU box (make_heat3d_device_box) that also answers what the window asks of a box and
 /// the box itself does not: dt, its limit, the accounting, and the temperature view (its
-/// interior, copied from the device). Paint and loaded states stay refused (the box's own
-/// field is not reachable from here: DeviceHeat3DBox, heat3d_box_device.cu, would need
-/// paint and load_interiors).
+/// interior, copied from the device); paint and loaded states go to the box.
 std::unique_ptr<BoxSimulation> heat3d_box_with_views(std::unique_ptr<BoxSimulation> box, const Heat3DSetup& setup,
                                                      const BoxPlacement& where);
 
 /// What heat3d's model hands to a distributed run on the GPU: the variant its GPU boxes
 /// step with (stream25d, the fastest, reading its ghosts from memory on a box), what they
-/// give the window (views; no paint or loaded state yet) and the box maker.
+/// give the window (views, paints, loaded states) and the box maker.
 struct Heat3DDeviceBoxes {
   static constexpr const char* variant = "stream25d";
   static constexpr bool shows = true;
-  static constexpr bool paints = false;
+  static constexpr bool paints = true;
   static std::unique_ptr<BoxSimulation> make(const Heat3DSetup& setup, const BoxPlacement& where,
                                              std::string_view variant_name) {
     return heat3d_box_with_views(make_heat3d_device_box(setup, where, parse_heat3d_variant(variant_name)), setup,

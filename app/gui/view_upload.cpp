@@ -58,7 +58,6 @@ bool ViewUploader::interop_ready(std::span<render::FieldTexture* const> textures
     path_ = 0;
     failure_.clear();
     if (forced == render::InteropPath::host) failure_ = "STENCILSCOPE_INTEROP=host forces the host copy";
-    else if (!forced && paths_.front() == render::InteropPath::map) failure_ = "external: " + why_not_external;
     else if (!forced && paths_.front() == render::InteropPath::host) failure_ = why_not_external;
   }
   interop_.resize(textures.size());
@@ -137,7 +136,7 @@ UploadPath ViewUploader::upload(Simulation& sim, std::span<render::FieldTexture*
   if (stream_) stream_->synchronize();  // a show() still writing would race the writes below
   refresh(sim);
   pending_slot_ = -1;
-  if (interop_ready(textures) && allow_interop) {
+  if (allow_interop && interop_ready(textures)) {
     std::vector<render::FieldInterop::Write> writes;
     void* stream = nullptr;
     for (int v = 0; v < views; ++v) {
@@ -198,7 +197,7 @@ UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* co
   void* const copies = on_sim_stream && sim_stream ? sim_stream : stream_->get();
   const std::size_t views = std::min(textures.size(), slot.views.size());
   UploadPath path = UploadPath::host_copy;
-  if (interop_ready(textures) && allow_interop) {
+  if (allow_interop && interop_ready(textures)) {  // a texture is connected only when it is to be used
     path = interop_path();
     std::vector<render::FieldInterop::Write> writes;
     for (std::size_t v = 0; v < views; ++v)  // device to device

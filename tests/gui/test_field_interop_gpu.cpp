@@ -78,7 +78,7 @@ class ExternalInteropTest : public ::testing::Test {
     const InteropSupport s = query_interop_support(&why);
     if (!s.gl_external_objects || !s.cuda_export)
       GTEST_SKIP() << "the external path is not supported here (" << why << "): " << context_->description();
-    EXPECT_EQ(interop_paths_to_try(s, std::nullopt).front(), InteropPath::external) << "the default where it can";
+    EXPECT_EQ(interop_paths_to_try(s, InteropPath::external).front(), InteropPath::external) << "tried when forced";
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaMalloc(&busy_, kBusyBytes), "cudaMalloc");
   }

@@ -57,7 +57,9 @@ class DeviceHaloExchange final : public HaloFill {
   /// peer: a field pointer seen for the first time is shared with the neighbours (a
   /// collective among them), and the neighbour's field of the same place in the order of
   /// first appearance receives the ghosts: every rank must fill the same sequence of its own
-  /// buffers (as every box does: the ranks step in lockstep). The ghosts written into a
+  /// buffers (as every box does: the ranks step in lockstep), and a field once filled must
+  /// stay allocated as long as the exchange lives (a box that reallocates its fields makes
+  /// a new exchange, as the window's rebuilds and order changes do). The ghosts written into a
   /// neighbour's field may land as soon as everything the neighbour queued on its stream
   /// before its own fill of the same turn has run.
   void fill(std::span<float* const> device_fields) override;

@@ -4,13 +4,14 @@
 # machine both ranks share device 0: a smoke test, NCCL cases skip and say why):
 # build with CUDA, MPI and NCCL (no GUI), then
 #  - the MPI tests: CPU boxes bitwise equal to one rank (mpi_distributed_np2/3/4, which also
-#    hold DeviceHaloExchange.StagedAndNcclFillAsTheHostExchange), GPU boxes bitwise equal to
-#    one GPU with each halo transport (mpi_gpu_boxes_np2_staged, _np2_nccl, _np3_staged,
-#    _np4_nccl where there are four GPUs:
-#    rank r on GPU local-rank % GPUs), and the command line (CliMpi.*, the GPU table);
+#    hold DeviceHaloExchange.StagedPeerAndNcclFillAsTheHostExchange), GPU boxes bitwise equal to
+#    one GPU with each halo transport (mpi_gpu_boxes_np2_staged, _np2_nccl, _np2_peer,
+#    _np3_staged, _np3_peer, _np4_nccl and _np4_peer where there are four GPUs:
+#    rank r on GPU local-rank % GPUs), the window's run on GPU boxes (mpi_gpu_simulation_*),
+#    and the command line (CliMpi.*, the GPU table);
 #  - the distributed bench tables on the GPUs (--device gpu, the model's box variant on one
 #    GPU against N ranks): heat3d weak scaling at 512^3 per rank and strong scaling at
-#    768^3, through NCCL (where every rank has its own GPU) and staged; acoustic3d at
+#    768^3, through peer and NCCL (where every rank has its own GPU) and staged; acoustic3d at
 #    512^3 (global, sponge and cpml); elastic3d at 256^3, strong (steps, sponge); hydro3d at
 #    512^3, strong scaling (global: stream25d, the fastest, reads the whole grid's periodic
 #    images inside its kernel); heat3d's one-GPU variants at 512^3 for scale.
@@ -31,8 +32,8 @@ gpus=$(wc -l <"$out/devices.txt")
 $e info | tee "$out/info.txt"
 
 # The tests (GPU boxes first: they are what this script is for).
-timeout 240 ctest --test-dir $b -R "mpi_gpu_boxes" --output-on-failure >"$out/ctest-gpu-boxes.log" 2>&1 || status=1
-grep -E "mpi_gpu_boxes.*(Passed|Failed|Skipped|\*\*\*)|tests passed|ranks on|SKIPPED|Failure|against|Expected" \
+timeout 300 ctest --test-dir $b -R "mpi_gpu_boxes|mpi_gpu_simulation" --output-on-failure >"$out/ctest-gpu-boxes.log" 2>&1 || status=1
+grep -E "mpi_gpu_(boxes|simulation).*(Passed|Failed|Skipped|\*\*\*)|tests passed|ranks on|SKIPPED|Failure|against|Expected" \
   "$out/ctest-gpu-boxes.log" | head -40
 if [[ -z ${QUICK:-} ]]; then
   timeout 300 ctest --test-dir $b -R "mpi_distributed|CliMpi" -j4 --output-on-failure >"$out/ctest-mpi.log" 2>&1 || status=1
@@ -40,10 +41,10 @@ if [[ -z ${QUICK:-} ]]; then
   grep -h "DeviceHaloExchange" -A3 "$out/ctest-mpi.log" | grep -E "OK|FAILED|SKIPPED" | sort | uniq -c
 fi
 
-# The tables. NCCL only where every rank has its own GPU.
+# The tables. NCCL only where every rank has its own GPU; peer (the default) first.
 mpi=(timeout 150 mpirun --allow-run-as-root --oversubscribe -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=4)
-transports=(staged)
-if grep -q "NCCL" "$out/info.txt" && ((gpus >= 2)); then transports=(nccl staged); fi
+transports=(peer staged)
+if grep -q "NCCL" "$out/info.txt" && ((gpus >= 2)); then transports=(peer nccl staged); fi
 table() {  # must (1: a failure fails the script), name, then the bench arguments
   local must=$1 name=$2; shift 2
   echo "== mpirun -np 2 stencilscope bench $*"

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "exportable_semaphores.hpp"
-#include "sim/core/cuda_check.cuh"
 #include "stencilscope/render/gl.hpp"
 #include "stencilscope/render/interop.hpp"
 
@@ -191,7 +190,13 @@ const VmmCalls& vmm_calls() {
   static const VmmCalls calls = [] {
     VmmCalls c;
     auto find = [&](const char* name, void** fn) {
-      if (!find_driver_function(name, fn) && c.missing.empty()) c.missing = name;
+      cudaDriverEntryPointQueryResult found{};
+      if (cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+          found != cudaDriverEntryPointSuccess || !*fn) {
+        cudaGetLastError();
+        *fn = nullptr;
+        if (c.missing.empty()) c.missing = name;
+      }
     };
     find("cuDeviceGet", reinterpret_cast<void**>(&c.device_get));
     find("cuDeviceGetAttribute", reinterpret_cast<void**>(&c.attribute));

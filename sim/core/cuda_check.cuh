@@ -157,18 +157,4 @@ inline double elapsed_ms(const CudaEvent& a, const CudaEvent& b) {
 /// Blocks needed to cover n items with blocks of b (the one round-up helper).
 inline unsigned blocks_for(long long n, long long b) { return static_cast<unsigned>((n + b - 1) / b); }
 
-/// Finds the driver function `name` at run time (cudaGetDriverEntryPointByVersion, with the
-/// CUDA 12 signature): the program links no libcuda, so that it starts where there is no
-/// driver. False, with *fn null, where the driver lacks it.
-inline bool find_driver_function(const char* name, void** fn) {
-  cudaDriverEntryPointQueryResult found{};
-  if (cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-      found != cudaDriverEntryPointSuccess || !*fn) {
-    cudaGetLastError();
-    *fn = nullptr;
-    return false;
-  }
-  return true;
-}
-
 }  // namespace ss

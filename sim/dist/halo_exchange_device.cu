@@ -142,7 +142,10 @@ const DriverCalls& driver_calls() {
   static const DriverCalls calls = [] {
     DriverCalls c;
     auto find = [](const char* name, void** fn) {
-      if (!find_driver_function(name, fn)) throw Error(std::string("--transport peer: the CUDA driver has no ") + name);
+      cudaDriverEntryPointQueryResult found{};
+      SS_CUDA_CHECK(cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &found));
+      if (found != cudaDriverEntryPointSuccess || !*fn)
+        throw Error(std::string("--transport peer: the CUDA driver has no ") + name);
     };
     find("cuStreamWaitValue32", reinterpret_cast<void**>(&c.wait_value));
     find("cuStreamWriteValue32", reinterpret_cast<void**>(&c.write_value));

@@ -80,21 +80,41 @@ struct LinearTexels {
 // capped, kMaxBlocks): the blocks' min/max atomics all land on the same three words, and
 // one set per block of 256 texels (65 k blocks at 4096^2) serialised there, holding the
 // SMs the simulation's steps share (docs/perf.md, "the window's upload").
+//
+// Each thread loads kRowsInFlight rows before it stores any: one load at a time left the
+// SMs it held (all of them, at 1024 blocks) waiting on DRAM latency while the simulation's
+// steps waited for the SMs. `one_at_a_time` is the former loop, kept for the probe
+// `one-row` (measuring only).
+constexpr int kRowsInFlight = 8;
 template <typename Texels>
 __global__ void write_field(Texels out, const float* __restrict__ first_cell, std::size_t col_stride,
-                            std::size_t row_pitch, int nx, int ny, int* stats) {
+                            std::size_t row_pitch, int nx, int ny, int* stats, bool one_at_a_time) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
   int lo = INT_MAX, hi = INT_MIN, bad = 0;
-  if (i < nx) {
-    for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += gridDim.y * kBlockY) {
-      const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + static_cast<std::size_t>(i) * col_stride];
-      out.store(i, j, v);
-      if (isfinite(v)) {
-        lo = min(lo, ordered_int(v));
-        hi = max(hi, ordered_int(v));
-      } else {
-        bad = 1;
+  const auto take = [&](int j, float v) {
+    out.store(i, j, v);
+    if (isfinite(v)) {
+      lo = min(lo, ordered_int(v));
+      hi = max(hi, ordered_int(v));
+    } else {
+      bad = 1;
+    }
+  };
+  const float* column = first_cell + static_cast<std::size_t>(i) * col_stride;
+  const int step = gridDim.y * kBlockY;
+  if (i < nx && one_at_a_time) {
+    for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += step) take(j, column[static_cast<std::size_t>(j) * row_pitch]);
+  } else if (i < nx) {
+    for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += kRowsInFlight * step) {
+      float v[kRowsInFlight];
+#pragma unroll
+      for (int r = 0; r < kRowsInFlight; ++r) {
+        const int jr = j + r * step;
+        v[r] = jr < ny ? column[static_cast<std::size_t>(jr) * row_pitch] : 0.0f;
       }
+#pragma unroll
+      for (int r = 0; r < kRowsInFlight; ++r)
+        if (j + r * step < ny) take(j + r * step, v[r]);
     }
   }
   for (int offset = 16; offset > 0; offset >>= 1) {
@@ -156,7 +176,7 @@ namespace {
 
 struct Probe {
   bool each = interop_probe("each"), map_only = interop_probe("map-only"), no_map = interop_probe("no-map"),
-       no_stats = interop_probe("no-stats");
+       no_stats = interop_probe("no-stats"), one_row = interop_probe("one-row");
 };
 const Probe& probe() {
   static const Probe p;
@@ -376,10 +396,12 @@ struct FieldInterop::Impl {
     const dim3 grid(columns, std::clamp(kMaxBlocks / columns, 1, (ny + kBlockY - 1) / kBlockY));
     if (path == InteropPath::external) {
       const LinearTexels out{reinterpret_cast<float*>(address), nx};
-      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats);
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats,
+                                              probe().one_row);
     } else {
       const SurfaceTexels out{probe().no_map ? unmapped_surface() : mapped_surface()};
-      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats);
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats,
+                                              probe().one_row);
     }
     SS_INTEROP_CHECK(cudaGetLastError());
   }

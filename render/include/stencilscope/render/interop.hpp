@@ -76,7 +76,8 @@ InteropSupport query_interop_support(std::string* why_not_external = nullptr);
 /// A measuring aid (docs/perf.md, "the window's upload"): true when `flag` is one of the
 /// comma-separated flags of STENCILSCOPE_INTEROP_PROBE. Here: "each" (a map per texture),
 /// "map-only" (maps, no copies), "no-map" (copies into an array of CUDA's own, never
-/// mapped: the textures keep old contents), "no-stats" (no min/max readback); the app's:
+/// mapped: the textures keep old contents), "no-stats" (no min/max readback), "one-row"
+/// (the copy kernel's former loop, one load in flight per thread); the app's:
 /// "sim-stream" (copies behind the batches), "no-wait" (snapshots do not wait for the
 /// slot's last copy: unsafe, timing only). "each", "map-only" and "no-map" touch the map
 /// path only.

@@ -25,7 +25,7 @@
 //   mode 8  mode 3 with 16-byte copies (a float4 per thread, as stream25d's packs)
 //   mode 7  mode 3 with every thread arriving (barrier count = threads) instead of one
 //           lane per warp after __syncwarp
-// Modes 10-18 are stream25d's tile ring (ring_kernel_tile): a block of 32 x BY threads
+// Modes 10-19 are stream25d's tile ring (ring_kernel_tile): a block of 32 x BY threads
 // (BY = THREADS / 32, 16 by default as stream25d in float) streams planes of a tile of
 // BY + 2R rows of 32 float4 packs (R = 4) plus an x-halo pack either side of each core
 // row, through a ring of 9 slots in dynamic shared memory fetched 4 ahead, the mbarriers
@@ -51,12 +51,15 @@
 //   mode 17  mode 14 in the unrolled steps (the closest to stream25d under the fixed rule)
 //   mode 18  mode 15 in the unrolled steps: nvcc 13.0's ptxas emits hinted LDGSTS here that
 //            read UR0, which nothing writes (tests/device/sass-desc.py; docs/sanitizer.md)
+//   mode 19  mode 10 without the queue: no read of plane d + R at step d; each thread reads
+//            its own pack of plane d with the y neighbours instead (every read of a slot
+//            then comes in the step that arrives on its `empty`)
 // Each mode runs 200 times over 264 blocks with planes of random values, and every
 // thread's weighted sum is compared with the host's. Run it plain and under each tool:
 //   nvcc -std=c++17 -arch=sm_90 -lineinfo -o ring tests/device/mbarrier-ring.cu
 //   ./ring MODE [RUNS [THREADS [SPREAD [EARLY [BLOCKS [NX]]]]]], e.g. ./ring 0 200 512 8 1, and
 //   the same under compute-sanitizer --tool racecheck (and synccheck); tests/device/race-check.sh
-//   runs every mode so. Modes 10-18 ignore SPREAD and EARLY; NX < 128 leaves threads
+//   runs every mode so. Modes 10-19 ignore SPREAD and EARLY; NX < 128 leaves threads
 //   past column NX of the tile reading nothing (stream25d's partial tile), as their `inside`.
 #include <cuda/barrier>
 #include <cuda_pipeline.h>
@@ -75,8 +78,9 @@
 constexpr int kMaxThreads = 512, kPlanes = 40, kRing = RING_SLOTS, kAhead = RING_AHEAD;
 // Set from the command line: threads per block (4 or 16 warps, as stream25d), how many
 // other warps' elements each thread reads per plane (stream25d's y neighbours: up to 8),
-// and whether each thread also reads plane p + 1's slot at step p (stream25d's queue
-// takes plane d + R at step d, R steps before it arrives on that slot's `empty`).
+// and EARLY: each thread also reads plane p + EARLY's slot at step p (0: no such read;
+// stream25d's queue takes plane d + R at step d, R = 4 steps before it arrives on that
+// slot's `empty`; EARLY must stay below RING_AHEAD, the plane must have been fetched).
 
 __device__ unsigned shared_address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 __device__ void mbarrier_init(std::uint64_t* bar, unsigned count) {
@@ -140,9 +144,9 @@ __global__ void ring_kernel(const float* __restrict__ in, float* __restrict__ ou
       mbarrier_wait(&full[s], (p / kRing) & 1u);
     }
     for (int k = 1; k <= spread; ++k) acc += ring[s][(t + 32 * k) % kThreads] * static_cast<float>(p + k);  // other warps' elements
-    if (early && p + 1 < kPlanes && mode != 2 && mode != 5) {  // the next plane, R steps early in stream25d
-      mbarrier_wait(&full[(p + 1) % kRing], ((p + 1) / kRing) & 1u);
-      acc += ring[(p + 1) % kRing][t] * 0.5f;
+    if (early && p + early < kPlanes && mode != 2 && mode != 5) {  // a later plane, R steps early in stream25d
+      mbarrier_wait(&full[(p + early) % kRing], ((p + early) / kRing) & 1u);
+      acc += ring[(p + early) % kRing][t] * 0.5f;
     }
     if (mode != 2 && mode != 5) {
       if (mode == 7) {
@@ -257,7 +261,7 @@ __global__ void ring_kernel_libcu(const float* __restrict__ in, float* __restric
   out[blockIdx.x * kThreads + t] = acc;
 }
 
-// ---- Modes 10-18: stream25d's tile ring --------------------------------------------
+// ---- Modes 10-19: stream25d's tile ring --------------------------------------------
 constexpr int kTileR = 4, kTileW = 4;                    // radius; floats per pack
 constexpr int kTileH = kTileW, kTileTW = 32 * kTileW;    // x-halo columns per side; tile width
 constexpr int kTileLW = kTileTW + 2 * kTileH;            // ring row width (floats)
@@ -273,6 +277,7 @@ struct TileShape {                                       // stream25d's Stream25
   }
   std::size_t smem_bytes() const { return sizeof(float) * (static_cast<std::size_t>(kTileRing) * plane + kTileMaxDuties * threads); }
 };
+__host__ __device__ bool tile_x_halo(int mode) { return mode >= 11 && mode != 19; }
 // Duty n of thread tid (stream25d's deal): ring offset of its pack, or -1.
 __host__ __device__ int tile_duty(const TileShape& S, int tid, int n, bool x_halo) {
   const int e = tid + n * S.threads;
@@ -308,7 +313,7 @@ template <bool kConstSlots>
 __global__ void __launch_bounds__(512, 1) ring_kernel_tile(const float* __restrict__ in, float* __restrict__ out, int mode, int nx) {
   const TileShape S(blockDim.x * blockDim.y);
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
-  const bool x_halo = mode >= 11, plain_rows = mode == 12 || mode == 14 || mode == 17, noinline = mode == 13 || mode == 14 || mode == 17,
+  const bool x_halo = tile_x_halo(mode), queue = mode != 19, plain_rows = mode == 12 || mode == 14 || mode == 17, noinline = mode == 13 || mode == 14 || mode == 17,
              hint = mode == 15 || mode == 18;
   extern __shared__ __align__(16) float tile_smem[];
   float* ring = tile_smem;
@@ -370,20 +375,20 @@ __global__ void __launch_bounds__(512, 1) ring_kernel_tile(const float* __restri
   float acc = 0;
   for (int z = 0; z < kTileR; ++z) {  // the queue's first planes
     mbarrier_wait(&full[z], 0);
-    if (inside) acc += pack_sum(ring + z * S.plane + own);
+    if (inside && queue) acc += pack_sum(ring + z * S.plane + own);
   }
   // Step d. slot(k) and parity(k): the slot of plane d + k and its phase's parity, as
   // functions of k so that the unrolled steps (kConstSlots) can make them constants.
   auto step = [&](int d, auto slot, auto parity) {
     mbarrier_wait(&full[slot(kTileR)], parity(kTileR));  // the queue takes plane d + R in
-    if (inside) acc += pack_sum(ring + slot(kTileR) * S.plane + own);
+    if (inside && queue) acc += pack_sum(ring + slot(kTileR) * S.plane + own);
     if (d >= 1) mbarrier_wait(&empty[slot(-1)], parity(-1));  // every warp has read plane d - 1
     fetch(d + kTileRing - 1, slot(-1));                           // into plane d - 1's slot
     if (inside) {
       const float* p = ring + slot(0) * S.plane + own;
 #pragma unroll
       for (int m = 0; m <= 2 * kTileR; ++m)  // the y neighbours
-        if (m != kTileR) acc += pack_sum(p + (m - kTileR) * kTileLW) * static_cast<float>(m + 1);
+        if (m != kTileR || !queue) acc += pack_sum(p + (m - kTileR) * kTileLW) * static_cast<float>(m + 1);
       if (x_halo) acc += 2.0f * (pack_sum(p - kTileW) + pack_sum(p + kTileW));  // the x window
     }
     __syncwarp();
@@ -442,13 +447,15 @@ void tile_sums(const std::vector<float>& host, int blocks, int threads, int mode
         want[static_cast<std::size_t>(b) * threads + tid] = 0;
         continue;
       }
-      for (int z = 0; z < kTileR; ++z) acc += pack_sum(planes + z * S.plane + own);
+      const bool queue = mode != 19;
+      if (queue)
+        for (int z = 0; z < kTileR; ++z) acc += pack_sum(planes + z * S.plane + own);
       for (int d = 0; d < kTileSteps; ++d) {
-        acc += pack_sum(planes + (d + kTileR) * S.plane + own);
+        if (queue) acc += pack_sum(planes + (d + kTileR) * S.plane + own);
         const float* p = planes + static_cast<std::size_t>(d) * S.plane + own;
         for (int m = 0; m <= 2 * kTileR; ++m)
-          if (m != kTileR) acc += pack_sum(p + (m - kTileR) * kTileLW) * static_cast<float>(m + 1);
-        if (mode >= 11) acc += 2.0f * (pack_sum(p - kTileW) + pack_sum(p + kTileW));
+          if (m != kTileR || !queue) acc += pack_sum(p + (m - kTileR) * kTileLW) * static_cast<float>(m + 1);
+        if (tile_x_halo(mode)) acc += 2.0f * (pack_sum(p - kTileW) + pack_sum(p + kTileW));
       }
       want[static_cast<std::size_t>(b) * threads + tid] = acc;
     }
@@ -462,13 +469,13 @@ int main(int argc, char** argv) {
   const int spread = argc > 4 ? std::atoi(argv[4]) : 1;
   const int early = argc > 5 ? std::atoi(argv[5]) : 0;
   const int kBlocks = argc > 6 ? std::atoi(argv[6]) : tile ? 132 : 264;
-  const int nx = argc > 7 ? std::atoi(argv[7]) : kTileTW;  // modes 10-18: columns read (128: a whole tile)
+  const int nx = argc > 7 ? std::atoi(argv[7]) : kTileTW;  // modes 10-19: columns read (128: a whole tile)
   if (tile && (kThreads != 256 && kThreads != 512)) {
-    std::printf("modes 10-18 take 256 or 512 threads\n");
+    std::printf("modes 10-19 take 256 or 512 threads\n");
     return 2;
   }
   const TileShape shape(tile ? kThreads : 512);
-  if (tile && !tile_deal_ok(shape, mode >= 11)) {
+  if (tile && !tile_deal_ok(shape, tile_x_halo(mode))) {
     std::printf("mode %d: the deal does not cover the packs read exactly once\n", mode);
     return 2;
   }
@@ -498,15 +505,15 @@ int main(int argc, char** argv) {
           for (int p = 0; p < kPlanes; ++p) {
             for (int k = 1; k <= spread; ++k)
               acc += host[(static_cast<std::size_t>(b) * kPlanes + p) * kThreads + (t + 32 * k) % kThreads] * static_cast<float>(p + k);
-            if (early && p + 1 < kPlanes && mode != 2 && mode != 5)
-              acc += host[(static_cast<std::size_t>(b) * kPlanes + p + 1) * kThreads + t] * 0.5f;
+            if (early && p + early < kPlanes && mode != 2 && mode != 5)
+              acc += host[(static_cast<std::size_t>(b) * kPlanes + p + early) * kThreads + t] * 0.5f;
           }
           want[static_cast<std::size_t>(b) * kThreads + t] = acc;
         }
     }
     cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice);
     cudaMemset(out, 0xff, want.size() * sizeof(float));  // NaN: a value never written shows
-    if (tile && mode >= 16) ring_kernel_tile<true><<<kBlocks, dim3(32, kThreads / 32), shape.smem_bytes()>>>(in, out, mode, nx);
+    if (tile && mode >= 16 && mode <= 18) ring_kernel_tile<true><<<kBlocks, dim3(32, kThreads / 32), shape.smem_bytes()>>>(in, out, mode, nx);
     else if (tile) ring_kernel_tile<false><<<kBlocks, dim3(32, kThreads / 32), shape.smem_bytes()>>>(in, out, mode, nx);
     else if (mode == 6) ring_kernel_libcu<<<kBlocks, kThreads>>>(in, out, spread, early);
     else if (mode == 8) ring_kernel16<<<kBlocks, kThreads>>>(in, out, spread, early);

@@ -35,6 +35,8 @@ nvcc "${flags[@]}" -o "$log/ring" tests/device/mbarrier-ring.cu &
 small=($!)
 nvcc "${flags[@]}" -DRING_SLOTS=9 -DRING_AHEAD=4 -o "$log/ring9" tests/device/mbarrier-ring.cu &
 small+=($!)
+nvcc "${flags[@]}" -DRING_SLOTS=9 -DRING_AHEAD=8 -o "$log/ring98" tests/device/mbarrier-ring.cu &
+small+=($!)
 nvcc "${flags[@]}" -o "$log/l2hint" tests/device/l2hint-copy.cu &
 small+=($!)
 # stream25d with every ring copy L2-hinted (one createpolicy evict_first for the kernel),
@@ -44,11 +46,9 @@ python3 - "$log/hinttree/sim/models/heat3d/heat3d_stream25d.cuh" <<'PY' || echo 
 import sys
 p = sys.argv[1]
 s = open(p).read()
-copy = ("        if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);\n"
-        "        else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace\n")
-hinted = ("        const T* from_global = dst_slot[n] >> kFillShift == kFillCopy ? a.in + src[n] + zoff : a.faces + src[n] + z * face_plane;\n"
-          "        if (dst_slot[n] >> kFillShift == kFillCopy || kSine)\n"
-          "          asm volatile(\"cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\" ::\"r\"(shared_address(to)), \"l\"(from_global), \"l\"(hint_policy) : \"memory\");\n")
+copy = "        if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);\n"
+hinted = ("        if (dst_slot[n] >> kFillShift == kFillCopy)\n"
+          "          asm volatile(\"cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\" ::\"r\"(shared_address(to)), \"l\"(a.in + src[n] + zoff), \"l\"(hint_policy) : \"memory\");\n")
 start = "  const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TXT + tx;\n"
 policy = "  std::uint64_t hint_policy;\n  asm(\"createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\" : \"=l\"(hint_policy));\n"
 assert copy in s and start in s
@@ -58,7 +58,7 @@ nvcc -I"$log/hinttree" -O3 -DNDEBUG -arch=sm_90 -cubin --expt-relaxed-constexpr 
   "$log/hinttree/sim/models/heat3d/heat3d_device.cu" -o "$log/heat3d_hinted.cubin" >"$log/hinted-build.log" 2>&1 &
 hinted_pid=$!
 wait "${small[@]}"
-[[ -x $log/ring && -x $log/ring9 && -x $log/l2hint ]] || { echo "race-check: the small programs did not build"; exit 1; }
+[[ -x $log/ring && -x $log/ring9 && -x $log/ring98 && -x $log/l2hint ]] || { echo "race-check: the small programs did not build"; exit 1; }
 
 # ---- 1. The rings ----------------------------------------------------------------
 # name, binary, plain arguments, tool arguments (fewer runs and blocks: racecheck is slow)
@@ -80,7 +80,14 @@ tile 15 (mode 11, every copy L2-hinted)	ring	15 20 512 1 0 132	15 1 512 1 0 8
 tile 16 (mode 11, unrolled steps: constant slots)	ring	16 20 512 1 0 132	16 1 512 1 0 8
 tile 17 (mode 14, unrolled steps)	ring	17 20 512 1 0 132	17 1 512 1 0 8
 tile 18 (mode 15, unrolled steps: hinted, UR0 unwritten)	ring	18 20 512 1 0 132	18 1 512 1 0 8
+tile 19 (mode 10 without the queue's early read)	ring	19 20 512 1 0 132	19 1 512 1 0 8
+ring98 3 early 1 (ring of 9 fetched 8 ahead, read 1 plane early)	ring98	3 50 512 8 1	3 1 512 8 1 32
+ring98 3 early 4 (read 4 planes early, as stream25d's queue)	ring98	3 50 512 8 4	3 1 512 8 4 32
+ring98 3 early 4, no other warps' reads	ring98	3 50 512 0 4	3 1 512 0 4 32
 EOF
+# RACE_CASES=REGEX keeps the cases whose name matches; RACE_RINGS_ONLY=1 stops after the rings
+# and the hinted copies (no project build).
+if [[ -n ${RACE_CASES:-} ]]; then grep -E "$RACE_CASES" "$log/ring-cases.txt" >"$log/ring-cases.sel"; mv "$log/ring-cases.sel" "$log/ring-cases.txt"; fi
 ring_case() {
   local idx=$1 name=$2 bin=$3 plain=$4 tool=$5
   local tag; tag=$(tr -c 'a-zA-Z0-9\n' '_' <<<"$name" | cut -c1-48)
@@ -126,6 +133,7 @@ else
 fi
 
 # ---- 3. The project ------------------------------------------------------------------
+if [[ -n ${RACE_RINGS_ONLY:-} ]]; then kill $build_pid 2>/dev/null; echo "race-check: rings only, $((SECONDS - t0)) s"; exit 0; fi
 wait $build_pid || { echo "build failed after $((SECONDS - t0)) s:"; grep -E "error|FAILED" -A5 "$log/build.log" | head -30; exit 1; }
 echo "== project built, $((SECONDS - t0)) s"
 status=0

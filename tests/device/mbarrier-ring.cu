@@ -54,6 +54,9 @@
 //   mode 19  mode 10 without the queue: no read of plane d + R at step d; each thread reads
 //            its own pack of plane d with the y neighbours instead (every read of a slot
 //            then comes in the step that arrives on its `empty`)
+//   mode 20  mode 10 with every thread arriving on `empty` (count = threads), no __syncwarp
+//            and lane-0 arrival: each reader's own arrival orders its reads
+//   mode 21  mode 14 (plain stores, __noinline__ duties, x halo) with mode 20's arrivals
 // Each mode runs 200 times over 264 blocks with planes of random values, and every
 // thread's weighted sum is compared with the host's. Run it plain and under each tool:
 //   nvcc -std=c++17 -arch=sm_90 -lineinfo -o ring tests/device/mbarrier-ring.cu
@@ -277,7 +280,7 @@ struct TileShape {                                       // stream25d's Stream25
   }
   std::size_t smem_bytes() const { return sizeof(float) * (static_cast<std::size_t>(kTileRing) * plane + kTileMaxDuties * threads); }
 };
-__host__ __device__ bool tile_x_halo(int mode) { return mode >= 11 && mode != 19; }
+__host__ __device__ bool tile_x_halo(int mode) { return mode >= 11 && mode != 19 && mode != 20; }
 // Duty n of thread tid (stream25d's deal): ring offset of its pack, or -1.
 __host__ __device__ int tile_duty(const TileShape& S, int tid, int n, bool x_halo) {
   const int e = tid + n * S.threads;
@@ -313,7 +316,9 @@ template <bool kConstSlots>
 __global__ void __launch_bounds__(512, 1) ring_kernel_tile(const float* __restrict__ in, float* __restrict__ out, int mode, int nx) {
   const TileShape S(blockDim.x * blockDim.y);
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
-  const bool x_halo = tile_x_halo(mode), queue = mode != 19, plain_rows = mode == 12 || mode == 14 || mode == 17, noinline = mode == 13 || mode == 14 || mode == 17,
+  const bool x_halo = tile_x_halo(mode), queue = mode != 19, every_thread_empty = mode == 20 || mode == 21,
+             plain_rows = mode == 12 || mode == 14 || mode == 17 || mode == 21,
+             noinline = mode == 13 || mode == 14 || mode == 17 || mode == 21,
              hint = mode == 15 || mode == 18;
   extern __shared__ __align__(16) float tile_smem[];
   float* ring = tile_smem;
@@ -322,7 +327,7 @@ __global__ void __launch_bounds__(512, 1) ring_kernel_tile(const float* __restri
   if (tid == 0)
     for (int i = 0; i < kTileRing; ++i) {
       mbarrier_init(&full[i], S.by);  // one arrival per warp
-      mbarrier_init(&empty[i], S.by);
+      mbarrier_init(&empty[i], every_thread_empty ? S.threads : S.by);
     }
   __syncthreads();
   const float* planes = in + static_cast<std::size_t>(blockIdx.x) * kTilePlanes * S.plane;
@@ -391,8 +396,12 @@ __global__ void __launch_bounds__(512, 1) ring_kernel_tile(const float* __restri
         if (m != kTileR || !queue) acc += pack_sum(p + (m - kTileR) * kTileLW) * static_cast<float>(m + 1);
       if (x_halo) acc += 2.0f * (pack_sum(p - kTileW) + pack_sum(p + kTileW));  // the x window
     }
-    __syncwarp();
-    if (tx == 0) mbarrier_arrive(&empty[slot(0)]);
+    if (every_thread_empty) {
+      mbarrier_arrive(&empty[slot(0)]);
+    } else {
+      __syncwarp();
+      if (tx == 0) mbarrier_arrive(&empty[slot(0)]);
+    }
   };
   if constexpr (kConstSlots) {
     // stream25d's unrolled steps: a group of kTileRing steps, slot (s + k) mod 9 a constant.

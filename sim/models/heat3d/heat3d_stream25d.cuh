@@ -253,12 +253,19 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   };
   // full[i]: slot i's plane has landed (every warp's copies and stores); empty[i]:
   // every warp has read it. Phase n of a slot's barriers is the slot's n-th plane.
+  // STENCILSCOPE_STREAM25_EMPTY_PER_THREAD (measuring, docs/sanitizer.md): every thread
+  // arrives on `empty` after its own reads, instead of lane 0 after __syncwarp.
+#ifdef STENCILSCOPE_STREAM25_EMPTY_PER_THREAD
+  constexpr bool kEmptyPerThread = true;
+#else
+  constexpr bool kEmptyPerThread = false;
+#endif
   __shared__ std::uint64_t full[RING], empty[RING];
   if (tid == 0) {
     rule = *rule_ptr;
     for (int i = 0; i < RING; ++i) {
       mbarrier_init(&full[i], S::WARPS);  // one arrival per warp
-      mbarrier_init(&empty[i], S::WARPS);
+      mbarrier_init(&empty[i], kEmptyPerThread ? S::WARPS * 32 : S::WARPS);
     }
   }
   __syncthreads();
@@ -571,8 +578,12 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
           }
         }
       }
-      __syncwarp();
-      if (lane0()) mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by the warp
+      if constexpr (kEmptyPerThread) {
+        mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by this thread
+      } else {
+        __syncwarp();
+        if (lane0()) mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by the warp
+      }
     }
   }
   // Every phase a thread arrives on is waited on before the block ends (synccheck's

@@ -65,7 +65,7 @@ struct SurfaceTexels {
   cudaSurfaceObject_t surface;
   __device__ void store(int i, int j, float v) const { surf2Dwrite(v, surface, i * static_cast<int>(sizeof(float)), j); }
 };
-/// External path: the shared buffer, rows nx floats apart (what glTexSubImage2D reads).
+/// External path: the shared buffer, rows nx floats apart (the field's buffer store, FieldTexture).
 struct LinearTexels {
   float* texels;
   int nx;
@@ -80,41 +80,21 @@ struct LinearTexels {
 // capped, kMaxBlocks): the blocks' min/max atomics all land on the same three words, and
 // one set per block of 256 texels (65 k blocks at 4096^2) serialised there, holding the
 // SMs the simulation's steps share (docs/perf.md, "the window's upload").
-//
-// Each thread loads kRowsInFlight rows before it stores any: one load at a time left the
-// SMs it held (all of them, at 1024 blocks) waiting on DRAM latency while the simulation's
-// steps waited for the SMs. `one_at_a_time` is the former loop, kept for the probe
-// `one-row` (measuring only).
-constexpr int kRowsInFlight = 8;
 template <typename Texels>
 __global__ void write_field(Texels out, const float* __restrict__ first_cell, std::size_t col_stride,
-                            std::size_t row_pitch, int nx, int ny, int* stats, bool one_at_a_time) {
+                            std::size_t row_pitch, int nx, int ny, int* stats) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
   int lo = INT_MAX, hi = INT_MIN, bad = 0;
-  const auto take = [&](int j, float v) {
-    out.store(i, j, v);
-    if (isfinite(v)) {
-      lo = min(lo, ordered_int(v));
-      hi = max(hi, ordered_int(v));
-    } else {
-      bad = 1;
-    }
-  };
-  const float* column = first_cell + static_cast<std::size_t>(i) * col_stride;
-  const int step = gridDim.y * kBlockY;
-  if (i < nx && one_at_a_time) {
-    for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += step) take(j, column[static_cast<std::size_t>(j) * row_pitch]);
-  } else if (i < nx) {
-    for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += kRowsInFlight * step) {
-      float v[kRowsInFlight];
-#pragma unroll
-      for (int r = 0; r < kRowsInFlight; ++r) {
-        const int jr = j + r * step;
-        v[r] = jr < ny ? column[static_cast<std::size_t>(jr) * row_pitch] : 0.0f;
+  if (i < nx) {
+    for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += gridDim.y * kBlockY) {
+      const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + static_cast<std::size_t>(i) * col_stride];
+      out.store(i, j, v);
+      if (isfinite(v)) {
+        lo = min(lo, ordered_int(v));
+        hi = max(hi, ordered_int(v));
+      } else {
+        bad = 1;
       }
-#pragma unroll
-      for (int r = 0; r < kRowsInFlight; ++r)
-        if (j + r * step < ny) take(j + r * step, v[r]);
     }
   }
   for (int offset = 16; offset > 0; offset >>= 1) {
@@ -176,7 +156,7 @@ namespace {
 
 struct Probe {
   bool each = interop_probe("each"), map_only = interop_probe("map-only"), no_map = interop_probe("no-map"),
-       no_stats = interop_probe("no-stats"), one_row = interop_probe("one-row");
+       no_stats = interop_probe("no-stats");
 };
 const Probe& probe() {
   static const Probe p;
@@ -341,20 +321,19 @@ struct FieldInterop::Impl {
   cudaArray_t own_array = nullptr;  // the no-map probe's target
   cudaSurfaceObject_t own_surface = 0;
 
-  // external path: a buffer CUDA writes and GL copies into the texture, shared once, and
-  // two semaphores: `written` (CUDA signals after its kernel, GL waits before its copy)
-  // and `read` (GL signals after its copy, CUDA's next write waits for it).
-  unsigned texture = 0;
+  // external path: a buffer CUDA writes and GL draws from (the texture's buffer store),
+  // shared once, and two semaphores: `written` (CUDA signals after its kernel, GL waits
+  // before it draws) and `read` (GL signals before the next write, after the draws of the
+  // last one; CUDA's next write waits for it).
+  unsigned gl_buffer = 0;  // the texture's buffer (the texture owns it)
   CUmemGenericAllocationHandle allocation = 0;
   CUdeviceptr address = 0;
   std::size_t bytes = 0;
   bool mapped = false;
   std::optional<ExportableSemaphores> semaphores;  // the Vulkan device that made them
-  GLMemoryObject gl_memory;
-  GLBuffer gl_buffer;
   GLSemaphore gl_written, gl_read;
   cudaExternalSemaphore_t cuda_written = nullptr, cuda_read = nullptr;
-  bool read_signalled = false;       // GL has signalled `read` and CUDA has not yet waited for it
+  bool written_once = false;         // GL may be drawing what a write put there
   cudaEvent_t last_write = nullptr;  // the destructor waits for it before freeing the buffer
 
   /// The surface object of the mapped texture (cached: the driver may move the
@@ -396,12 +375,10 @@ struct FieldInterop::Impl {
     const dim3 grid(columns, std::clamp(kMaxBlocks / columns, 1, (ny + kBlockY - 1) / kBlockY));
     if (path == InteropPath::external) {
       const LinearTexels out{reinterpret_cast<float*>(address), nx};
-      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats,
-                                              probe().one_row);
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats);
     } else {
       const SurfaceTexels out{probe().no_map ? unmapped_surface() : mapped_surface()};
-      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats,
-                                              probe().one_row);
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats);
     }
     SS_INTEROP_CHECK(cudaGetLastError());
   }
@@ -410,11 +387,8 @@ struct FieldInterop::Impl {
     SS_INTEROP_CHECK(cudaMemcpyAsync(host_stats, device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
   }
 
-  void connect_map(const FieldTexture& t);
-  void connect_external(const FieldTexture& t);
-  /// External path, GL's half of a write: after CUDA's `written` signal, copy the buffer
-  /// into the texture and signal `read`. GL commands issued after it see the new texture.
-  void copy_into_texture();
+  void connect_map(FieldTexture& t);
+  void connect_external(FieldTexture& t);
 
   ~Impl() {
     if (last_write) {
@@ -423,7 +397,7 @@ struct FieldInterop::Impl {
     }
     if (cuda_written) SS_INTEROP_LOG(cudaDestroyExternalSemaphore(cuda_written));
     if (cuda_read) SS_INTEROP_LOG(cudaDestroyExternalSemaphore(cuda_read));
-    // GL's import holds its own reference to the memory: a copy GL still runs keeps it.
+    // GL's import holds its own reference to the memory: the texture's buffer keeps it.
     if (mapped) log_driver(vmm_calls().unmap(address, bytes), "cuMemUnmap");
     if (address) log_driver(vmm_calls().address_free(address, bytes), "cuMemAddressFree");
     if (allocation) log_driver(vmm_calls().release(allocation), "cuMemRelease");
@@ -436,7 +410,8 @@ struct FieldInterop::Impl {
   }  // then the GL objects (members): the context must be current, as for the texture
 };
 
-void FieldInterop::Impl::connect_map(const FieldTexture& t) {
+void FieldInterop::Impl::connect_map(FieldTexture& t) {
+  t.use_texture();  // a buffer store left by an external connection would hide the texture's writes
   const cudaError_t e = cudaGraphicsGLRegisterImage(&resource, t.gl_name(), GL_TEXTURE_2D,
                                                     cudaGraphicsRegisterFlagsSurfaceLoadStore |
                                                         cudaGraphicsRegisterFlagsWriteDiscard);
@@ -448,7 +423,7 @@ void FieldInterop::Impl::connect_map(const FieldTexture& t) {
   }
 }
 
-void FieldInterop::Impl::connect_external(const FieldTexture& t) {
+void FieldInterop::Impl::connect_external(FieldTexture& t) {
   const std::vector<std::string_view> missing = missing_external_gl_extensions(gl_extensions());
   if (!missing.empty()) throw Error("the GL context lacks " + joined(missing));
   const Uuid uuid = cuda_device_uuid();
@@ -456,7 +431,9 @@ void FieldInterop::Impl::connect_external(const FieldTexture& t) {
   std::string why;
   if (!device_exports_memory(&why)) throw Error(why);
   const VmmCalls& d = vmm_calls();
-  texture = t.gl_name();
+  if (static_cast<long long>(nx) * ny > FieldTexture::max_buffer_texels())
+    throw Error("a " + std::to_string(nx) + " x " + std::to_string(ny) + " view exceeds GL_MAX_TEXTURE_BUFFER_SIZE (" +
+                std::to_string(FieldTexture::max_buffer_texels()) + " values)");
 
   // CUDA's side of the buffer: physical memory that can leave as a file descriptor,
   // mapped into CUDA's address space.
@@ -482,14 +459,14 @@ void FieldInterop::Impl::connect_external(const FieldTexture& t) {
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   check_driver(d.set_access(address, bytes, &access, 1), "cuMemSetAccess");
 
-  // GL's side: the same memory as a pixel unpack buffer.
+  // GL's side: the same memory as the texture's buffer store.
   int memory_fd = -1;
   check_driver(d.export_handle(&memory_fd, allocation, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
                "cuMemExportToShareableHandle");
   gl_failed();  // errors left by others are not ours
   GLuint memory = 0;
   glCreateMemoryObjectsEXT(1, &memory);
-  gl_memory = GLMemoryObject(memory);
+  GLMemoryObject gl_memory(memory);
   glImportMemoryFdEXT(memory, bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, memory_fd);  // GL owns the fd once it succeeds
   if (gl_failed() || !glIsMemoryObjectEXT(memory)) {
     close(memory_fd);
@@ -497,10 +474,10 @@ void FieldInterop::Impl::connect_external(const FieldTexture& t) {
   }
   GLuint buffer = 0;
   glGenBuffers(1, &buffer);
-  gl_buffer = GLBuffer(buffer);
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
-  glBufferStorageMemEXT(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), memory, 0);
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  GLBuffer owned(buffer);
+  glBindBuffer(GL_TEXTURE_BUFFER, buffer);
+  glBufferStorageMemEXT(GL_TEXTURE_BUFFER, static_cast<GLsizeiptr>(bytes), memory, 0);
+  glBindBuffer(GL_TEXTURE_BUFFER, 0);
   if (gl_failed()) throw Error("glBufferStorageMemEXT failed on the imported memory");
 
   // The semaphores: made by Vulkan, imported by both (each import takes its own fd).
@@ -530,23 +507,11 @@ void FieldInterop::Impl::connect_external(const FieldTexture& t) {
   import_both(0, gl_written, cuda_written);
   import_both(1, gl_read, cuda_read);
   SS_INTEROP_CHECK(cudaEventCreateWithFlags(&last_write, cudaEventDisableTiming));
+  t.use_buffer(std::move(owned), std::move(gl_memory));  // last: nothing after it can fail
+  gl_buffer = t.buffer_name();
 }
 
-void FieldInterop::Impl::copy_into_texture() {
-  const GLuint buffer = gl_buffer.get();
-  glWaitSemaphoreEXT(gl_written.get(), 1, &buffer, 0, nullptr, nullptr);  // on the GPU: the CPU goes on
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
-  glBindTexture(GL_TEXTURE_2D, texture);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, nx, ny, GL_RED, GL_FLOAT, nullptr);  // from offset 0 of the buffer
-  glBindTexture(GL_TEXTURE_2D, 0);
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  glSignalSemaphoreEXT(gl_read.get(), 1, &buffer, 0, nullptr, nullptr);
-  read_signalled = true;
-}
-
-FieldInterop::FieldInterop(const FieldTexture& texture, InteropPath path) : impl_(std::make_unique<Impl>()) {
+FieldInterop::FieldInterop(FieldTexture& texture, InteropPath path) : impl_(std::make_unique<Impl>()) {
   if (path == InteropPath::host) throw Error("the host copy is no interop path");
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -595,15 +560,19 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
     if (m.path == InteropPath::external) external.push_back(&m);
     else if (!probe().no_map) resources.push_back(m.resource);
   }
-  // External: the kernels overwrite the buffers only once GL has copied their last contents.
+  // External: the kernels overwrite the buffers only once GL's draws of their last
+  // contents are done: GL signals `read` behind every command issued so far.
   std::vector<cudaExternalSemaphore_t> semaphores;
-  for (Impl* m : external)
-    if (m->read_signalled) semaphores.push_back(m->cuda_read);
+  for (Impl* m : external) {
+    if (!m->written_once) continue;
+    glSignalSemaphoreEXT(m->gl_read.get(), 1, &m->gl_buffer, 0, nullptr, nullptr);
+    semaphores.push_back(m->cuda_read);
+  }
   if (!semaphores.empty()) {
+    glFlush();  // the signals reach the GPU before CUDA waits for them
     std::vector<cudaExternalSemaphoreWaitParams> wait(semaphores.size());
     SS_INTEROP_CHECK(cudaWaitExternalSemaphoresAsync(semaphores.data(), wait.data(),
                                                      static_cast<unsigned>(semaphores.size()), stream));
-    for (Impl* m : external) m->read_signalled = false;
   }
   {
     ScopedMap map(resources, stream);
@@ -617,10 +586,11 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
                                                        static_cast<unsigned>(semaphores.size()), stream));
     for (Impl* m : external) {
       SS_INTEROP_CHECK(cudaEventRecord(m->last_write, stream));
-      m->copy_into_texture();  // GL waits for `written` on the GPU: GL work issued after it sees the texture
+      // On the GPU (the CPU goes on): GL commands issued after it see the new values.
+      glWaitSemaphoreEXT(m->gl_written.get(), 1, &m->gl_buffer, 0, nullptr, nullptr);
+      m->written_once = true;
     }
-    glFlush();  // `read`'s signals reach the GPU before CUDA's next write waits for them
-    check_gl("copying the shared buffers into the field textures");
+    check_gl("waiting for CUDA's writes of the field buffers");
   }
   for (const Write& w : writes) w.target->impl_->copy_stats(stream);
 }

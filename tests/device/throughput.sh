@@ -71,6 +71,9 @@ row "heat2d 4096^2 stream" "$b2" "$(measure measure-heat2d-4096 --size 4096 --va
 row "heat2d 4096^2 stream, panels on" "$b2" "$(measure measure-heat2d-4096-ui --size 4096 --variant stream --ui)"
 interop=map
 row "heat2d 4096^2 stream, map path" "$b2" "$(measure measure-heat2d-4096-map --size 4096 --variant stream)" info
+interop=external
+row "heat2d 4096^2 stream, external path" "$b2" "$(measure measure-heat2d-4096-external --size 4096 --variant stream)" info
+row "heat2d 4096^2 stream, external, panels on" "$b2" "$(measure measure-heat2d-4096-external-ui --size 4096 --variant stream --ui)" info
 interop=
 row "heat2d 4096^2 stream, unpaced" "$b2" "$(measure measure-heat2d-4096-unpaced --size 4096 --variant stream --display-hz 0)" info
 row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host --size 4096 --variant stream --upload host-copy)" info
@@ -86,6 +89,9 @@ row "heat3d 256^3 stream25d" "$b3" "$(measure measure-heat3d-256 --model heat3d 
 row "heat3d 256^3 stream25d, panels on" "$b3" "$(measure measure-heat3d-256-ui --model heat3d --size 256 --variant stream25d --ui)"
 interop=map
 row "heat3d 256^3 stream25d, map path" "$b3" "$(measure measure-heat3d-256-map --model heat3d --size 256 --variant stream25d)" info
+interop=external
+row "heat3d 256^3 stream25d, external path" "$b3" "$(measure measure-heat3d-256-external --model heat3d --size 256 --variant stream25d)" info
+row "heat3d 256^3 stream25d, external, panels on" "$b3" "$(measure measure-heat3d-256-external-ui --model heat3d --size 256 --variant stream25d --ui)" info
 interop=
 row "heat3d 256^3 stream25d, unpaced" "$b3" "$(measure measure-heat3d-256-unpaced --model heat3d --size 256 --variant stream25d --display-hz 0)" info
 row "heat3d 256^3 stream25d, no drawing, no uploads" "$b3" "$(measure measure-heat3d-256-bare --model heat3d --size 256 --variant stream25d --no-draw --draw-every 1000000)" info

@@ -65,13 +65,14 @@ __global__ void __launch_bounds__(kAcousticPackBX* BY, 512 / (kAcousticPackBX * 
   const int bx = static_cast<int>((g.nx + S::TW - 1) / S::TW), by = (g.ny + BY - 1) / BY;
   const int block_x = static_cast<int>(blockIdx.x % bx), block_y = static_cast<int>(blockIdx.x / bx % by);
   const int block_z = static_cast<int>(blockIdx.x / (static_cast<unsigned>(bx) * by));
-  // full[s]: the plane in slot s has landed; empty[s]: every warp has read it. Phase n of
-  // a slot's barriers is the slot's n-th plane.
+  // full[s]: the plane in slot s has landed; empty[s]: every thread has read it. Phase n
+  // of a slot's barriers is the slot's n-th plane. Every thread arrives on `empty` after
+  // its own reads, as heat3d's stream25d (racecheck, docs/sanitizer.md).
   __shared__ std::uint64_t full[RING], empty[RING];
   if (tid == 0) {
     for (int i = 0; i < RING; ++i) {
       mbarrier_init(&full[i], BY);  // one arrival per warp
-      mbarrier_init(&empty[i], BY);
+      mbarrier_init(&empty[i], BY * kAcousticPackBX);  // one per thread
     }
   }
   __syncthreads();
@@ -214,8 +215,7 @@ __global__ void __launch_bounds__(kAcousticPackBX* BY, 512 / (kAcousticPackBX * 
             if (c + w < g.nx) o[w] = out.v[w];
         }
       }
-      __syncwarp();
-      if (tx == 0) mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by the warp
+      mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by this thread
     }
   }
   // Every phase a thread arrives on is waited on before the block ends: the `empty`

@@ -333,7 +333,6 @@ struct FieldInterop::Impl {
   std::optional<ExportableSemaphores> semaphores;  // the Vulkan device that made them
   GLSemaphore gl_written, gl_read;
   cudaExternalSemaphore_t cuda_written = nullptr, cuda_read = nullptr;
-  bool written_once = false;         // GL may be drawing what a write put there
   cudaEvent_t last_write = nullptr;  // the destructor waits for it before freeing the buffer
 
   /// The surface object of the mapped texture (cached: the driver may move the
@@ -560,11 +559,10 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
     if (m.path == InteropPath::external) external.push_back(&m);
     else if (!probe().no_map) resources.push_back(m.resource);
   }
-  // External: the kernels overwrite the buffers only once GL's draws of their last
-  // contents are done: GL signals `read` behind every command issued so far.
+  // External: the kernels overwrite the buffers only once GL is done with them (its draws
+  // of the last values, a host upload): GL signals `read` behind every command issued so far.
   std::vector<cudaExternalSemaphore_t> semaphores;
   for (Impl* m : external) {
-    if (!m->written_once) continue;
     glSignalSemaphoreEXT(m->gl_read.get(), 1, &m->gl_buffer, 0, nullptr, nullptr);
     semaphores.push_back(m->cuda_read);
   }
@@ -588,7 +586,6 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
       SS_INTEROP_CHECK(cudaEventRecord(m->last_write, stream));
       // On the GPU (the CPU goes on): GL commands issued after it see the new values.
       glWaitSemaphoreEXT(m->gl_written.get(), 1, &m->gl_buffer, 0, nullptr, nullptr);
-      m->written_once = true;
     }
     check_gl("waiting for CUDA's writes of the field buffers");
   }

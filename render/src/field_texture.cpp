@@ -96,9 +96,20 @@ void FieldTexture::upload_host(const float* first_cell, std::size_t row_pitch) {
 std::vector<float> FieldTexture::download() const {
   std::vector<float> out(static_cast<std::size_t>(nx_) * ny_);
   if (in_buffer()) {
+    // Through a copy on the GPU into a buffer of GL's own: the copy is ordered after the
+    // semaphore waits GL has queued (CUDA's writes into shared memory), which a direct
+    // read of the shared buffer is not (NVIDIA's driver reads it at once: session 19).
+    const auto bytes = static_cast<GLsizeiptr>(out.size() * sizeof(float));
+    GLuint name = 0;
+    glGenBuffers(1, &name);
+    const GLBuffer staging(name);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, name);
+    glBufferData(GL_COPY_WRITE_BUFFER, bytes, nullptr, GL_STREAM_READ);
     glBindBuffer(GL_COPY_READ_BUFFER, buffer_.get());
-    glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(out.size() * sizeof(float)), out.data());
+    glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, bytes);
+    glGetBufferSubData(GL_COPY_WRITE_BUFFER, 0, bytes, out.data());
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
     check_gl("reading the field buffer back");
     return out;
   }

@@ -65,7 +65,7 @@ struct SurfaceTexels {
   cudaSurfaceObject_t surface;
   __device__ void store(int i, int j, float v) const { surf2Dwrite(v, surface, i * static_cast<int>(sizeof(float)), j); }
 };
-/// External path: the shared buffer, rows nx floats apart (the field's buffer store, FieldTexture).
+/// External path: the shared buffer, rows nx floats apart (what glTexSubImage2D reads).
 struct LinearTexels {
   float* texels;
   int nx;
@@ -321,18 +321,20 @@ struct FieldInterop::Impl {
   cudaArray_t own_array = nullptr;  // the no-map probe's target
   cudaSurfaceObject_t own_surface = 0;
 
-  // external path: a buffer CUDA writes and GL draws from (the texture's buffer store),
-  // shared once, and two semaphores: `written` (CUDA signals after its kernel, GL waits
-  // before it draws) and `read` (GL signals before the next write, after the draws of the
-  // last one; CUDA's next write waits for it).
-  unsigned gl_buffer = 0;  // the texture's buffer (the texture owns it)
+  // external path: a buffer CUDA writes and GL copies into the texture, shared once, and
+  // two semaphores: `written` (CUDA signals after its kernel, GL waits before its copy)
+  // and `read` (GL signals after its copy, CUDA's next write waits for it).
+  unsigned texture = 0;
   CUmemGenericAllocationHandle allocation = 0;
   CUdeviceptr address = 0;
   std::size_t bytes = 0;
   bool mapped = false;
   std::optional<ExportableSemaphores> semaphores;  // the Vulkan device that made them
+  GLMemoryObject gl_memory;
+  GLBuffer gl_buffer;
   GLSemaphore gl_written, gl_read;
   cudaExternalSemaphore_t cuda_written = nullptr, cuda_read = nullptr;
+  bool read_signalled = false;       // GL has signalled `read` and CUDA has not yet waited for it
   cudaEvent_t last_write = nullptr;  // the destructor waits for it before freeing the buffer
 
   /// The surface object of the mapped texture (cached: the driver may move the
@@ -386,8 +388,11 @@ struct FieldInterop::Impl {
     SS_INTEROP_CHECK(cudaMemcpyAsync(host_stats, device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
   }
 
-  void connect_map(FieldTexture& t);
-  void connect_external(FieldTexture& t);
+  void connect_map(const FieldTexture& t);
+  void connect_external(const FieldTexture& t);
+  /// External path, GL's half of a write: after CUDA's `written` signal, copy the buffer
+  /// into the texture and signal `read`. GL commands issued after it see the new texture.
+  void copy_into_texture();
 
   ~Impl() {
     if (last_write) {
@@ -396,7 +401,7 @@ struct FieldInterop::Impl {
     }
     if (cuda_written) SS_INTEROP_LOG(cudaDestroyExternalSemaphore(cuda_written));
     if (cuda_read) SS_INTEROP_LOG(cudaDestroyExternalSemaphore(cuda_read));
-    // GL's import holds its own reference to the memory: the texture's buffer keeps it.
+    // GL's import holds its own reference to the memory: a copy GL still runs keeps it.
     if (mapped) log_driver(vmm_calls().unmap(address, bytes), "cuMemUnmap");
     if (address) log_driver(vmm_calls().address_free(address, bytes), "cuMemAddressFree");
     if (allocation) log_driver(vmm_calls().release(allocation), "cuMemRelease");
@@ -409,8 +414,7 @@ struct FieldInterop::Impl {
   }  // then the GL objects (members): the context must be current, as for the texture
 };
 
-void FieldInterop::Impl::connect_map(FieldTexture& t) {
-  t.use_texture();  // a buffer store left by an external connection would hide the texture's writes
+void FieldInterop::Impl::connect_map(const FieldTexture& t) {
   const cudaError_t e = cudaGraphicsGLRegisterImage(&resource, t.gl_name(), GL_TEXTURE_2D,
                                                     cudaGraphicsRegisterFlagsSurfaceLoadStore |
                                                         cudaGraphicsRegisterFlagsWriteDiscard);
@@ -422,7 +426,7 @@ void FieldInterop::Impl::connect_map(FieldTexture& t) {
   }
 }
 
-void FieldInterop::Impl::connect_external(FieldTexture& t) {
+void FieldInterop::Impl::connect_external(const FieldTexture& t) {
   const std::vector<std::string_view> missing = missing_external_gl_extensions(gl_extensions());
   if (!missing.empty()) throw Error("the GL context lacks " + joined(missing));
   const Uuid uuid = cuda_device_uuid();
@@ -430,9 +434,7 @@ void FieldInterop::Impl::connect_external(FieldTexture& t) {
   std::string why;
   if (!device_exports_memory(&why)) throw Error(why);
   const VmmCalls& d = vmm_calls();
-  if (static_cast<long long>(nx) * ny > FieldTexture::max_buffer_texels())
-    throw Error("a " + std::to_string(nx) + " x " + std::to_string(ny) + " view exceeds GL_MAX_TEXTURE_BUFFER_SIZE (" +
-                std::to_string(FieldTexture::max_buffer_texels()) + " values)");
+  texture = t.gl_name();
 
   // CUDA's side of the buffer: physical memory that can leave as a file descriptor,
   // mapped into CUDA's address space.
@@ -458,14 +460,14 @@ void FieldInterop::Impl::connect_external(FieldTexture& t) {
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
   check_driver(d.set_access(address, bytes, &access, 1), "cuMemSetAccess");
 
-  // GL's side: the same memory as the texture's buffer store.
+  // GL's side: the same memory as a pixel unpack buffer.
   int memory_fd = -1;
   check_driver(d.export_handle(&memory_fd, allocation, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
                "cuMemExportToShareableHandle");
   gl_failed();  // errors left by others are not ours
   GLuint memory = 0;
   glCreateMemoryObjectsEXT(1, &memory);
-  GLMemoryObject gl_memory(memory);
+  gl_memory = GLMemoryObject(memory);
   glImportMemoryFdEXT(memory, bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, memory_fd);  // GL owns the fd once it succeeds
   if (gl_failed() || !glIsMemoryObjectEXT(memory)) {
     close(memory_fd);
@@ -473,10 +475,10 @@ void FieldInterop::Impl::connect_external(FieldTexture& t) {
   }
   GLuint buffer = 0;
   glGenBuffers(1, &buffer);
-  GLBuffer owned(buffer);
-  glBindBuffer(GL_TEXTURE_BUFFER, buffer);
-  glBufferStorageMemEXT(GL_TEXTURE_BUFFER, static_cast<GLsizeiptr>(bytes), memory, 0);
-  glBindBuffer(GL_TEXTURE_BUFFER, 0);
+  gl_buffer = GLBuffer(buffer);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+  glBufferStorageMemEXT(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), memory, 0);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
   if (gl_failed()) throw Error("glBufferStorageMemEXT failed on the imported memory");
 
   // The semaphores: made by Vulkan, imported by both (each import takes its own fd).
@@ -506,11 +508,23 @@ void FieldInterop::Impl::connect_external(FieldTexture& t) {
   import_both(0, gl_written, cuda_written);
   import_both(1, gl_read, cuda_read);
   SS_INTEROP_CHECK(cudaEventCreateWithFlags(&last_write, cudaEventDisableTiming));
-  t.use_buffer(std::move(owned), std::move(gl_memory));  // last: nothing after it can fail
-  gl_buffer = t.buffer_name();
 }
 
-FieldInterop::FieldInterop(FieldTexture& texture, InteropPath path) : impl_(std::make_unique<Impl>()) {
+void FieldInterop::Impl::copy_into_texture() {
+  const GLuint buffer = gl_buffer.get();
+  glWaitSemaphoreEXT(gl_written.get(), 1, &buffer, 0, nullptr, nullptr);  // on the GPU: the CPU goes on
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, nx, ny, GL_RED, GL_FLOAT, nullptr);  // from offset 0 of the buffer
+  glBindTexture(GL_TEXTURE_2D, 0);
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  glSignalSemaphoreEXT(gl_read.get(), 1, &buffer, 0, nullptr, nullptr);
+  read_signalled = true;
+}
+
+FieldInterop::FieldInterop(const FieldTexture& texture, InteropPath path) : impl_(std::make_unique<Impl>()) {
   if (path == InteropPath::host) throw Error("the host copy is no interop path");
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -559,18 +573,15 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
     if (m.path == InteropPath::external) external.push_back(&m);
     else if (!probe().no_map) resources.push_back(m.resource);
   }
-  // External: the kernels overwrite the buffers only once GL is done with them (its draws
-  // of the last values, a host upload): GL signals `read` behind every command issued so far.
+  // External: the kernels overwrite the buffers only once GL has copied their last contents.
   std::vector<cudaExternalSemaphore_t> semaphores;
-  for (Impl* m : external) {
-    glSignalSemaphoreEXT(m->gl_read.get(), 1, &m->gl_buffer, 0, nullptr, nullptr);
-    semaphores.push_back(m->cuda_read);
-  }
+  for (Impl* m : external)
+    if (m->read_signalled) semaphores.push_back(m->cuda_read);
   if (!semaphores.empty()) {
-    glFlush();  // the signals reach the GPU before CUDA waits for them
     std::vector<cudaExternalSemaphoreWaitParams> wait(semaphores.size());
     SS_INTEROP_CHECK(cudaWaitExternalSemaphoresAsync(semaphores.data(), wait.data(),
                                                      static_cast<unsigned>(semaphores.size()), stream));
+    for (Impl* m : external) m->read_signalled = false;
   }
   {
     ScopedMap map(resources, stream);
@@ -584,10 +595,10 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
                                                        static_cast<unsigned>(semaphores.size()), stream));
     for (Impl* m : external) {
       SS_INTEROP_CHECK(cudaEventRecord(m->last_write, stream));
-      // On the GPU (the CPU goes on): GL commands issued after it see the new values.
-      glWaitSemaphoreEXT(m->gl_written.get(), 1, &m->gl_buffer, 0, nullptr, nullptr);
+      m->copy_into_texture();  // GL waits for `written` on the GPU: GL work issued after it sees the texture
     }
-    check_gl("waiting for CUDA's writes of the field buffers");
+    glFlush();  // `read`'s signals reach the GPU before CUDA's next write waits for them
+    check_gl("copying the shared buffers into the field textures");
   }
   for (const Write& w : writes) w.target->impl_->copy_stats(stream);
 }

@@ -16,7 +16,7 @@ InteropSupport query_interop_support(std::string* why_not_external) {
   return s;
 }
 
-FieldInterop::FieldInterop(FieldTexture&, InteropPath) {
+FieldInterop::FieldInterop(const FieldTexture&, InteropPath) {
   throw Error("built without CUDA (STENCILSCOPE_CUDA=OFF)");
 }
 FieldInterop::~FieldInterop() = default;

@@ -166,7 +166,7 @@ TEST(InteropChoice, TheQueryReadsTheCurrentContext) {
   EXPECT_FALSE(s.cuda_export);
   EXPECT_FALSE(why.empty()) << "says why the external path is out";
   EXPECT_EQ(interop_paths_to_try(s, std::nullopt), (Paths{InteropPath::host}));
-  FieldTexture texture(37, 11);
+  const FieldTexture texture(37, 11);
   for (InteropPath p : {InteropPath::external, InteropPath::map, InteropPath::host}) {
     SCOPED_TRACE(to_string(p));
     try {

@@ -4,13 +4,13 @@
 //   write it, unmapped before GL draws (CUDA's rule: GL must not touch a mapped resource).
 //   Each map and unmap hands the GPU between the GL and the CUDA context.
 // - external: memory shared once. CUDA allocates a buffer with the virtual memory API and
-//   exports it as a file descriptor; GL imports it (GL_EXT_memory_object_fd) as the
-//   FieldTexture's buffer store, which the renderer reads as a buffer texture. Each frame
-//   GL signals a semaphore behind its draws of the last values, CUDA waits for it, writes
-//   the buffer and signals a second one, which GL waits for on the GPU before its next
-//   draws. No map, no unmap, no copy on the GL side, and neither CPU waits. The
-//   semaphores come from Vulkan (loaded at run time): GL and CUDA can only import
-//   semaphores, neither can make an exportable one.
+//   exports it as a file descriptor; GL imports it (GL_EXT_memory_object_fd) as a pixel
+//   unpack buffer. Each frame CUDA writes the buffer and signals a semaphore; GL waits
+//   for it on the GPU, copies the buffer into the texture (glTexSubImage2D from the
+//   buffer: the texture, its format and the drawing stay as they are) and signals a
+//   second semaphore, which CUDA's next write into the buffer waits for. No map, no
+//   unmap, and neither CPU waits. The semaphores come from Vulkan (loaded at run time):
+//   GL and CUDA can only import semaphores, neither can make an exportable one.
 // Builds without CUDA get a stub whose constructor throws, so callers fall back to host
 // copies. The choice of path (interop_paths_to_try) is host code, built in both.
 #include <cstddef>
@@ -84,13 +84,12 @@ bool interop_probe(std::string_view flag);
 
 class FieldInterop {
  public:
-  /// Connects `texture` to CUDA by `path`. map: registers its 2D store for surface writes
-  /// (cudaGraphicsGLRegisterImage, SurfaceLoadStore). external: gives it a buffer store
-  /// of memory shared with CUDA, and two semaphores (interop.hpp's top). Needs the GL
-  /// context current and on the CUDA device; throws ss::Error saying why not (no device,
-  /// Mesa or WSL2 GL, a missing GL extension or Vulkan, a view larger than a buffer
-  /// texture, built without CUDA, host).
-  explicit FieldInterop(FieldTexture& texture, InteropPath path = InteropPath::map);
+  /// Connects `texture` to CUDA by `path`. map: registers it for surface writes
+  /// (cudaGraphicsGLRegisterImage, SurfaceLoadStore). external: shares a buffer of the
+  /// texture's size and two semaphores between CUDA and GL (interop.hpp's top). Needs the
+  /// GL context current and on the CUDA device; throws ss::Error saying why not (no
+  /// device, Mesa or WSL2 GL, a missing GL extension or Vulkan, built without CUDA, host).
+  explicit FieldInterop(const FieldTexture& texture, InteropPath path = InteropPath::map);
   ~FieldInterop();
   FieldInterop(FieldInterop&&) noexcept;
   FieldInterop& operator=(FieldInterop&&) noexcept;
@@ -103,9 +102,9 @@ class FieldInterop {
   /// Enqueues on `stream` (a cudaStream_t, after the work that produced the field) a
   /// kernel that copies the texture's nx*ny cells from device memory (`first_cell` is
   /// cell (0, 0), rows `row_pitch` floats apart) and reduces their min and max: map,
-  /// kernel, unmap; or (external) kernel into the shared buffer between two semaphores.
-  /// Needs the GL context current. Returns without waiting; GL commands issued afterwards
-  /// see the new values.
+  /// kernel, unmap; or (external) kernel into the shared buffer, then GL's copy into the
+  /// texture behind a semaphore. Needs the GL context current. Returns without waiting;
+  /// GL commands issued afterwards see the new texture.
   void write(const float* first_cell, std::size_t row_pitch, void* stream);
   /// As write, for a strided view: texel (u, v) comes from first_cell[u * u_stride +
   /// v * v_stride]. The slicing kernel of 3D fields: an axis-aligned slice of a padded

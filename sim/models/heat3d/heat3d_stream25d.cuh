@@ -162,12 +162,16 @@ __device__ __noinline__ Pack<T> stream25d_sine_pack(const GhostRule3D<T>& rule, 
 // `where`, `from` and `product` point at the thread's first entry (see the kernel),
 // PER_THREAD + OWN entries per thread (copy duties, then own packs: Stream25Shape).
 // kBox: `mem` marks a box's x faces between ranks (bits 1, 2 of Heat3DStepArgs::memory_faces),
-// whose ghost columns are copied from memory.
-template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1, bool kBox = false>
-__device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdiff_t zoff, unsigned todo, const int* where,
-                                                     const std::ptrdiff_t* from, const Pack<T>* product, const T* zt, int zn,
-                                                     const GhostRule3D<T>& rule, const T* in, int nx, int x_first,
-                                                     unsigned mem = 0) {
+// whose ghost columns are copied from memory. The body is inlined into two out-of-line
+// functions: the one-GPU kernel calls the one without `mem`, with the arguments it had
+// before boxes existed (since 3143ce4 added `mem` to its call, the analytic kernel ran
+// 8% slower at 512^3 on an H200; docs/perf.md, session 19).
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN, bool kBox>
+__device__ __forceinline__ void stream25d_fill_boundary_body(T* slot, int z, std::ptrdiff_t zoff, unsigned todo,
+                                                             const int* where, const std::ptrdiff_t* from,
+                                                             const Pack<T>* product, const T* zt, int zn,
+                                                             const GhostRule3D<T>& rule, const T* in, int nx,
+                                                             int x_first, unsigned mem) {
   constexpr int W = Pack<T>::n;
   const bool wrap = rule.boundary == Boundary::periodic;
   const bool copies = wrap || rule.boundary == Boundary::insulated;
@@ -203,6 +207,23 @@ __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdif
       }
     }
   }
+}
+
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1>
+__device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdiff_t zoff, unsigned todo, const int* where,
+                                                     const std::ptrdiff_t* from, const Pack<T>* product, const T* zt, int zn,
+                                                     const GhostRule3D<T>& rule, const T* in, int nx, int x_first) {
+  stream25d_fill_boundary_body<T, PER_THREAD, THREADS, LW, kSine, OWN, false>(slot, z, zoff, todo, where, from, product, zt,
+                                                                              zn, rule, in, nx, x_first, 0u);
+}
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1>
+__device__ __noinline__ void stream25d_fill_boundary_box(T* slot, int z, std::ptrdiff_t zoff, unsigned todo,
+                                                         const int* where, const std::ptrdiff_t* from,
+                                                         const Pack<T>* product, const T* zt, int zn,
+                                                         const GhostRule3D<T>& rule, const T* in, int nx, int x_first,
+                                                         unsigned mem) {
+  stream25d_fill_boundary_body<T, PER_THREAD, THREADS, LW, kSine, OWN, true>(slot, z, zoff, todo, where, from, product, zt,
+                                                                             zn, rule, in, nx, x_first, mem);
 }
 
 // kSine: the analytic rule (its code kept out of the other rules' kernel, where
@@ -432,11 +453,16 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // slot `slot`: the duties' in an interior plane, the own pack's in a ghost plane.
   auto fill_boundary = [&](T* slot, int z, std::ptrdiff_t zoff) {
     constexpr unsigned own_duties = ((1u << PX) - 1) << S::PER_THREAD;
-    const bool plane_mem = kBox && z >= g.nz && (mem & 32u);  // a ghost plane the exchange wrote
-    const unsigned todo = boundary_duties & (z < g.nz || copies || plane_mem ? (1u << S::PER_THREAD) - 1 : own_duties);
-    if (todo)
-      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX, kBox>(
+    bool all_duties = z < g.nz || copies;
+    if constexpr (kBox) all_duties = all_duties || (z >= g.nz && (mem & 32u));  // a ghost plane the exchange wrote
+    const unsigned todo = boundary_duties & (all_duties ? (1u << S::PER_THREAD) - 1 : own_duties);
+    if (!todo) return;
+    if constexpr (kBox)
+      stream25d_fill_boundary_box<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX>(
           slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H, mem);
+    else
+      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX>(
+          slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H);
   };
   const std::ptrdiff_t face_plane = FaceGhosts<T, R>::plane(g);
   // The ring slot of plane k0 + gi Q + off and the parity of its phase in that
@@ -457,9 +483,20 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     const int z = k0 + gi * Q + off, si = slot_of(gi, off);
     if (z >= k1 + R) return;
     T* slot = ring + si * S::PLANE;
-    const bool plane_mem = kBox && z >= g.nz && (mem & 32u);  // a ghost plane the exchange wrote
-    const std::ptrdiff_t zoff = (z < g.nz || plane_mem ? z : stream25d_image(z, g.nz, wrap)) * plane;
-    if (z < g.nz || copies || plane_mem) {
+    // The one-GPU kernel's expressions stay apart from the box's (kBox): sharing them
+    // (`|| plane_mem`, false there) changed the one-GPU kernel's code and cost it 8% at
+    // 512^3 under the analytic rule on an H200 (docs/perf.md, session 19).
+    bool plane_mem = false;  // a ghost plane the exchange wrote
+    std::ptrdiff_t zoff;
+    bool rows = z < g.nz || copies;
+    if constexpr (kBox) {
+      plane_mem = z >= g.nz && (mem & 32u);
+      zoff = (z < g.nz || plane_mem ? z : stream25d_image(z, g.nz, wrap)) * plane;
+      rows = rows || plane_mem;
+    } else {
+      zoff = (z < g.nz ? z : stream25d_image(z, g.nz, wrap)) * plane;
+    }
+    if (rows) {
 #pragma unroll
       for (int n = 0; n < S::PER_THREAD; ++n) {
         if (dst_slot[n] < 0) continue;

@@ -3,7 +3,7 @@
 # off) in each source tree given (e.g. `git archive COMMIT` unpacked under build-ab/,
 # carried to the device), in parallel, then benches every build in turn, two rounds, so
 # that drift hits all alike. One line per run: tree, rule, copy ratio.
-#   tests/device/ab-trees.sh EXE_OF_THIS_TREE TREE...     logs in $OUT/ab (or ./out/ab)
+#   tests/device/ab-trees.sh EXE TREE...     logs in $OUT/ab (or ./out/ab); EXE "-": none
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 log=$out/ab
@@ -20,7 +20,8 @@ for tree in "$@"; do
 done
 for p in "${pids[@]}"; do wait "$p"; done
 echo "== built, $((SECONDS - t0)) s"
-exes=("$this")
+exes=()
+[[ $this == - ]] || exes+=("$this")
 for tree in "$@"; do
   if [[ -x $tree/build/bin/stencilscope ]]; then exes+=("$tree/build/bin/stencilscope")
   else echo "$tree: no build: $(grep -m3 -E 'error' "$log/build-$(basename "$tree").log")"; fi

@@ -164,8 +164,9 @@ __device__ __noinline__ Pack<T> stream25d_sine_pack(const GhostRule3D<T>& rule, 
 // kBox: `mem` marks a box's x faces between ranks (bits 1, 2 of Heat3DStepArgs::memory_faces),
 // whose ghost columns are copied from memory. The body is inlined into two out-of-line
 // functions: the one-GPU kernel calls the one without `mem`, with the arguments it had
-// before boxes existed (since 3143ce4 added `mem` to its call, the analytic kernel ran
-// 8% slower at 512^3 on an H200; docs/perf.md, session 19).
+// before boxes existed: with `mem` added to its call and the box's terms in its plane
+// expressions (3143ce4), the analytic kernel ran 8.6% slower at 512^3 on an H200, and
+// apart it is back to within 1% (docs/perf.md, session 19).
 template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN, bool kBox>
 __device__ __forceinline__ void stream25d_fill_boundary_body(T* slot, int z, std::ptrdiff_t zoff, unsigned todo,
                                                              const int* where, const std::ptrdiff_t* from,
@@ -483,9 +484,9 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     const int z = k0 + gi * Q + off, si = slot_of(gi, off);
     if (z >= k1 + R) return;
     T* slot = ring + si * S::PLANE;
-    // The one-GPU kernel's expressions stay apart from the box's (kBox): sharing them
-    // (`|| plane_mem`, false there) changed the one-GPU kernel's code and cost it 8% at
-    // 512^3 under the analytic rule on an H200 (docs/perf.md, session 19).
+    // The one-GPU kernel's expressions stay apart from the box's (kBox): shared (with
+    // `|| plane_mem`, false there), they changed the one-GPU kernel's code (see
+    // stream25d_fill_boundary_body).
     bool plane_mem = false;  // a ghost plane the exchange wrote
     std::ptrdiff_t zoff;
     bool rows = z < g.nz || copies;

@@ -3,13 +3,10 @@
 # 6 minutes, the measurements first: build (no GUI, sm_90 only) the program and
 # test_elastic3d_gpu; the streaming kernels' registers, stack and shared memory; the issue's
 # benchmark (512^3, order 8, float, 5 steps: every GPU variant on the 32 x 8 tile, then
-# register25d on 32 x 16, the default, on 32 x 16 with its plane loop unrolled by 2,
-# STENCILSCOPE_ELASTIC_UNROLL=2, and with two nodes per thread along x,
-# STENCILSCOPE_ELASTIC_XPAIR=1) and its table; the GPU tests (the streaming kernels' own cases and
-# the live test first, the 32 x 16 tile on the float ones, the same with node pairs, then all);
-# compute-sanitizer
-# memcheck and racecheck on register25d (45x37x29, every boundary word, float and double), then
-# on register25d_pairs;
+# register25d on 32 x 16, the default, and on 32 x 16 with its plane loop unrolled by 2,
+# STENCILSCOPE_ELASTIC_UNROLL=2) and its table; the GPU tests (the streaming kernels' own cases
+# and the live test first, the 32 x 16 tile on the float ones, then all); compute-sanitizer
+# memcheck and racecheck on register25d (45x37x29, every boundary word, float and double);
 # 256^3 as 512^3 and the table again. A stage that would start past $ELASTIC_DEADLINE seconds
 # (default 300) is skipped and says so. Logs and JSON in $OUT (or ./out).
 #   tests/device/elastic-register.sh            the round above
@@ -61,7 +58,7 @@ def rows(name):
     if not os.path.exists(p): return []
     d = json.load(open(p))
     return d.get("rows", []) if isinstance(d, dict) else d
-for name in ["e512", "e512-32x16", "e512-unroll2", "e512-xpair", "e256", "e256-32x16", "e256-unroll2", "e256-xpair"]:
+for name in ["e512", "e512-32x16", "e512-unroll2", "e256", "e256-32x16", "e256-unroll2"]:
     steps_ms = {r.get("variant"): r.get("time_ms") for r in rows(name.split("-")[0])}.get("steps")
     for r in rows(name):
         if r.get("device") != "gpu": continue
@@ -75,24 +72,20 @@ PY
 }
 
 # Benchmarks (the issue's size first): every GPU variant on 32 x 8, then register25d on 32 x 16
-# (the default in float) with its plane loop as is, unrolled by 2, and with node pairs
-# (register25d_pairs: 16 x 16 threads on the default tile).
+# (the default in float) with its plane loop as is and unrolled by 2.
 bench() { local name=$1; shift; timeout 100 env "${envs[@]}" $e bench elastic3d "$@" --json "$out/$name.json" \
   >"$out/$name.txt" 2>&1 || { status=1; echo "bench $name failed: $(tail -2 "$out/$name.txt" | tr '\n' ' ')"; }; }
 sizes() { local n=$1
   envs=(STENCILSCOPE_ELASTIC_TILE=32x8); bench "e$n" --size $n --order 8 --steps 5 --repeat 3 --device gpu
   envs=(STENCILSCOPE_ELASTIC_TILE=32x16); bench "e$n-32x16" --size $n --order 8 --steps 5 --repeat 3 --variant register25d
   envs=(STENCILSCOPE_ELASTIC_TILE=32x16 STENCILSCOPE_ELASTIC_UNROLL=2)
-  bench "e$n-unroll2" --size $n --order 8 --steps 5 --repeat 3 --variant register25d
-  envs=(STENCILSCOPE_ELASTIC_XPAIR=1)
-  bench "e$n-xpair" --size $n --order 8 --steps 5 --repeat 3 --variant register25d; }
+  bench "e$n-unroll2" --size $n --order 8 --steps 5 --repeat 3 --variant register25d; }
 sizes 512
 table
 echo "benched 512^3 by ${SECONDS} s"
 
 # The GPU tests: the streaming kernels' own cases and the live test, then the float ones on
-# the 32 x 16 tile (the variable is read once per process), the same with node pairs
-# (register25d_pairs), then every other case.
+# the 32 x 16 tile (the variable is read once per process), then every other case.
 gtest() { local name=$1 t=$2; shift 2; timeout "$t" env "${envs[@]}" $b/bin/test_elastic3d_gpu "$@" >"$out/$name.log" 2>&1 ||
   status=1; echo "$name: $(grep -E '^\[  (PASSED|FAILED)  \]' "$out/$name.log" | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]" "$out/$name.log" | head -8; }
@@ -100,8 +93,6 @@ envs=(STENCILSCOPE_ELASTIC_TILE=32x8)
 in_time "streaming tests" && gtest test-gpu-streaming 90 --gtest_filter='*Stream25d*:*Live*'
 envs=(STENCILSCOPE_ELASTIC_TILE=32x16)
 in_time "32x16 tests" && gtest test-gpu-32x16 60 --gtest_filter='*Stream25d*Float*:*Live*:*OddSizeFloat*order8_free*'
-envs=(STENCILSCOPE_ELASTIC_XPAIR=1)
-in_time "xpair tests" && gtest test-gpu-xpair 60 --gtest_filter='*Stream25d*Float*:*Live*:*OddSizeFloat*order8_free*'
 envs=(STENCILSCOPE_ELASTIC_TILE=32x8)
 in_time "all GPU tests" && gtest test-gpu 120 --gtest_filter='-*Stream25d*:*Live*'
 
@@ -112,13 +103,6 @@ if in_time "compute-sanitizer"; then
     >"$out/sanitize.txt" 2>&1 || status=1
   grep -vE "^\s*$" "$out/sanitize.txt" | grep -vE "^clean" | tail -8
   echo "sanitize: $(grep -cE '^clean' "$out/sanitize.txt") clean"
-fi
-# The same on register25d_pairs (float cases run the pairs; its logs under $out/xpair).
-if in_time "compute-sanitizer xpair"; then
-  OUT=$out/xpair STENCILSCOPE_ELASTIC_XPAIR=1 SANITIZE_MODELS=elastic3d SANITIZE_VARIANTS=register25d SANITIZE_JOBS=8 \
-    tests/device/sanitize.sh $b memcheck racecheck >"$out/sanitize-xpair.txt" 2>&1 || status=1
-  grep -vE "^\s*$" "$out/sanitize-xpair.txt" | grep -vE "^clean" | tail -8
-  echo "sanitize xpair: $(grep -cE '^clean' "$out/sanitize-xpair.txt") clean"
 fi
 
 if in_time "bench 256"; then sizes 256; table; fi

@@ -70,21 +70,6 @@ int elastic_register_unroll() {
   return unroll;
 }
 
-/// register25d in float with two nodes per thread along x (elastic3d_register25d_pairs: 16 x
-/// TY threads on the 32 x TY tile, 8-byte shared loads of both nodes' lines) when
-/// STENCILSCOPE_ELASTIC_XPAIR=1, for an A/B on the device; 0 (the default) keeps one node per
-/// thread. Not combined with STENCILSCOPE_ELASTIC_UNROLL=2 (compiled for one plane a pass
-/// only, to bound the build). Double always runs one node per thread.
-bool elastic_register_xpair() {
-  static const bool pairs = [] {
-    const char* e = std::getenv("STENCILSCOPE_ELASTIC_XPAIR");
-    if (!e || std::string(e) == "0") return false;
-    if (std::string(e) == "1") return true;
-    throw Error("STENCILSCOPE_ELASTIC_XPAIR: '" + std::string(e) + "' is not 0 or 1");
-  }();
-  return pairs;
-}
-
 int sm_count() {
   static const int n = [] {
     int dev = 0, count = 0;
@@ -163,23 +148,16 @@ void launch_stream25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMedi
 }
 
 /// One register25d step of the interior (elastic3d_register25d.cuh) on the tile TX x TY,
-/// its plane loop unrolled by Unroll; PX = 2 (float): elastic3d_register25d_pairs, two nodes
-/// per thread along x (Unroll 1).
-template <typename T, int R, int TX, int TY, int Unroll = 1, int PX = 1>
+/// its plane loop unrolled by Unroll.
+template <typename T, int R, int TX, int TY, int Unroll = 1>
 void launch_register25d(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticMediumPtrs<T> m, const T* damp,
                         ElasticFields3<T> out, const Grid3D& g, bool free_top, const ElasticStressStep<T>& stress_src,
                         const ElasticForceStep<T>& forces, const T* w, cudaStream_t st) {
-  static_assert(PX == 1 || (PX == 2 && Unroll == 1), "register25d_pairs runs one plane a pass");
-  constexpr const char* name = PX == 2 ? "elastic3d_register25d_pairs" : "elastic3d_register25d";
-  auto* kernel = [] {
-    if constexpr (PX == 2) return elastic3d_register25d_pairs<T, R, TX, TY>;
-    else return elastic3d_register25d<T, R, TX, TY, Unroll>;
-  }();
-  launch_streaming<ElasticRegisterShape<T, R, TX, TY, PX>>(
-      kernel, name, g, [&](dim3 grid, dim3 block, std::size_t bytes, int slab) {
+  auto* kernel = elastic3d_register25d<T, R, TX, TY, Unroll>;
+  launch_streaming<ElasticRegisterShape<T, R, TX, TY>>(
+      kernel, "elastic3d_register25d", g, [&](dim3 grid, dim3 block, std::size_t bytes, int slab) {
         kernel<<<grid, block, bytes, st>>>(cur, prev, m, damp, out, g, free_top, slab, stress_src, forces, w);
-        if constexpr (PX == 2) SS_CUDA_LAUNCH_CHECK("elastic3d_register25d_pairs");
-        else SS_CUDA_LAUNCH_CHECK("elastic3d_register25d");
+        SS_CUDA_LAUNCH_CHECK("elastic3d_register25d");
       });
 }
 
@@ -328,12 +306,12 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
       const unsigned cpml_blocks = std::min<unsigned>(blocks_for(cpml_nodes, 128), 8192);
       if (streamed) {
         // Strains, stresses, their sources and ghosts and the update in one kernel; the
-        // tile (32 x 16 in float, 32 x 8 in double), the unroll and the node pairs as
-        // elastic_tall_tile, elastic_register_unroll and elastic_register_xpair say.
-        const auto launch = [&]<int TY, int Unroll, int PX = 1>() {
+        // tile (32 x 16 in float, 32 x 8 in double) and the unroll as elastic_tall_tile and
+        // elastic_register_unroll say.
+        const auto launch = [&]<int TY, int Unroll>() {
           if (variant == Elastic3DVariant::register25d)
-            launch_register25d<T, R, 32, TY, Unroll, PX>(cur, prev, m.medium(), m.damp.get(), out, g, free_top,
-                                                         stress_src, forces, wsrc, st);
+            launch_register25d<T, R, 32, TY, Unroll>(cur, prev, m.medium(), m.damp.get(), out, g, free_top,
+                                                     stress_src, forces, wsrc, st);
           else
             launch_stream25d<T, R, 32, TY>(cur, prev, m.medium(), m.damp.get(), out, g, free_top, stress_src, forces,
                                            wsrc, st);
@@ -341,12 +319,7 @@ void DeviceElastic3D<T>::step(Elastic3DVariant variant, int n) {
         if constexpr (std::is_same_v<T, float>) {
           const bool tall = elastic_tall_tile();
           const bool unrolled = variant == Elastic3DVariant::register25d && elastic_register_unroll() == 2;
-          const bool pairs = variant == Elastic3DVariant::register25d && elastic_register_xpair();
-          if (pairs && unrolled)
-            throw Error("STENCILSCOPE_ELASTIC_XPAIR=1 is compiled with one plane a pass only: unset "
-                        "STENCILSCOPE_ELASTIC_UNROLL or set it to 1");
-          if (pairs) tall ? launch.template operator()<16, 1, 2>() : launch.template operator()<8, 1, 2>();
-          else if (tall) unrolled ? launch.template operator()<16, 2>() : launch.template operator()<16, 1>();
+          if (tall) unrolled ? launch.template operator()<16, 2>() : launch.template operator()<16, 1>();
           else unrolled ? launch.template operator()<8, 2>() : launch.template operator()<8, 1>();
         } else {
           launch.template operator()<8, 1>();

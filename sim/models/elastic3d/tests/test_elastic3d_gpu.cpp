@@ -131,8 +131,7 @@ INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, Elastic3DGpu,
 // bottom. Every order, both precisions, NaN-poisoned scratch: both bitwise equal to `steps`
 // and to `cpu`, traces included. The tile and register25d's form are read from the
 // environment once per process: tests/device/elastic-register.sh runs the float cases again
-// with STENCILSCOPE_ELASTIC_TILE=32x16 and with STENCILSCOPE_ELASTIC_XPAIR=1 (two nodes per
-// thread along x).
+// with STENCILSCOPE_ELASTIC_TILE=32x16.
 template <typename T>
 void check_stream25d_case(int order, bool free_top) {
   Elastic3DConfig c;

@@ -31,15 +31,13 @@ enum class Kernel { stream25d, register25d };
 
 /// Runs `warm` steps of `cpu`, one emulated step of kernel K (TX x TY tile, slabs of `slab`
 /// planes; register25d's plane loop unrolled by Unroll, which the host compiler ignores, so
-/// this checks that the instantiation builds and keeps the bits; PX = 2: register25d_pairs,
-/// two nodes per thread along x, TX / 2 x TY threads) and one more `cpu` step; returns the
-/// nodes that differ.
-template <Kernel K, typename T, int R, int TX, int TY, int Unroll = 1, int PX = 1>
+/// this checks that the instantiation builds and keeps the bits) and one more `cpu` step;
+/// returns the nodes that differ.
+template <Kernel K, typename T, int R, int TX, int TY, int Unroll = 1>
 long emulated_step_differences(const Elastic3DSetup& s, int warm, int slab) {
   static_assert(ElasticStreamShape<T, R, TX, TY>::kBytes <= sizeof(elastic_stream_smem));
-  static_assert(ElasticRegisterShape<T, R, TX, TY, PX>::kBytes <= sizeof(elastic_stream_smem));
-  static_assert(PX == 1 || (PX == 2 && K == Kernel::register25d && Unroll == 1));
-  constexpr unsigned threads_x = TX / PX;
+  static_assert(ElasticRegisterShape<T, R, TX, TY>::kBytes <= sizeof(elastic_stream_smem));
+  constexpr unsigned threads_x = TX;
   const Grid3D& g = s.grid;
   HostElastic3D<T> host(s);
   host.step(warm);
@@ -79,9 +77,6 @@ long emulated_step_differences(const Elastic3DSetup& s, int warm, int slab) {
               if constexpr (K == Kernel::stream25d)
                 elastic3d_stream25d<T, R, TX, TY>(fc, fp, m, damp.data(), fo, g, free_top, slab, stress_src, forces,
                                                   w.data());
-              else if constexpr (PX == 2)
-                elastic3d_register25d_pairs<T, R, TX, TY>(fc, fp, m, damp.data(), fo, g, free_top, slab, stress_src,
-                                                          forces, w.data());
               else
                 elastic3d_register25d<T, R, TX, TY, Unroll>(fc, fp, m, damp.data(), fo, g, free_top, slab, stress_src,
                                                     forces, w.data());
@@ -190,46 +185,6 @@ TEST_P(Elastic3DStreamingEmulated, MomentUnderTheSurfaceSlabsOf18And3) {
                                 : check.template operator()<Kernel::register25d>();
   });
 }
-
-/// register25d_pairs, two nodes per thread along x (STENCILSCOPE_ELASTIC_XPAIR=1, float), by
-/// order: the default 32 x 16 tile (16 x 16 threads, one barrier a plane) and 32 x 8 (16 x 8,
-/// two barriers), odd widths (the last pair's second node beyond the face), a grid narrower
-/// than a tile, thin slabs, free and absorbing tops.
-class Elastic3DRegisterPairsEmulated : public ::testing::TestWithParam<int> {};
-
-TEST_P(Elastic3DRegisterPairsEmulated, FreeTopBothTilesAndThinSlabs) {
-  const Elastic3DSetup s = free_top_case(GetParam());
-  dispatch_radius(GetParam(), [&]<int R>() {
-    constexpr Kernel K = Kernel::register25d;
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16, 1, 2>(s, 30, 23)), 0);
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8, 1, 2>(s, 30, 23)), 0);
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16, 1, 2>(s, 30, 5)), 0);  // slabs thinner than 2R + 1
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8, 1, 2>(s, 30, 5)), 0);
-  });
-}
-
-TEST_P(Elastic3DRegisterPairsEmulated, AbsorbingTopAcrossSlabs) {
-  const Elastic3DSetup s = absorbing_top_case(GetParam());
-  dispatch_radius(GetParam(), [&]<int R>() {
-    constexpr Kernel K = Kernel::register25d;
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16, 1, 2>(s, 25, 18)), 0);
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8, 1, 2>(s, 25, 18)), 0);
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16, 1, 2>(s, 25, 1)), 0);  // one plane per slab
-  });
-}
-
-TEST_P(Elastic3DRegisterPairsEmulated, MomentUnderTheSurfaceSlabsOf18And3) {
-  const Elastic3DSetup s = shallow_moment_case(GetParam());
-  dispatch_radius(GetParam(), [&]<int R>() {
-    constexpr Kernel K = Kernel::register25d;
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16, 1, 2>(s, 25, 18)), 0);
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 16, 1, 2>(s, 25, 3)), 0);
-    EXPECT_EQ((emulated_step_differences<K, float, R, 32, 8, 1, 2>(s, 25, 3)), 0);
-  });
-}
-
-INSTANTIATE_TEST_SUITE_P(Orders, Elastic3DRegisterPairsEmulated, ::testing::Values(2, 4, 6, 8),
-                         [](const auto& info) { return "order" + std::to_string(info.param); });
 
 INSTANTIATE_TEST_SUITE_P(KernelsAndOrders, Elastic3DStreamingEmulated,
                          ::testing::Combine(::testing::Values(Kernel::stream25d, Kernel::register25d),

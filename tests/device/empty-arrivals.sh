@@ -4,7 +4,9 @@
 # against the same kernel built with STENCILSCOPE_STREAM25_EMPTY_PER_THREAD (every thread
 # arrives after its own reads). For each build: racecheck on the odd grid (float and double,
 # analytic and periodic), the heat3d GPU tests, and the benchmark at 512^3 and 256^3 (order 8,
-# float), the builds' runs alternating so that both see the same GPU.
+# float), the builds' runs alternating so that both see the same GPU. Run at 46e44ff (session
+# 19, docs/sanitizer.md); since b607323 every thread arrives and the macro is gone, so both
+# builds are the same kernel: check out 46e44ff to repeat the comparison.
 #   tests/device/empty-arrivals.sh        logs in $OUT/arrivals (or ./out/arrivals)
 set -uo pipefail
 source "$(dirname "$0")/env.sh"

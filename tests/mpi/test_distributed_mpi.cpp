@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "../acoustic_distributed_cases.hpp"
@@ -179,29 +180,30 @@ TEST(Distributed, EveryModelBitwiseEqualToOneRank) {
   EXPECT_GT(runs, 0) << "no registered model runs distributed";
 }
 
-// acoustic3d with five sources where the boxes meet (tests/acoustic_distributed_cases.hpp),
-// every boundary rule, orders 4 and 8: p and p_prev gathered to rank 0 bitwise equal to
-// the whole grid's `cpu` run, in every decomposition of the rank count that fits.
-TEST(Distributed, Acoustic3DSourcesAcrossRanksAndEveryRule) {
+// A wave model's own cases (tests/*_distributed_cases.hpp) box by box across the ranks, in
+// every decomposition of the rank count that fits: the fields gathered to rank 0 bitwise
+// equal to the whole grid's `cpu` run. Returns the runs made.
+template <typename Case, typename SpecOf, typename SetupOf, typename OneRank, typename BoxOf>
+int check_cases_across_ranks(const std::vector<Case>& cases, const std::array<int, 3>& grid, int steps, SpecOf spec_of,
+                             SetupOf setup_of, OneRank one_rank, BoxOf box_of) {
   int runs = 0;
-  for (const test::AcousticDistCase& c : test::acoustic_dist_cases()) {
-    const DistributedSpec spec = acoustic3d_distributed_spec(make_acoustic3d_setup(c.config));
+  for (const Case& c : cases) {
+    const DistributedSpec spec = spec_of(c);
     for (const auto& forced : test::decompositions_to_try(ranks())) {
       Decomposition d;
       try {
-        d = make_decomposition(test::kAcousticDistGrid, ranks(), forced, spec.ghost_width);
+        d = make_decomposition(grid, ranks(), forced, spec.ghost_width);
       } catch (const Error&) {
         continue;
       }
-      const Acoustic3DSetup setup = test::acoustic_dist_setup(c, d);
-      const auto expected = root() ? test::acoustic_one_rank(setup, test::kAcousticDistSteps)
-                                   : std::vector<std::vector<float>>{};
+      const auto setup = setup_of(c, d);
+      const auto expected = root() ? one_rank(setup, steps) : std::vector<std::vector<float>>{};
       const CartComm cart(MPI_COMM_WORLD, d, spec.periodic);
       const BoxPlacement where = place_box(d, cart.rank(), spec.periodic);
-      auto box = make_acoustic3d_box(setup, where);
+      auto box = box_of(setup, where);
       HaloExchange halo(cart, where, box->grid(), spec.ghost_width, spec.edges, spec.fields);
       box->refresh_ghosts(halo);
-      box->step(test::kAcousticDistSteps, halo);
+      box->step(steps, halo);
       const auto gathered = gather_interiors(cart, d, box->interiors());
       ++runs;
       if (!root()) continue;
@@ -211,41 +213,31 @@ TEST(Distributed, Acoustic3DSourcesAcrossRanksAndEveryRule) {
       EXPECT_TRUE(equal) << c.name << ", " << ranks() << " ranks as " << d.text();
     }
   }
+  return runs;
+}
+
+// acoustic3d with five sources where the boxes meet (tests/acoustic_distributed_cases.hpp),
+// every boundary rule, orders 4 and 8: p and p_prev.
+TEST(Distributed, Acoustic3DSourcesAcrossRanksAndEveryRule) {
+  const int runs = check_cases_across_ranks(
+      test::acoustic_dist_cases(), test::kAcousticDistGrid, test::kAcousticDistSteps,
+      [](const test::AcousticDistCase& c) { return acoustic3d_distributed_spec(make_acoustic3d_setup(c.config)); },
+      [](const test::AcousticDistCase& c, const Decomposition& d) { return test::acoustic_dist_setup(c, d); },
+      [](const Acoustic3DSetup& s, int steps) { return test::acoustic_one_rank(s, steps); },
+      [](const Acoustic3DSetup& s, const BoxPlacement& w) { return make_acoustic3d_box(s, w); });
   EXPECT_GT(runs, 0);
 }
 
 // elastic3d with a force, an explosion and a moment tensor whose source boxes straddle the
-// ranks (tests/elastic_distributed_cases.hpp), every boundary rule, orders 4 and 8:
-// u and u^{n-1} gathered to rank 0 bitwise equal to the whole grid's `cpu` run.
+// ranks (tests/elastic_distributed_cases.hpp), every boundary rule, orders 4 and 8: u and
+// u^{n-1}.
 TEST(Distributed, Elastic3DSourceBoxesAcrossRanksAndEveryRule) {
-  int runs = 0;
-  for (const test::ElasticDistCase& c : test::elastic_dist_cases()) {
-    const DistributedSpec spec = elastic3d_distributed_spec(make_elastic3d_setup(c.config));
-    for (const auto& forced : test::decompositions_to_try(ranks())) {
-      Decomposition d;
-      try {
-        d = make_decomposition(test::kElasticDistGrid, ranks(), forced, spec.ghost_width);
-      } catch (const Error&) {
-        continue;
-      }
-      const Elastic3DSetup setup = test::elastic_dist_setup(c, d);
-      const auto expected = root() ? test::elastic_one_rank(setup, test::kElasticDistSteps)
-                                   : std::vector<std::vector<float>>{};
-      const CartComm cart(MPI_COMM_WORLD, d, spec.periodic);
-      const BoxPlacement where = place_box(d, cart.rank(), spec.periodic);
-      auto box = make_elastic3d_box(setup, where);
-      HaloExchange halo(cart, where, box->grid(), spec.ghost_width, spec.edges, spec.fields);
-      box->refresh_ghosts(halo);
-      box->step(test::kElasticDistSteps, halo);
-      const auto gathered = gather_interiors(cart, d, box->interiors());
-      ++runs;
-      if (!root()) continue;
-      bool equal = gathered.size() == expected.size();
-      for (std::size_t q = 0; equal && q < gathered.size(); ++q)
-        equal = std::memcmp(gathered[q].data(), expected[q].data(), expected[q].size() * sizeof(float)) == 0;
-      EXPECT_TRUE(equal) << c.name << ", " << ranks() << " ranks as " << d.text();
-    }
-  }
+  const int runs = check_cases_across_ranks(
+      test::elastic_dist_cases(), test::kElasticDistGrid, test::kElasticDistSteps,
+      [](const test::ElasticDistCase& c) { return elastic3d_distributed_spec(make_elastic3d_setup(c.config)); },
+      [](const test::ElasticDistCase& c, const Decomposition& d) { return test::elastic_dist_setup(c, d); },
+      [](const Elastic3DSetup& s, int steps) { return test::elastic_one_rank(s, steps); },
+      [](const Elastic3DSetup& s, const BoxPlacement& w) { return make_elastic3d_box(s, w); });
   EXPECT_GT(runs, 0);
 }
 

@@ -226,9 +226,10 @@ TEST(BoxGhosts, TheWholeGridAsOneBoxGetsTheBoundaryStepsValues) {
   }
 }
 
-// The regions heat3d's GPU boxes step and fill (sim/core/box_regions.hpp), for every box of
-// every decomposition of 2 to 8 ranks that fits, periodic axes or not: the shells cover
-// exactly the box's cells within `width` of a face between ranks, each once; and, where the
+// The regions heat3d's and hydro3d's GPU boxes step and fill (sim/core/box_regions.hpp), for
+// every box of every decomposition of 2 to 8 ranks that fits, periodic axes or not: the
+// shells cover exactly the box's cells within `width` of a face between ranks, each once,
+// and with exchange_core every cell of the box once (hydro3d steps each once); and, where the
 // box is at least 2 width deep along every axis it exchanges (heat3d_box_device.cu's
 // shells_ghosts_only_), every domain ghost a shell cell's cross-shaped stencil reads is
 // among the shells' domain ghosts, which is all the boundary step of stream25d's boxes
@@ -239,8 +240,9 @@ TEST(BoxRegions, ShellsAndTheDomainGhostsTheyRead) {
   int boxes = 0, thick_boxes = 0;
   for (int ranks : {2, 3, 4, 6, 8})
     for (const auto& forced : test::decompositions_to_try(ranks))
-      for (const std::array<bool, 3> wraps : {std::array<bool, 3>{false, false, false}, std::array<bool, 3>{true, false, true}})
-        for (int width : {1, 2, 4}) {
+      for (const std::array<bool, 3> wraps : {std::array<bool, 3>{false, false, false}, std::array<bool, 3>{true, false, true},
+                                              std::array<bool, 3>{true, true, true}})
+        for (int width : {1, 2, 3, 4}) {
           Decomposition d;
           try {
             d = make_decomposition(size, ranks, forced, width);
@@ -252,7 +254,8 @@ TEST(BoxRegions, ShellsAndTheDomainGhostsTheyRead) {
             const Grid3D g = Grid3D::make_box(p.box.n[0], p.box.n[1], p.box.n[2]);
             const int ext[3] = {g.nx, g.ny, g.nz};
             const std::vector<CellRegion> shells = exchanged_shells(g, p, width);
-            const std::string what = fmt::format("{} rank {} width {}{}", d.text(), rank, width, wraps[0] ? " periodic x z" : "");
+            const std::string what = fmt::format("{} rank {} width {}{}", d.text(), rank, width,
+                                                wraps[1] ? " periodic" : wraps[0] ? " periodic x z" : "");
             std::vector<int> count(g.points(), 0);
             auto at = [&](int i, int j, int k) { return (static_cast<std::size_t>(k) * g.ny + j) * g.nx + i; };
             for (const CellRegion& s : shells) {
@@ -261,6 +264,14 @@ TEST(BoxRegions, ShellsAndTheDomainGhostsTheyRead) {
                 for (int j = s.lo[1]; j < s.lo[1] + s.n[1]; ++j)
                   for (int i = s.lo[0]; i < s.lo[0] + s.n[0]; ++i) ++count[at(i, j, k)];
             }
+            const CellRegion core = exchange_core(g, p, width);
+            for (int a = 0; a < 3; ++a) ASSERT_GE(core.n[a], 0) << what;
+            std::vector<int> in_core(g.points(), 0);
+            for (int k = core.lo[2]; k < core.lo[2] + core.n[2]; ++k)
+              for (int j = core.lo[1]; j < core.lo[1] + core.n[1]; ++j)
+                for (int i = core.lo[0]; i < core.lo[0] + core.n[0]; ++i) ++in_core[at(i, j, k)];
+            for (std::size_t c = 0; c < in_core.size(); ++c)  // the shells and the core: every cell once
+              ASSERT_EQ(count[c] + in_core[c], 1) << what << " cell " << c;
             bool thick = true;
             for (int k = 0; k < g.nz; ++k)
               for (int j = 0; j < g.ny; ++j)

@@ -6,25 +6,30 @@
 // can start), and the domain ghosts those shells read.
 #include <algorithm>
 #include <array>
+#include <string>
 #include <vector>
 
 #include "sim/core/box_simulation.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/grid3d.hpp"
 
 namespace ss {
 
 /// The marked faces as a kernel argument: per face (axis, end) its first cell, extent and
-/// the running count of cells before it.
+/// the running count of cells before it. Up to kMax: the six faces of a box, or the domain
+/// faces of all of a box's shells in one launch (at most four per shell).
 struct BoxGhostFaces {
+  static constexpr int kMax = 24;
   int count = 0;
-  int axis[6] = {};
-  int end[6] = {};
-  int from[6][3] = {};
-  int n[6][3] = {};
-  long long first[7] = {};  ///< first[f]: cells of the faces before f; first[count]: all
+  int axis[kMax] = {};
+  int end[kMax] = {};
+  int from[kMax][3] = {};
+  int n[kMax][3] = {};
+  long long first[kMax + 1] = {};  ///< first[f]: cells of the faces before f; first[count]: all
 
   /// Adds face (axis, end), `width` layers deep, over [lo, lo + n) of the two other axes.
   void add(int face_axis, int face_end, int width, const int ext[3], const int lo[3], const int extent[3]) {
+    if (count == kMax) throw Error("BoxGhostFaces: more than " + std::to_string(kMax) + " faces");
     const int f = count++;
     axis[f] = face_axis;
     end[f] = face_end;
@@ -35,6 +40,20 @@ struct BoxGhostFaces {
       cells *= n[f][a];
     }
     first[f + 1] = first[f] + cells;
+  }
+  /// Adds every face of `o` after this one's (one launch for both).
+  void append(const BoxGhostFaces& o) {
+    for (int q = 0; q < o.count; ++q) {
+      if (count == kMax) throw Error("BoxGhostFaces: more than " + std::to_string(kMax) + " faces");
+      const int f = count++;
+      axis[f] = o.axis[q];
+      end[f] = o.end[q];
+      for (int a = 0; a < 3; ++a) {
+        from[f][a] = o.from[q][a];
+        n[f][a] = o.n[q][a];
+      }
+      first[f + 1] = first[f] + (o.first[q + 1] - o.first[q]);
+    }
   }
 };
 
@@ -56,6 +75,29 @@ struct CellRegion {
   long long cells() const { return static_cast<long long>(n[0]) * n[1] * n[2]; }
 };
 
+/// Up to six regions as a kernel argument (a box's shells, stepped in one launch): cell c
+/// of region r at flat index first[r] + c, x fastest (region_cell in box_regions.cuh).
+struct CellRegionList {
+  int count = 0;
+  int lo[6][3] = {};
+  int n[6][3] = {};
+  long long first[7] = {};  ///< first[r]: cells of the regions before r; first[count]: all
+
+  explicit CellRegionList(const std::vector<CellRegion>& regions = {}) {
+    for (const CellRegion& r : regions) add(r);
+  }
+  void add(const CellRegion& r) {
+    if (count == 6) throw Error("CellRegionList: more than six regions");
+    for (int a = 0; a < 3; ++a) {
+      lo[count][a] = r.lo[a];
+      n[count][a] = r.n[a];
+    }
+    first[count + 1] = first[count] + r.cells();
+    ++count;
+  }
+  long long cells() const { return first[count]; }
+};
+
 /// The shells of a box: the `width` layers next to each face whose ghosts come from the
 /// exchange (what the neighbours read), as disjoint regions, axis by axis.
 inline std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& where, int width) {
@@ -75,6 +117,23 @@ inline std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacem
       if (shell.cells() > 0) shells.push_back(shell);
     }
   return shells;
+}
+
+/// What exchanged_shells leaves of the box's interior: the cells further than `width` from
+/// every face whose ghosts come from the exchange (empty, n 0 along some axis, in a box at
+/// most 2 width deep there). The shells and this core are disjoint and cover the interior:
+/// a model whose step updates some field in place (hydro3d's RK3 register) computes each
+/// once, the shells first so that the exchange can start while the core is computed.
+inline CellRegion exchange_core(const Grid3D& g, const BoxPlacement& where, int width) {
+  CellRegion core{{0, 0, 0}, {g.nx, g.ny, g.nz}};
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      if (where.domain_face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)]) continue;
+      const int w = std::min(width, core.n[a]);
+      if (side == 0) core.lo[a] += w;
+      core.n[a] -= w;
+    }
+  return core;
 }
 
 /// The domain ghosts a shell reads, per shell: the box's domain faces along the other axes,

@@ -4,6 +4,7 @@
 // cudaGetErrorString; SS_CUDA_LOG only prints, for destructors.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -102,13 +103,17 @@ class PinnedBuffer {
 /// on these, so the block scheduler serves their kernels first and work on a stream of the
 /// default (lowest) priority, as the window's texture copies (GpuStream), fills the SMs
 /// the steps leave idle instead of taking them from the steps (docs/perf.md, "the
-/// window's upload").
+/// window's upload"). `second`: one level below the highest (where the device has more
+/// than two), for the compute stream of a box whose halo exchange, on a stream of the
+/// highest priority, must get its pack kernels in among the compute's blocks.
 class CudaStream {
  public:
-  CudaStream() {
+  enum class Priority { highest, second };
+  explicit CudaStream(Priority p = Priority::highest) {
     int least = 0, greatest = 0;
     SS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    SS_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
+    const int priority = p == Priority::highest ? greatest : std::min(greatest + 1, least);
+    SS_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, priority));
   }
   ~CudaStream() {
     if (s_) SS_CUDA_LOG(cudaStreamDestroy(s_));

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "sim/core/box_ghosts3d_kernels.cuh"
-#include "sim/core/box_regions.hpp"
+#include "sim/core/box_regions.cuh"
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
 #include "sim/models/heat3d/heat3d_kernels.cuh"
@@ -50,25 +50,25 @@ void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, cudaStream
   }
 }
 
-/// heat3d_step_global over a region of the interior: the same loads, the same point function.
+/// heat3d_step_global's loads and point function over a list of regions (a box's shells) in
+/// one launch, one cell per thread: the shells are small, and a launch each (and a boundary
+/// step each) cost more in launch gaps than in their cells (issue 21: 4 GPUs, 1x2x2).
 template <int R>
-__global__ void __launch_bounds__(kHeatGlobalBX* kHeatGlobalBY)
-    heat3d_step_global_region(Heat3DStepArgs<float> a, CellRegion r) {
-  const int i = r.lo[0] + static_cast<int>(blockIdx.x) * kHeatGlobalBX + static_cast<int>(threadIdx.x);
-  const int j = r.lo[1] + static_cast<int>(blockIdx.y) * kHeatGlobalBY + static_cast<int>(threadIdx.y);
-  if (i >= r.lo[0] + r.n[0] || j >= r.lo[1] + r.n[1]) return;
+__global__ void __launch_bounds__(256) heat3d_step_global_regions(Heat3DStepArgs<float> a, CellRegionList list) {
+  const long long e = blockIdx.x * 256LL + threadIdx.x;
+  if (e >= list.first[list.count]) return;
+  int i, j, k;
+  region_cell(list, e, i, j, k);
   const std::ptrdiff_t pitch = a.g.pitch, plane = static_cast<std::ptrdiff_t>(a.g.plane());
-  for (int k = r.lo[2] + static_cast<int>(blockIdx.z); k < r.lo[2] + r.n[2]; k += static_cast<int>(gridDim.z)) {
-    const float* p = a.in + a.g.index(i, j, k);
-    float row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
+  const float* p = a.in + a.g.index(i, j, k);
+  float row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
 #pragma unroll
-    for (int m = 0; m <= 2 * R; ++m) {
-      row[m] = __ldg(p + (m - R));
-      col[m] = __ldg(p + (m - R) * pitch);
-      dep[m] = __ldg(p + (m - R) * plane);
-    }
-    a.out[a.g.index(i, j, k)] = heat3d_point<float, R>(row, col, dep, a.c);
+  for (int m = 0; m <= 2 * R; ++m) {
+    row[m] = __ldg(p + (m - R));
+    col[m] = __ldg(p + (m - R) * pitch);
+    dep[m] = __ldg(p + (m - R) * plane);
   }
+  a.out[a.g.index(i, j, k)] = heat3d_point<float, R>(row, col, dep, a.c);
 }
 
 /// STENCILSCOPE_BOX_RESERVE=N: stream25d's box kernel is planned for N fewer resident blocks,
@@ -96,7 +96,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
       : setup_(setup), where_(where), variant_(variant),
         grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
         faces_(box_ghost_faces(grid_, where.domain_face, radius_of_order(setup.config.order))),
-        shells_(exchanged_shells(grid_, where, radius_of_order(setup.config.order))) {
+        shells_(exchanged_shells(grid_, where, radius_of_order(setup.config.order))), shell_list_(shells_) {
     const std::vector<float> host_tables = analytic_tables3d<float>(setup);
     check_device_memory((2 * grid_.elements() + host_tables.size()) * sizeof(float), "heat3d on this rank's box");
     tables_ = DeviceBuffer<float>(std::max<std::size_t>(host_tables.size(), 1));
@@ -123,7 +123,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
       shells_ghosts_only_ = true;
       for (int axis = 0; axis < 3; ++axis)
         if ((memory_faces_ >> (2 * axis)) & 3u) shells_ghosts_only_ = shells_ghosts_only_ && ext[axis] >= 2 * width;
-      shell_faces_ = shell_ghost_faces(grid_, where_.domain_face, width, shells_);
+      for (const BoxGhostFaces& f : shell_ghost_faces(grid_, where_.domain_face, width, shells_)) shell_faces_.append(f);
       if (setup_.config.boundary == Boundary::analytic) {
         const std::size_t face_elements = FaceGhosts<float, 1>::elements_max(grid_);
         check_device_memory(2 * face_elements * sizeof(float), "heat3d's face ghosts on this rank's box");
@@ -163,7 +163,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
           const Heat3DStepArgs<float> a{field_[current_].get(), out, grid_, c};
           // Overlap: the shells first, then (on the same stream) the variant's kernel over the
           // whole box and the domain's faces, while the exchange stream sends the shells.
-          for (const CellRegion& r : shells_) launch_region<R>(a, r);
+          launch_shells<R>(a, stream_.get());
           SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
           launch_box_step<R>(variant_, a, stream_.get());
           launch_fill_box_ghosts3d(out, grid_, where_.box.lo, faces_, rules_.get() + k, stream_.get());
@@ -248,12 +248,11 @@ class DeviceHeat3DBox final : public BoxSimulation {
           a.memory_faces = memory_faces_;
           Heat3DBoxFaces faces{faces_step_ == steps_done_, false};
           if (!beside) {
-            for (const CellRegion& r : shells_) launch_region<R>(a, r);
+            launch_shells<R>(a, stream_.get());
             // The shells' domain ghosts here too, so that the exchange stream runs no kernel
             // (with the peer transport it then needs no SM while the kernel holds them all).
             if (shells_ghosts_only_)
-              for (const BoxGhostFaces& f : shell_faces_)
-                launch_fill_box_ghosts3d(out, grid_, where_.box.lo, f, rules_.get() + k, stream_.get());
+              launch_fill_box_ghosts3d(out, grid_, where_.box.lo, shell_faces_, rules_.get() + k, stream_.get());
           }
           // Before: the shells are done. Beside: the previous step's kernel and this chunk's
           // rules are (the kernel is queued after this).
@@ -268,11 +267,9 @@ class DeviceHeat3DBox final : public BoxSimulation {
             launch_fill_box_ghosts3d(out, grid_, where_.box.lo, faces_, rules_.get() + k, stream_.get());
           // The exchange stream: (beside: the shells,) the shells' domain ghosts, the exchange.
           SS_CUDA_CHECK(cudaStreamWaitEvent(exchange_stream_.get(), shells_done_.get(), 0));
-          if (beside)
-            for (const CellRegion& r : shells_) launch_region<R>(a, r, exchange_stream_.get());
+          if (beside) launch_shells<R>(a, exchange_stream_.get());
           if (beside && shells_ghosts_only_)
-            for (const BoxGhostFaces& f : shell_faces_)
-              launch_fill_box_ghosts3d(out, grid_, where_.box.lo, f, rules_.get() + k, exchange_stream_.get());
+            launch_fill_box_ghosts3d(out, grid_, where_.box.lo, shell_faces_, rules_.get() + k, exchange_stream_.get());
           float* const fields[] = {out};
           halo.fill(fields);
           SS_CUDA_CHECK(cudaEventRecord(exchange_done_.get(), exchange_stream_.get()));
@@ -329,13 +326,13 @@ class DeviceHeat3DBox final : public BoxSimulation {
                                   cudaMemcpyHostToDevice, stream_.get()));
   }
 
+  /// Every shell in one launch.
   template <int R>
-  void launch_region(const Heat3DStepArgs<float>& a, const CellRegion& r, cudaStream_t s = nullptr) {
-    constexpr unsigned kMaxGridZ = 65535;
-    const dim3 blocks(blocks_for(r.n[0], kHeatGlobalBX), blocks_for(r.n[1], kHeatGlobalBY),
-                      std::min<unsigned>(static_cast<unsigned>(r.n[2]), kMaxGridZ));
-    heat3d_step_global_region<R><<<blocks, dim3(kHeatGlobalBX, kHeatGlobalBY), 0, s ? s : stream_.get()>>>(a, r);
-    SS_CUDA_LAUNCH_CHECK("heat3d_step_global_region");
+  void launch_shells(const Heat3DStepArgs<float>& a, cudaStream_t s) {
+    const long long cells = shell_list_.cells();
+    if (cells == 0) return;
+    heat3d_step_global_regions<R><<<static_cast<unsigned>(blocks_for(cells, 256)), 256, 0, s>>>(a, shell_list_);
+    SS_CUDA_LAUNCH_CHECK("heat3d_step_global_regions");
   }
 
   // The faces between ranks, on the exchange stream: after the shells of f (a step) or after
@@ -358,6 +355,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
   Grid3D grid_;
   BoxGhostFaces faces_;
   std::vector<CellRegion> shells_;
+  CellRegionList shell_list_;  ///< shells_ as one launch's argument
   CudaStream stream_;           ///< compute: the steps, the domain's faces, the copies
   CudaStream exchange_stream_;  ///< the halo exchange (device_stream())
   CudaEvent shells_done_, exchange_done_;
@@ -373,7 +371,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
   DeviceBuffer<float> face_ghosts_[2];
   int face_cur_ = 0;
   long faces_step_ = -1;
-  std::vector<BoxGhostFaces> shell_faces_;
+  BoxGhostFaces shell_faces_;  ///< the shells' domain ghosts, one launch
   bool shells_ghosts_only_ = false;
   std::vector<GhostRule3D<float>> rules_host_;
   int current_ = 0;

@@ -8,15 +8,24 @@
 // exchange. Both kernels read every ghost from memory and compute each cell with the
 // point functions of hydro3d.hpp from the same neighbour values as on one GPU, so the
 // field is bitwise that of DeviceHydro3D of the same variant on the whole grid.
+// Overlap (issue 21): a substep computes the shells first (the cells within 3 of a face,
+// which the exchange reads: every face, since every axis is periodic), with
+// hydro_global_regions, then the core with the variant's kernel on the compute stream while
+// the exchange stream sends the shells. Each cell is computed once (the RK3 register is
+// updated in place), and global and 55pt compute a cell from the same values through the
+// same point functions, so the split changes no bit. The next substep waits for the
+// exchange; the compute stream is one priority below the exchange's, so that the
+// exchange's pack kernels (the x rows) get in among the core's blocks.
 // Not here: stream25d (it reads the whole grid's periodic images inside its kernel, not
 // ghosts), 19pt (the two-pass method: its divergence would be exchanged between the
-// passes), overlap of the exchange with the interior.
+// passes).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "sim/core/box_regions.hpp"
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
 #include "sim/core/model.hpp"  // StepAccounting
@@ -36,6 +45,9 @@ class DeviceHydro3DBox final : public BoxSimulation {
       : setup_(setup), where_(where), variant_(variant),
         grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])), w_(hydro_weights<float>(setup.h)),
         c_(hydro_constants<float>(setup)) {
+    shells_ = CellRegionList(exchanged_shells(grid_, where_, kHydroRadius));
+    const CellRegion core = exchange_core(grid_, where_, kHydroRadius);
+    core_ = {make_int3(core.lo[0], core.lo[1], core.lo[2]), make_int3(core.n[0], core.n[1], core.n[2])};
     if (static_cast<unsigned>(grid_.nz) > kMaxGridZ)
       throw Error("hydro3d's GPU box: nz " + std::to_string(grid_.nz) + " is too large for a launch");
     int dev = 0;
@@ -74,8 +86,12 @@ class DeviceHydro3DBox final : public BoxSimulation {
 
   const Grid3D& grid() const override { return grid_; }
   long steps_done() const override { return steps_; }
-  void* device_stream() const override { return stream_.get(); }
-  void synchronize() override { SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+  // The exchange runs on a stream of its own, so that it overlaps the core's compute.
+  void* device_stream() const override { return exchange_stream_.get(); }
+  void synchronize() override {
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(exchange_stream_.get()));
+  }
   void refresh_ghosts(HaloFill& halo) override { exchange(halo); }
 
   // HostHydro3DBox's step (hydro_box_step), with the kernels of DeviceHydro3D.
@@ -152,7 +168,8 @@ class DeviceHydro3DBox final : public BoxSimulation {
 
  private:
   /// DeviceHydro3D's substep on the box (the dt as HostHydro3DBox holds it, in c_.dt: the
-  /// same float the one-GPU run's dt_dev holds), then f and out swapped.
+  /// same float the one-GPU run's dt_dev holds): the shells, then (the exchange may start)
+  /// the core; then f and out swapped.
   void substep(int s) {
     const HydroRk<float> r = hydro_rk<float>();
     const HydroStep<float> st{grid_, w_, c_, s, r.alpha[s], r.beta[s], nullptr};
@@ -163,8 +180,11 @@ class DeviceHydro3DBox final : public BoxSimulation {
       b.out[q] = out_[q].get();
     }
     b.div = nullptr;  // single pass
-    if (variant_ == HydroVariant::global) launch_hydro_global(b, st, stream_.get());
-    else launch_hydro_p55(b, st, stream_.get());
+    launch_hydro_global_regions(b, st, shells_, stream_.get());
+    SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
+    shells_queued_ = true;
+    if (variant_ == HydroVariant::global) launch_hydro_global(b, st, stream_.get(), core_);
+    else launch_hydro_p55(b, st, stream_.get(), core_);
     for (int q = 0; q < kHydroFields; ++q) std::swap(f_[q], out_[q]);
   }
 
@@ -186,9 +206,18 @@ class DeviceHydro3DBox final : public BoxSimulation {
     dt_stale_ = false;
   }
 
+  /// The ghosts of f, on the exchange stream: after the shells of a substep (the exchange
+  /// reads only cells within 3 of a face, and ghosts it wrote itself) or after everything
+  /// queued on the compute stream (the forcing, refresh_ghosts); the compute stream's next
+  /// work waits for it.
   void exchange(HaloFill& halo) {
+    if (!shells_queued_) SS_CUDA_CHECK(cudaEventRecord(shells_done_.get(), stream_.get()));
+    shells_queued_ = false;
+    SS_CUDA_CHECK(cudaStreamWaitEvent(exchange_stream_.get(), shells_done_.get(), 0));
     float* const fields[kHydroFields] = {f_[0].get(), f_[1].get(), f_[2].get(), f_[3].get()};
     halo.fill(fields);
+    SS_CUDA_CHECK(cudaEventRecord(exchange_done_.get(), exchange_stream_.get()));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), exchange_done_.get(), 0));
   }
 
   /// HostHydro3DBox::force with DeviceHydro3D's kernel: amplitudes from the host's clock,
@@ -236,7 +265,12 @@ class DeviceHydro3DBox final : public BoxSimulation {
   HydroWeights<float> w_;
   HydroConstants<float> c_;
   int sm_count_ = 0;
-  CudaStream stream_;
+  CellRegionList shells_;   ///< the cells the exchange reads, computed first
+  HydroRegion core_{};      ///< the rest of the interior
+  bool shells_queued_ = false;  ///< a substep's shells were queued since the last exchange
+  CudaStream stream_{CudaStream::Priority::second};  ///< compute: the kernels, the copies
+  CudaStream exchange_stream_;                        ///< the halo exchange (device_stream())
+  CudaEvent shells_done_, exchange_done_;
   DeviceBuffer<float> f_[kHydroFields], rk_[kHydroFields], out_[kHydroFields];
   DeviceBuffer<float> tables_;
   mutable DeviceBuffer<float> view_;  ///< a view quantity over the box's interior (quantity_interior)

@@ -6,6 +6,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include "sim/core/box_regions.cuh"
 #include "sim/core/cuda_check.cuh"
 #include "sim/models/hydro3d/hydro3d.hpp"
 
@@ -65,10 +66,14 @@ __device__ __forceinline__ void hydro_update(const HydroBuffers<T>& b, const Hyd
 
 // ---- global: one point per thread, every value from global memory -------------------
 
+/// Cells [lo, lo + n) of the interior: the whole grid on one GPU; a rank's box splits its
+/// interior into the shells the exchange reads and the core (hydro3d_box_device.cu).
+struct HydroRegion {
+  int3 lo, n;
+};
+
 template <typename T>
-__global__ void __launch_bounds__(128) hydro_global(HydroBuffers<T> b, HydroStep<T> s) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y, k = blockIdx.z;
-  if (i >= s.g.nx || j >= s.g.ny) return;
+__device__ __forceinline__ void hydro_global_cell(const HydroBuffers<T>& b, const HydroStep<T>& s, int i, int j, int k) {
   const std::size_t n = s.g.index(i, j, k);
   const std::ptrdiff_t pitch = s.g.pitch, plane = static_cast<std::ptrdiff_t>(s.g.plane());
   auto at = [&](int f, int di, int dj, int dk) { return __ldg(b.f[f] + n + di + dj * pitch + dk * plane); };
@@ -76,6 +81,23 @@ __global__ void __launch_bounds__(128) hydro_global(HydroBuffers<T> b, HydroStep
   T rl, ru[3];
   hydro_rhs<T, true>(p, s.c, rl, ru);
   hydro_update(b, s, n, at(0, 0, 0, 0), p.u[0], p.u[1], p.u[2], rl, ru);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(128) hydro_global(HydroBuffers<T> b, HydroStep<T> s, HydroRegion r) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x), j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i >= r.n.x || j >= r.n.y) return;
+  hydro_global_cell(b, s, r.lo.x + i, r.lo.y + j, r.lo.z + static_cast<int>(blockIdx.z));
+}
+
+/// hydro_global over the cells of a region list (a box's shells), one cell per thread.
+template <typename T>
+__global__ void __launch_bounds__(128) hydro_global_regions(HydroBuffers<T> b, HydroStep<T> s, CellRegionList list) {
+  const long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (e >= list.first[list.count]) return;
+  int i, j, k;
+  region_cell(list, e, i, j, k);
+  hydro_global_cell(b, s, i, j, k);
 }
 
 // ---- 55pt: a 3D tile plus halo in shared memory, a rolling cache along z (Sect. 4.1) --
@@ -92,7 +114,7 @@ struct P55Shape {
 };
 
 template <typename T>
-__global__ void __launch_bounds__(512) hydro_p55(HydroBuffers<T> b, HydroStep<T> s, int ez) {
+__global__ void __launch_bounds__(512) hydro_p55(HydroBuffers<T> b, HydroStep<T> s, int ez, HydroRegion region) {
   using S = P55Shape<T>;
   constexpr int R = S::R;
   extern __shared__ unsigned char smem_raw[];
@@ -100,7 +122,9 @@ __global__ void __launch_bounds__(512) hydro_p55(HydroBuffers<T> b, HydroStep<T>
   const Grid3D& g = s.g;
   const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
   const int tid = (tz * S::TY + ty) * S::TX + tx;
-  const int x0 = blockIdx.x * S::TX, y0 = blockIdx.y * S::TY, z_begin = blockIdx.z * S::TZ * ez;
+  const int x0 = region.lo.x + static_cast<int>(blockIdx.x) * S::TX, y0 = region.lo.y + static_cast<int>(blockIdx.y) * S::TY;
+  const int z_begin = region.lo.z + static_cast<int>(blockIdx.z) * S::TZ * ez;
+  const int x_end = region.lo.x + region.n.x, y_end = region.lo.y + region.n.y;
   const std::ptrdiff_t pitch = g.pitch, plane = static_cast<std::ptrdiff_t>(g.plane());
   // Loads planes z (first .. first + count - 1) into their ring slots (z mod SZ).
   auto load = [&](int first, int count) {
@@ -115,13 +139,13 @@ __global__ void __launch_bounds__(512) hydro_p55(HydroBuffers<T> b, HydroStep<T>
       sm[(f * S::SZ + slot) * S::plane + yy * S::SX + xx] = v;
     }
   };
-  const int z_end = min(g.nz, z_begin + S::TZ * ez);
+  const int z_end = min(region.lo.z + region.n.z, z_begin + S::TZ * ez);
   load(z_begin - R, S::TZ + 2 * R);
   for (int zb = z_begin; zb < z_end; zb += S::TZ) {
     if (zb > z_begin) load(zb + S::TZ + R - S::TZ, S::TZ);  // the TZ planes past the ones kept
     __syncthreads();
     const int i = x0 + tx, j = y0 + ty, k = zb + tz;
-    if (i < g.nx && j < g.ny && k < z_end) {
+    if (i < x_end && j < y_end && k < z_end) {
       int base[2 * R + 1];  // the ring slot of plane k + dk, times the plane size, plus this thread's cell
 SS_UNROLL
       for (int m = 0; m < 2 * R + 1; ++m) base[m] = (((k + m) % S::SZ + S::SZ) % S::SZ) * S::plane + (ty + R) * S::SX + tx + R;
@@ -144,17 +168,34 @@ SS_UNROLL
 inline constexpr int kHydroGlobalBX = 32, kHydroGlobalBY = 4;
 inline constexpr int kHydroP55Ez = 4;  ///< z blocks of TZ planes per 55pt thread block
 
+/// The whole interior of `g` as a region.
+inline HydroRegion hydro_whole(const Grid3D& g) { return {make_int3(0, 0, 0), make_int3(g.nx, g.ny, g.nz)}; }
+
+template <typename T>
+void launch_hydro_global(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStream_t stream, const HydroRegion& r) {
+  if (r.n.x <= 0 || r.n.y <= 0 || r.n.z <= 0) return;
+  const dim3 block(kHydroGlobalBX, kHydroGlobalBY);
+  const dim3 grid((r.n.x + kHydroGlobalBX - 1) / kHydroGlobalBX, (r.n.y + kHydroGlobalBY - 1) / kHydroGlobalBY, r.n.z);
+  hydro_global<T><<<grid, block, 0, stream>>>(b, st, r);
+  SS_CUDA_LAUNCH_CHECK("hydro_global");
+}
 template <typename T>
 void launch_hydro_global(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStream_t stream) {
-  const Grid3D& g = st.g;
-  const dim3 block(kHydroGlobalBX, kHydroGlobalBY);
-  const dim3 grid((g.nx + kHydroGlobalBX - 1) / kHydroGlobalBX, (g.ny + kHydroGlobalBY - 1) / kHydroGlobalBY, g.nz);
-  hydro_global<T><<<grid, block, 0, stream>>>(b, st);
-  SS_CUDA_LAUNCH_CHECK("hydro_global");
+  launch_hydro_global(b, st, stream, hydro_whole(st.g));
 }
 
 template <typename T>
-void launch_hydro_p55(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStream_t stream) {
+void launch_hydro_global_regions(const HydroBuffers<T>& b, const HydroStep<T>& st, const CellRegionList& list,
+                                 cudaStream_t stream) {
+  const long long cells = list.cells();
+  if (cells == 0) return;
+  constexpr int kThreads = 128;
+  hydro_global_regions<T><<<static_cast<unsigned>((cells + kThreads - 1) / kThreads), kThreads, 0, stream>>>(b, st, list);
+  SS_CUDA_LAUNCH_CHECK("hydro_global_regions");
+}
+
+template <typename T>
+void launch_hydro_p55(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStream_t stream, const HydroRegion& r) {
   using S = P55Shape<T>;
   if constexpr (S::smem_bytes > 48 * 1024) {  // double: past the default 48 KB, once per process
     static const bool opted = [] {
@@ -164,11 +205,16 @@ void launch_hydro_p55(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStre
     }();
     (void)opted;
   }
-  const Grid3D& g = st.g;
+  if (r.n.x <= 0 || r.n.y <= 0 || r.n.z <= 0) return;
   const dim3 block(S::TX, S::TY, S::TZ);
-  const dim3 grid((g.nx + S::TX - 1) / S::TX, (g.ny + S::TY - 1) / S::TY, (g.nz + S::TZ * kHydroP55Ez - 1) / (S::TZ * kHydroP55Ez));
-  hydro_p55<T><<<grid, block, S::smem_bytes, stream>>>(b, st, kHydroP55Ez);
+  const dim3 grid((r.n.x + S::TX - 1) / S::TX, (r.n.y + S::TY - 1) / S::TY,
+                  (r.n.z + S::TZ * kHydroP55Ez - 1) / (S::TZ * kHydroP55Ez));
+  hydro_p55<T><<<grid, block, S::smem_bytes, stream>>>(b, st, kHydroP55Ez, r);
   SS_CUDA_LAUNCH_CHECK("hydro_p55");
+}
+template <typename T>
+void launch_hydro_p55(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStream_t stream) {
+  launch_hydro_p55(b, st, stream, hydro_whole(st.g));
 }
 
 // ---- 19pt: two passes, each a 2.5D slab (Sect. 4.2) ----------------------------------

@@ -143,7 +143,8 @@ void hydro_box_take_dt(const Hydro3DSetup& setup, const HydroSpeed& local, long 
 
 /// One rank's box on the current CUDA device (hydro3d_box_device.cu): the `global` or `55pt`
 /// kernel (single pass: they read every ghost from memory) on the box's layout, the halo
-/// exchange (a DeviceHaloExchange on device_stream()) after each substep and after the
+/// exchange (a DeviceHaloExchange on device_stream()) after each substep, overlapping the
+/// computation of the box's core (the shells it sends are computed first), and after the
 /// forcing, the adaptive dt from the maximum over the ranks; bitwise equal to DeviceHydro3D
 /// of the same variant (and HostHydro3D's single pass) on the whole grid. Throws ss::Error
 /// for another variant (19pt: the two-pass method; stream25d reads the periodic images of

@@ -229,7 +229,8 @@ TEST(BoxGhosts, TheWholeGridAsOneBoxGetsTheBoundaryStepsValues) {
 // The regions heat3d's and hydro3d's GPU boxes step and fill (sim/core/box_regions.hpp), for
 // every box of every decomposition of 2 to 8 ranks that fits, periodic axes or not: the
 // shells cover exactly the box's cells within `width` of a face between ranks, each once,
-// and with exchange_core every cell of the box once (hydro3d steps each once); and, where the
+// and with exchange_core every cell of the box once (hydro3d steps each once); the shells'
+// launch in tiles (CellRegionList) gives each shell cell to one thread; and, where the
 // box is at least 2 width deep along every axis it exchanges (heat3d_box_device.cu's
 // shells_ghosts_only_), every domain ghost a shell cell's cross-shaped stencil reads is
 // among the shells' domain ghosts, which is all the boundary step of stream25d's boxes
@@ -263,6 +264,18 @@ TEST(BoxRegions, ShellsAndTheDomainGhostsTheyRead) {
               for (int k = s.lo[2]; k < s.lo[2] + s.n[2]; ++k)
                 for (int j = s.lo[1]; j < s.lo[1] + s.n[1]; ++j)
                   for (int i = s.lo[0]; i < s.lo[0] + s.n[0]; ++i) ++count[at(i, j, k)];
+            }
+            for (int threads : {128, 256}) {  // the shells' launch: each shell cell one thread's, nothing else
+              const CellRegionList list(shells, threads);
+              std::vector<int> seen(g.points(), 0);
+              for (long long b = 0; b < list.blocks(); ++b)
+                for (int t = 0; t < threads; ++t) {
+                  int i = -1, j = -1, k = -1;
+                  if (!region_tile_cell(list, b, t, i, j, k)) continue;
+                  ASSERT_TRUE(i >= 0 && i < g.nx && j >= 0 && j < g.ny && k >= 0 && k < g.nz) << what;
+                  ++seen[at(i, j, k)];
+                }
+              ASSERT_EQ(seen, count) << what << ", " << threads << " threads";
             }
             const CellRegion core = exchange_core(g, p, width);
             for (int a = 0; a < 3; ++a) ASSERT_GE(core.n[a], 0) << what;

@@ -12,6 +12,7 @@
 #include "sim/core/box_simulation.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/grid3d.hpp"
+#include "sim/core/hostdevice.hpp"
 
 namespace ss {
 
@@ -75,28 +76,65 @@ struct CellRegion {
   long long cells() const { return static_cast<long long>(n[0]) * n[1] * n[2]; }
 };
 
-/// Up to six regions as a kernel argument (a box's shells, stepped in one launch): cell c
-/// of region r at flat index first[r] + c, x fastest (region_cell in box_regions.cuh).
+/// Up to six regions as one launch's argument (a box's shells), stepped in 2D tiles of
+/// `threads` threads: region r's blocks cover tile_x[r] x (threads / tile_x[r]) cells of one
+/// plane each, a tile shaped to the region (32 x 8 over a plane, 64 x 4 over a shell 4 rows
+/// thin in y, 4 x 64 over one 4 cells thin in x), so that a block's threads read neighbours
+/// its other threads read too, as a kernel over the whole box does. region_tile_cell maps
+/// (block, thread) to a cell; every cell of every region is one thread's.
 struct CellRegionList {
   int count = 0;
+  int threads = 256;
   int lo[6][3] = {};
   int n[6][3] = {};
-  long long first[7] = {};  ///< first[r]: cells of the regions before r; first[count]: all
+  int tile_x[6] = {};
+  long long blocks_first[7] = {};  ///< blocks of the regions before r; [count]: the launch's
 
-  explicit CellRegionList(const std::vector<CellRegion>& regions = {}) {
+  CellRegionList() = default;
+  CellRegionList(const std::vector<CellRegion>& regions, int threads_per_block) : threads(threads_per_block) {
+    if (threads < 32 || (threads & (threads - 1)) != 0) throw Error("CellRegionList: threads must be a power of two >= 32");
     for (const CellRegion& r : regions) add(r);
   }
   void add(const CellRegion& r) {
     if (count == 6) throw Error("CellRegionList: more than six regions");
+    if (r.cells() <= 0) return;
+    auto pow2 = [](int v) {
+      int p = 1;
+      while (p < v) p *= 2;
+      return p;
+    };
+    const int ty0 = std::min(pow2(r.n[1]), threads / 32);
+    const int tx = std::min(pow2(r.n[0]), threads / ty0), ty = threads / tx;
     for (int a = 0; a < 3; ++a) {
       lo[count][a] = r.lo[a];
       n[count][a] = r.n[a];
     }
-    first[count + 1] = first[count] + r.cells();
+    tile_x[count] = tx;
+    blocks_first[count + 1] = blocks_first[count] + static_cast<long long>((r.n[0] + tx - 1) / tx) *
+                                                        ((r.n[1] + ty - 1) / ty) * r.n[2];
     ++count;
   }
-  long long cells() const { return first[count]; }
+  long long blocks() const { return blocks_first[count]; }
 };
+
+/// The cell of thread `tid` of block `block` of a CellRegionList's launch; false for a
+/// thread past its region's edge.
+SS_HD inline bool region_tile_cell(const CellRegionList& list, long long block, int tid, int& i, int& j, int& k) {
+  int r = 0;
+  while (block >= list.blocks_first[r + 1]) ++r;
+  long long b = block - list.blocks_first[r];
+  const int tx = list.tile_x[r], ty = list.threads / tx;
+  const long long bx_count = (list.n[r][0] + tx - 1) / tx, by_count = (list.n[r][1] + ty - 1) / ty;
+  const int bx = static_cast<int>(b % bx_count);
+  b /= bx_count;
+  const int by = static_cast<int>(b % by_count), bz = static_cast<int>(b / by_count);
+  const int x = bx * tx + tid % tx, y = by * ty + tid / tx;
+  if (x >= list.n[r][0] || y >= list.n[r][1]) return false;
+  i = list.lo[r][0] + x;
+  j = list.lo[r][1] + y;
+  k = list.lo[r][2] + bz;
+  return true;
+}
 
 /// The shells of a box: the `width` layers next to each face whose ghosts come from the
 /// exchange (what the neighbours read), as disjoint regions, axis by axis.

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "sim/core/box_ghosts3d_kernels.cuh"
-#include "sim/core/box_regions.cuh"
+#include "sim/core/box_regions.hpp"
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
 #include "sim/models/heat3d/heat3d_kernels.cuh"
@@ -51,14 +51,14 @@ void launch_box_step(Heat3DVariant v, const Heat3DStepArgs<float>& a, cudaStream
 }
 
 /// heat3d_step_global's loads and point function over a list of regions (a box's shells) in
-/// one launch, one cell per thread: the shells are small, and a launch each (and a boundary
-/// step each) cost more in launch gaps than in their cells (issue 21: 4 GPUs, 1x2x2).
+/// one launch, in tiles shaped to each shell (CellRegionList): the shells are small, and a
+/// launch each (and a boundary step each) cost more in launch gaps than in their cells
+/// (issue 21: 4 GPUs, 1x2x2).
+constexpr int kShellThreads = 256;
 template <int R>
-__global__ void __launch_bounds__(256) heat3d_step_global_regions(Heat3DStepArgs<float> a, CellRegionList list) {
-  const long long e = blockIdx.x * 256LL + threadIdx.x;
-  if (e >= list.first[list.count]) return;
+__global__ void __launch_bounds__(kShellThreads) heat3d_step_global_regions(Heat3DStepArgs<float> a, CellRegionList list) {
   int i, j, k;
-  region_cell(list, e, i, j, k);
+  if (!region_tile_cell(list, blockIdx.x, static_cast<int>(threadIdx.x), i, j, k)) return;
   const std::ptrdiff_t pitch = a.g.pitch, plane = static_cast<std::ptrdiff_t>(a.g.plane());
   const float* p = a.in + a.g.index(i, j, k);
   float row[2 * R + 1], col[2 * R + 1], dep[2 * R + 1];
@@ -96,7 +96,7 @@ class DeviceHeat3DBox final : public BoxSimulation {
       : setup_(setup), where_(where), variant_(variant),
         grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])),
         faces_(box_ghost_faces(grid_, where.domain_face, radius_of_order(setup.config.order))),
-        shells_(exchanged_shells(grid_, where, radius_of_order(setup.config.order))), shell_list_(shells_) {
+        shells_(exchanged_shells(grid_, where, radius_of_order(setup.config.order))), shell_list_(shells_, kShellThreads) {
     const std::vector<float> host_tables = analytic_tables3d<float>(setup);
     check_device_memory((2 * grid_.elements() + host_tables.size()) * sizeof(float), "heat3d on this rank's box");
     tables_ = DeviceBuffer<float>(std::max<std::size_t>(host_tables.size(), 1));
@@ -329,9 +329,8 @@ class DeviceHeat3DBox final : public BoxSimulation {
   /// Every shell in one launch.
   template <int R>
   void launch_shells(const Heat3DStepArgs<float>& a, cudaStream_t s) {
-    const long long cells = shell_list_.cells();
-    if (cells == 0) return;
-    heat3d_step_global_regions<R><<<static_cast<unsigned>(blocks_for(cells, 256)), 256, 0, s>>>(a, shell_list_);
+    if (shell_list_.blocks() == 0) return;
+    heat3d_step_global_regions<R><<<static_cast<unsigned>(shell_list_.blocks()), kShellThreads, 0, s>>>(a, shell_list_);
     SS_CUDA_LAUNCH_CHECK("heat3d_step_global_regions");
   }
 

@@ -45,7 +45,7 @@ class DeviceHydro3DBox final : public BoxSimulation {
       : setup_(setup), where_(where), variant_(variant),
         grid_(Grid3D::make_box(where.box.n[0], where.box.n[1], where.box.n[2])), w_(hydro_weights<float>(setup.h)),
         c_(hydro_constants<float>(setup)) {
-    shells_ = CellRegionList(exchanged_shells(grid_, where_, kHydroRadius));
+    shells_ = CellRegionList(exchanged_shells(grid_, where_, kHydroRadius), kHydroRegionThreads);
     const CellRegion core = exchange_core(grid_, where_, kHydroRadius);
     core_ = {make_int3(core.lo[0], core.lo[1], core.lo[2]), make_int3(core.n[0], core.n[1], core.n[2])};
     if (static_cast<unsigned>(grid_.nz) > kMaxGridZ)

@@ -6,7 +6,7 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
-#include "sim/core/box_regions.cuh"
+#include "sim/core/box_regions.hpp"
 #include "sim/core/cuda_check.cuh"
 #include "sim/models/hydro3d/hydro3d.hpp"
 
@@ -83,20 +83,22 @@ __device__ __forceinline__ void hydro_global_cell(const HydroBuffers<T>& b, cons
   hydro_update(b, s, n, at(0, 0, 0, 0), p.u[0], p.u[1], p.u[2], rl, ru);
 }
 
+/// One cell per thread over a region; the tiles start at a multiple of 32 cells along x (as
+/// on the whole grid), whatever the region's first x, so that a warp's loads stay aligned.
 template <typename T>
 __global__ void __launch_bounds__(128) hydro_global(HydroBuffers<T> b, HydroStep<T> s, HydroRegion r) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x), j = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (i >= r.n.x || j >= r.n.y) return;
-  hydro_global_cell(b, s, r.lo.x + i, r.lo.y + j, r.lo.z + static_cast<int>(blockIdx.z));
+  const int i = (r.lo.x & ~31) + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int j = r.lo.y + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (i < r.lo.x || i >= r.lo.x + r.n.x || j >= r.lo.y + r.n.y) return;
+  hydro_global_cell(b, s, i, j, r.lo.z + static_cast<int>(blockIdx.z));
 }
 
-/// hydro_global over the cells of a region list (a box's shells), one cell per thread.
+/// hydro_global over the cells of a region list (a box's shells) in one launch, in tiles
+/// shaped to each region (CellRegionList).
 template <typename T>
 __global__ void __launch_bounds__(128) hydro_global_regions(HydroBuffers<T> b, HydroStep<T> s, CellRegionList list) {
-  const long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-  if (e >= list.first[list.count]) return;
   int i, j, k;
-  region_cell(list, e, i, j, k);
+  if (!region_tile_cell(list, blockIdx.x, static_cast<int>(threadIdx.x), i, j, k)) return;
   hydro_global_cell(b, s, i, j, k);
 }
 
@@ -174,8 +176,9 @@ inline HydroRegion hydro_whole(const Grid3D& g) { return {make_int3(0, 0, 0), ma
 template <typename T>
 void launch_hydro_global(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaStream_t stream, const HydroRegion& r) {
   if (r.n.x <= 0 || r.n.y <= 0 || r.n.z <= 0) return;
+  const int x_span = r.lo.x + r.n.x - (r.lo.x & ~31);
   const dim3 block(kHydroGlobalBX, kHydroGlobalBY);
-  const dim3 grid((r.n.x + kHydroGlobalBX - 1) / kHydroGlobalBX, (r.n.y + kHydroGlobalBY - 1) / kHydroGlobalBY, r.n.z);
+  const dim3 grid((x_span + kHydroGlobalBX - 1) / kHydroGlobalBX, (r.n.y + kHydroGlobalBY - 1) / kHydroGlobalBY, r.n.z);
   hydro_global<T><<<grid, block, 0, stream>>>(b, st, r);
   SS_CUDA_LAUNCH_CHECK("hydro_global");
 }
@@ -184,13 +187,14 @@ void launch_hydro_global(const HydroBuffers<T>& b, const HydroStep<T>& st, cudaS
   launch_hydro_global(b, st, stream, hydro_whole(st.g));
 }
 
+/// The shells' launch: `list` made for kHydroRegionThreads threads a block.
+inline constexpr int kHydroRegionThreads = 128;
 template <typename T>
 void launch_hydro_global_regions(const HydroBuffers<T>& b, const HydroStep<T>& st, const CellRegionList& list,
                                  cudaStream_t stream) {
-  const long long cells = list.cells();
-  if (cells == 0) return;
-  constexpr int kThreads = 128;
-  hydro_global_regions<T><<<static_cast<unsigned>((cells + kThreads - 1) / kThreads), kThreads, 0, stream>>>(b, st, list);
+  if (list.blocks() == 0) return;
+  if (list.threads != kHydroRegionThreads) throw Error("launch_hydro_global_regions: a list made for 128 threads");
+  hydro_global_regions<T><<<static_cast<unsigned>(list.blocks()), kHydroRegionThreads, 0, stream>>>(b, st, list);
   SS_CUDA_LAUNCH_CHECK("hydro_global_regions");
 }
 

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/box_regions.hpp"
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/device.hpp"
 #include "sim/core/model.hpp"  // StepAccounting
@@ -74,12 +75,13 @@ __global__ void elastic3d_box_faces(ElasticFields6<float> f, Grid3D g, int axis,
 __global__ void elastic3d_box_clayton_engquist(ElasticFields3<float> cur, ElasticFields3<float> out,
                                                ElasticMediumPtrs<float> m, const float* __restrict__ damp, Grid3D g,
                                                Grid3D whole, int lo_x, int lo_y, int lo_z, CeFaces faces,
-                                               long long n) {
+                                               long long n, ElasticPart part) {
   for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < n;
        e += static_cast<long long>(gridDim.x) * blockDim.x) {
     CeNode nd = elastic_ce_node(whole, faces, e);
     nd.i -= lo_x, nd.j -= lo_y, nd.k -= lo_z;
     if (nd.i < 0 || nd.i >= g.nx || nd.j < 0 || nd.j >= g.ny || nd.k < 0 || nd.k >= g.nz) continue;
+    if (!part.takes(nd.i, nd.j, nd.k)) continue;
     const float d = (damp[nd.i] * damp[g.nx + nd.j]) * damp[g.nx + g.ny + nd.k];
     const std::size_t at = g.index(nd.i, nd.j, nd.k);
 #pragma unroll
@@ -154,19 +156,39 @@ class DeviceElastic3DBox final : public BoxSimulation {
       for (auto& f : level) SS_CUDA_CHECK(cudaMemsetAsync(f.get(), 0, f.bytes(), st));
     for (auto& f : stress_) SS_CUDA_CHECK(cudaMemsetAsync(f.get(), 0, f.bytes(), st));
     start_receivers(0);
+    // Overlap: the shells (the nodes the exchange reads) apart from the core, where the box
+    // has both; a free top in a box as thin as the radius reads its image from ghosts the
+    // exchange writes, so such a box steps in one piece.
+    const CellRegion core = exchange_core(g, where_, radius_);
+    const std::vector<CellRegion> shells = exchanged_shells(g, where_, radius_);
+    shells_ = ElasticCells{false, CellRegionList(shells, kElasticBX * kElasticBY)};
+    core_ = ElasticCells{false, CellRegionList({core}, kElasticBX * kElasticBY)};
+    for (int a = 0; a < 3; ++a) {
+      core_part_.lo[a] = shell_part_.lo[a] = core.lo[a];
+      core_part_.n[a] = shell_part_.n[a] = core.n[a];
+    }
+    core_part_.mode = 1;
+    shell_part_.mode = 2;
+    overlap_ = !shells.empty() && core.cells() > 0 && !(free_top_here_ && g.nz <= radius_);
     synchronize();
   }
 
   const Grid3D& grid() const override { return grid_; }
   long steps_done() const override { return steps_done_; }
-  void* device_stream() const override { return stream_.get(); }
-  void synchronize() override { SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+  // The exchange runs on a stream of its own, so that it overlaps the core's compute.
+  void* device_stream() const override { return exchange_stream_.get(); }
+  void synchronize() override {
+    SS_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    SS_CUDA_CHECK(cudaStreamSynchronize(exchange_stream_.get()));
+  }
   void refresh_ghosts(HaloFill& halo) override { fill_ghosts(level(cur_), 3, halo, kEvenSigns); }
 
   void step(int n, HaloFill& halo) override {
     dispatch_radius(setup_.config.order, [&]<int R>() {
-      for (int s = 0; s < n; ++s) step_once<R>(halo);
+      for (int s = 0; s < n; ++s) overlap_ ? step_overlapped<R>(halo) : step_once<R>(halo);
     });
+    // What follows on the compute stream (views, copies, the next call's steps) sees u's ghosts.
+    SS_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), u_exchanged_.get(), 0));
   }
 
   std::vector<std::vector<float>> interiors() const override {
@@ -368,7 +390,7 @@ class DeviceElastic3DBox final : public BoxSimulation {
       const CeFaces faces = ce_faces_of(setup_);
       const long long nce = elastic_ce_nodes(setup_.grid, faces);
       elastic3d_box_clayton_engquist<<<std::min<unsigned>(blocks_for(nce, 256), 4096), 256, 0, st>>>(
-          cur, out, medium(), damp_.get(), g, setup_.grid, lo[0], lo[1], lo[2], faces, nce);
+          cur, out, medium(), damp_.get(), g, setup_.grid, lo[0], lo[1], lo[2], faces, nce, ElasticPart{});
       SS_CUDA_LAUNCH_CHECK("elastic3d_box_clayton_engquist");
     }
     // 9: the ghosts of u^{n+1}, the receivers, the rotation.
@@ -379,15 +401,118 @@ class DeviceElastic3DBox final : public BoxSimulation {
     ++steps_done_;
   }
 
+  // step_once's launches with the exchanges overlapped, each node's writes in the same order
+  // (every kernel computes a node from the same values; the sources and Clayton-Engquist
+  // write the core's nodes with the core and the shells' with the shells):
+  //   the core's stresses from u^n (they read no ghost between ranks) and its stress sources;
+  //   once u^n's ghosts are in, the shells' stresses and sources, the domain faces of the
+  //   stresses; the exchange of the stresses (exchange stream) while the core's divergence,
+  //   update and Clayton-Engquist run; once the stresses' ghosts are in, the shells' update
+  //   and Clayton-Engquist, the domain faces of u^{n+1}; the exchange of u^{n+1} while the
+  //   receivers are recorded and the next step computes its core.
+  template <int R>
+  void step_overlapped(HaloFill& halo) {
+    const Grid3D& g = grid_;
+    const cudaStream_t st = stream_.get(), xs = exchange_stream_.get();
+    const dim3 block(kElasticBX, kElasticBY);
+    const ElasticFields3<float> cur = level(cur_), prev = level(prev_), out = level(next_);
+    const ElasticFields6<float> stress = stresses();
+    const std::array<int, 3>& lo = where_.box.lo;
+    const ElasticForceStep<float> forces = moved_to_box(elastic3d_force_step<float>(setup_, steps_done_), lo);
+    const ElasticStressStep<float> stress_src = moved_to_box(elastic3d_stress_step<float>(setup_, steps_done_), lo);
+    const unsigned source_blocks = blocks_for(kSourceBoxNodes, 128);
+    const float* w = weights_.get();
+    const ElasticFields6<float> strain = {{strain_[0].get(), strain_[1].get(), strain_[2].get(), strain_[3].get(),
+                                           strain_[4].get(), strain_[5].get()}};
+    const ElasticFields3<float> accel = {{accel_[0].get(), accel_[1].get(), accel_[2].get()}};
+    auto stresses_of = [&](const ElasticCells& cells, const ElasticPart& part) {
+      const unsigned blocks = static_cast<unsigned>(cells.list.blocks());
+      if (variant_ == Elastic3DVariant::steps) {
+        elastic3d_strain<float, R><<<blocks, block, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], strain, g, cells);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_strain");
+        elastic3d_stress<float><<<blocks, block, 0, st>>>(strain, medium(), stress, g, free_top_here_, cells);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_stress");
+      } else {
+        elastic3d_stress_fused<float, R><<<blocks, block, 0, st>>>(cur.c[0], cur.c[1], cur.c[2], medium(), stress, g,
+                                                                   free_top_here_, cells);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_stress_fused");
+      }
+      if (stress_src.n > 0) {
+        elastic3d_stress_source<float><<<dim3(source_blocks, stress_src.n), 128, 0, st>>>(stress, g, stress_src, w, part);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_stress_source");
+      }
+    };
+    auto update_of = [&](const ElasticCells& cells, const ElasticPart& part) {
+      const unsigned blocks = static_cast<unsigned>(cells.list.blocks());
+      if (variant_ == Elastic3DVariant::steps) {
+        elastic3d_divergence<float, R><<<blocks, block, 0, st>>>(stress, accel, g, cells);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_divergence");
+        if (forces.n > 0) {
+          elastic3d_force_source<float><<<dim3(source_blocks, forces.n), 128, 0, st>>>(accel, g, forces, w, part);
+          SS_CUDA_LAUNCH_CHECK("elastic3d_force_source");
+        }
+        elastic3d_update<float><<<blocks, block, 0, st>>>(cur, prev, accel, medium_[5].get(), damp_.get(), out, g, cells);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_update");
+      } else {
+        elastic3d_update_fused<float, R><<<blocks, block, 0, st>>>(stress, cur, prev, medium_[5].get(), damp_.get(), out,
+                                                                   g, forces, w, cells);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_update_fused");
+      }
+      if (setup_.absorbing_bottom()) {
+        const CeFaces faces = ce_faces_of(setup_);
+        const long long nce = elastic_ce_nodes(setup_.grid, faces);
+        elastic3d_box_clayton_engquist<<<std::min<unsigned>(blocks_for(nce, 256), 4096), 256, 0, st>>>(
+            cur, out, medium(), damp_.get(), g, setup_.grid, lo[0], lo[1], lo[2], faces, nce, part);
+        SS_CUDA_LAUNCH_CHECK("elastic3d_box_clayton_engquist");
+      }
+    };
+    float signs[6];
+    for (int c = 0; c < 6; ++c) signs[c] = static_cast<float>(elastic_stress_top_sign(c));
+    stresses_of(core_, core_part_);
+    SS_CUDA_CHECK(cudaStreamWaitEvent(st, u_exchanged_.get(), 0));
+    stresses_of(shells_, shell_part_);
+    fill_domain_faces(stress, 6, signs);
+    SS_CUDA_CHECK(cudaEventRecord(stress_ready_.get(), st));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(xs, stress_ready_.get(), 0));
+    float* const sent[6] = {stress.c[0], stress.c[1], stress.c[2], stress.c[3], stress.c[4], stress.c[5]};
+    halo.fill(sent);
+    SS_CUDA_CHECK(cudaEventRecord(stress_exchanged_.get(), xs));
+    update_of(core_, core_part_);
+    SS_CUDA_CHECK(cudaStreamWaitEvent(st, stress_exchanged_.get(), 0));
+    update_of(shells_, shell_part_);
+    fill_domain_faces(out, 3, kEvenSigns);
+    SS_CUDA_CHECK(cudaEventRecord(u_ready_.get(), st));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(xs, u_ready_.get(), 0));
+    float* const moved[3] = {out.c[0], out.c[1], out.c[2]};
+    halo.fill(moved);
+    SS_CUDA_CHECK(cudaEventRecord(u_exchanged_.get(), xs));
+    record(out);
+    const int old_prev = prev_;
+    prev_ = cur_, cur_ = next_, next_ = old_prev;
+    ++steps_done_;
+  }
+
   // The faces between boxes through the exchange, then the domain's own faces (the image
   // above a free top may be a ghost the exchange just wrote, in a box as thin as the
   // radius; the exchange sends interior cells only, so it never reads what follows).
+  // The exchange runs on the exchange stream after everything queued on the compute stream,
+  // which waits for it.
   template <typename Fields>
   void fill_ghosts(const Fields& f, int count, HaloFill& halo, const float (&signs)[6]) {
     float* fields[6] = {};
-    ElasticFields6<float> all{};
-    for (int q = 0; q < count; ++q) fields[q] = all.c[q] = f.c[q];
+    for (int q = 0; q < count; ++q) fields[q] = f.c[q];
+    SS_CUDA_CHECK(cudaEventRecord(u_ready_.get(), stream_.get()));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(exchange_stream_.get(), u_ready_.get(), 0));
     halo.fill(std::span<float* const>(fields, static_cast<std::size_t>(count)));
+    SS_CUDA_CHECK(cudaEventRecord(u_exchanged_.get(), exchange_stream_.get()));
+    SS_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), u_exchanged_.get(), 0));
+    fill_domain_faces(f, count, signs);
+  }
+  // The domain's own faces of `count` fields on the compute stream.
+  template <typename Fields>
+  void fill_domain_faces(const Fields& f, int count, const float (&signs)[6]) {
+    ElasticFields6<float> all{};
+    for (int q = 0; q < count; ++q) all.c[q] = f.c[q];
     const int n[3] = {grid_.nx, grid_.ny, grid_.nz};
     for (int a = 0; a < 3; ++a)
       for (int side = 0; side < 2; ++side) {
@@ -448,7 +573,12 @@ class DeviceElastic3DBox final : public BoxSimulation {
   int radius_;
   ElasticGhostRule rule_;
   bool free_top_here_;  ///< the free surface's plane (global k == 0) is this box's k == 0
-  CudaStream stream_;
+  CudaStream stream_{CudaStream::Priority::second};  ///< compute: the kernels, the copies
+  CudaStream exchange_stream_;                        ///< the halo exchange (device_stream())
+  CudaEvent stress_ready_, stress_exchanged_, u_ready_, u_exchanged_;
+  bool overlap_ = false;           ///< step_overlapped (else step_once)
+  ElasticCells shells_, core_;     ///< the nodes the exchange reads, and the rest
+  ElasticPart shell_part_, core_part_;
   DeviceBuffer<float> damp_, weights_;
   DeviceBuffer<float> medium_[6];  ///< c11, c13, c33, c44, c66, q
   DeviceBuffer<float> u_[3][3];

@@ -12,6 +12,7 @@
 // One point per thread (x, y from the block, a loop over z planes). Under cpml both run
 // the CPML's two passes (elastic3d.hpp) over the layer nodes only: the stress pass after
 // the stresses, the update pass after the update.
+#include "sim/core/box_regions.hpp"  // CellRegionList
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/ghost3d.hpp"  // ghost_face_cells
 #include "sim/core/slice3d.hpp"  // CellBox
@@ -36,15 +37,47 @@ struct ElasticFields6 {
 
 inline constexpr int kElasticBX = 32, kElasticBY = 4;
 
-/// Loops over the interior points the block's threads own.
-#define SS_ELASTIC_POINTS(g)                                    \
-  const int i = blockIdx.x * kElasticBX + threadIdx.x;          \
-  const int j = blockIdx.y * kElasticBY + threadIdx.y;          \
-  if (i >= (g).nx || j >= (g).ny) return;                       \
-  const std::ptrdiff_t pitch = (g).pitch;                       \
-  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>((g).plane()); \
-  (void)pitch, (void)plane;                                     \
-  for (int k = blockIdx.z; k < (g).nz; k += gridDim.z)
+/// The nodes a point kernel steps: the whole interior (a launch of point_grid: x and y from
+/// the block, a loop over z planes), or the regions of a CellRegionList made for
+/// kElasticBX * kElasticBY threads (a launch of list.blocks() blocks: a GPU box's shells or
+/// core, elastic3d_box_device.cu).
+struct ElasticCells {
+  bool whole = true;
+  CellRegionList list;
+};
+
+/// Where a source or Clayton-Engquist kernel writes: every node (0), only the nodes inside
+/// the region (1) or only those outside it (2). A GPU box that overlaps its exchange writes
+/// its shells' nodes first and its core's later, each in the order of one GPU.
+struct ElasticPart {
+  int mode = 0;
+  int lo[3] = {};
+  int n[3] = {};
+  SS_HD bool takes(int i, int j, int k) const {
+    if (mode == 0) return true;
+    const bool in = i >= lo[0] && i < lo[0] + n[0] && j >= lo[1] && j < lo[1] + n[1] && k >= lo[2] && k < lo[2] + n[2];
+    return in == (mode == 1);
+  }
+};
+
+/// Loops over the points the block's threads own (see ElasticCells).
+#define SS_ELASTIC_POINTS(g, cells)                                                     \
+  int i_ = 0, j_ = 0, k_first = 0, k_end = 0, k_step = 1;                               \
+  if ((cells).whole) {                                                                  \
+    i_ = blockIdx.x * kElasticBX + threadIdx.x;                                         \
+    j_ = blockIdx.y * kElasticBY + threadIdx.y;                                         \
+    if (i_ >= (g).nx || j_ >= (g).ny) return;                                           \
+    k_first = blockIdx.z, k_end = (g).nz, k_step = gridDim.z;                           \
+  } else {                                                                              \
+    if (!region_tile_cell((cells).list, blockIdx.x, threadIdx.y * kElasticBX + threadIdx.x, i_, j_, k_first)) \
+      return;                                                                           \
+    k_end = k_first + 1;                                                                \
+  }                                                                                     \
+  const int i = i_, j = j_;                                                             \
+  const std::ptrdiff_t pitch = (g).pitch;                                               \
+  const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>((g).plane());                \
+  (void)pitch, (void)plane;                                                             \
+  for (int k = k_first; k < k_end; k += k_step)
 
 // ---- steps ----------------------------------------------------------------------
 
@@ -52,8 +85,8 @@ inline constexpr int kElasticBX = 32, kElasticBY = 4;
 template <typename T, int R>
 __global__ void __launch_bounds__(kElasticBX* kElasticBY)
     elastic3d_strain(const T* __restrict__ ux, const T* __restrict__ uy, const T* __restrict__ uz,
-                     ElasticFields6<T> strain, Grid3D g) {
-  SS_ELASTIC_POINTS(g) {
+                     ElasticFields6<T> strain, Grid3D g, ElasticCells cells = {}) {
+  SS_ELASTIC_POINTS(g, cells) {
     const std::size_t e = g.index(i, j, k);
     const Strain6<T> s = elastic_strain_at<T, R>(ux, uy, uz, e, pitch, plane);
     strain.c[0][e] = s.xx, strain.c[1][e] = s.yy, strain.c[2][e] = s.zz;
@@ -65,8 +98,8 @@ __global__ void __launch_bounds__(kElasticBX* kElasticBY)
 template <typename T>
 __global__ void __launch_bounds__(kElasticBX* kElasticBY)
     elastic3d_stress(ElasticFields6<T> strain, ElasticMediumPtrs<T> m, ElasticFields6<T> stress, Grid3D g,
-                     bool free_top) {
-  SS_ELASTIC_POINTS(g) {
+                     bool free_top, ElasticCells cells = {}) {
+  SS_ELASTIC_POINTS(g, cells) {
     const std::size_t e = g.index(i, j, k);
     const Strain6<T> s{strain.c[0][e], strain.c[1][e], strain.c[2][e], strain.c[3][e], strain.c[4][e], strain.c[5][e]};
     const Stress6<T> o = elastic_stress(s, VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]}, free_top && k == 0);
@@ -78,9 +111,9 @@ __global__ void __launch_bounds__(kElasticBX* kElasticBY)
 /// 5: accelerations (the unit-spacing stress divergence).
 template <typename T, int R>
 __global__ void __launch_bounds__(kElasticBX* kElasticBY)
-    elastic3d_divergence(ElasticFields6<T> stress, ElasticFields3<T> accel, Grid3D g) {
+    elastic3d_divergence(ElasticFields6<T> stress, ElasticFields3<T> accel, Grid3D g, ElasticCells cells = {}) {
   const T* const s[6] = {stress.c[0], stress.c[1], stress.c[2], stress.c[3], stress.c[4], stress.c[5]};
-  SS_ELASTIC_POINTS(g) {
+  SS_ELASTIC_POINTS(g, cells) {
     const std::size_t e = g.index(i, j, k);
     T a[3];
     elastic_divergence_at<T, R>(s, e, pitch, plane, a);
@@ -102,11 +135,12 @@ inline constexpr int kSourceBoxNodes = (2 * kSourceRadius + 1) * (2 * kSourceRad
 /// source r's box unless an earlier source's box holds the node, and adds every source
 /// of the node in list order (elastic_add_forces), as the host.
 template <typename T>
-__global__ void elastic3d_force_source(ElasticFields3<T> accel, Grid3D g, ElasticForceStep<T> l, const T* __restrict__ w) {
+__global__ void elastic3d_force_source(ElasticFields3<T> accel, Grid3D g, ElasticForceStep<T> l, const T* __restrict__ w,
+                                       ElasticPart part = {}) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
   int i, j, k;
   if (b >= kSourceBoxNodes || !source_box_node(b, l.node[r][0], l.node[r][1], l.node[r][2], g, i, j, k)) return;
-  if (!elastic_source_owner(l, r, i, j, k)) return;
+  if (!part.takes(i, j, k) || !elastic_source_owner(l, r, i, j, k)) return;
   const std::size_t at = g.index(i, j, k);
   T a[3] = {accel.c[0][at], accel.c[1][at], accel.c[2][at]};
   elastic_add_forces(l, i, j, k, w, a);
@@ -117,8 +151,8 @@ __global__ void elastic3d_force_source(ElasticFields3<T> accel, Grid3D g, Elasti
 template <typename T>
 __global__ void __launch_bounds__(kElasticBX* kElasticBY)
     elastic3d_update(ElasticFields3<T> cur, ElasticFields3<T> prev, ElasticFields3<T> accel, const T* __restrict__ q,
-                     const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g) {
-  SS_ELASTIC_POINTS(g) {
+                     const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g, ElasticCells cells = {}) {
+  SS_ELASTIC_POINTS(g, cells) {
     const std::size_t e = g.index(i, j, k);
     const T d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + k];
 #pragma unroll
@@ -132,8 +166,9 @@ __global__ void __launch_bounds__(kElasticBX* kElasticBY)
 template <typename T, int R>
 __global__ void __launch_bounds__(kElasticBX* kElasticBY)
     elastic3d_stress_fused(const T* __restrict__ ux, const T* __restrict__ uy, const T* __restrict__ uz,
-                           ElasticMediumPtrs<T> m, ElasticFields6<T> stress, Grid3D g, bool free_top) {
-  SS_ELASTIC_POINTS(g) {
+                           ElasticMediumPtrs<T> m, ElasticFields6<T> stress, Grid3D g, bool free_top,
+                           ElasticCells cells = {}) {
+  SS_ELASTIC_POINTS(g, cells) {
     const std::size_t e = g.index(i, j, k);
     const Strain6<T> s = elastic_strain_at<T, R>(ux, uy, uz, e, pitch, plane);
     const Stress6<T> o = elastic_stress(s, VtiNode<T>{m.c11[e], m.c13[e], m.c33[e], m.c44[e], m.c66[e]}, free_top && k == 0);
@@ -147,9 +182,9 @@ template <typename T, int R>
 __global__ void __launch_bounds__(kElasticBX* kElasticBY)
     elastic3d_update_fused(ElasticFields6<T> stress, ElasticFields3<T> cur, ElasticFields3<T> prev,
                            const T* __restrict__ q, const T* __restrict__ damp, ElasticFields3<T> out, Grid3D g,
-                           ElasticForceStep<T> forces, const T* __restrict__ w) {
+                           ElasticForceStep<T> forces, const T* __restrict__ w, ElasticCells cells = {}) {
   const T* const s[6] = {stress.c[0], stress.c[1], stress.c[2], stress.c[3], stress.c[4], stress.c[5]};
-  SS_ELASTIC_POINTS(g) {
+  SS_ELASTIC_POINTS(g, cells) {
     const std::size_t e = g.index(i, j, k);
     T a[3];
     elastic_divergence_at<T, R>(s, e, pitch, plane, a);
@@ -196,11 +231,12 @@ __global__ void elastic3d_cpml_update_kernel(ElasticFields6<T> stress, ElasticCp
 /// 4: the stress sources (explosion, moment; a list by value) over their boxes, owned as
 /// in elastic3d_force_source (elastic_add_stresses).
 template <typename T>
-__global__ void elastic3d_stress_source(ElasticFields6<T> stress, Grid3D g, ElasticStressStep<T> l, const T* __restrict__ w) {
+__global__ void elastic3d_stress_source(ElasticFields6<T> stress, Grid3D g, ElasticStressStep<T> l, const T* __restrict__ w,
+                                        ElasticPart part = {}) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
   int i, j, k;
   if (b >= kSourceBoxNodes || !source_box_node(b, l.node[r][0], l.node[r][1], l.node[r][2], g, i, j, k)) return;
-  if (!elastic_source_owner(l, r, i, j, k)) return;
+  if (!part.takes(i, j, k) || !elastic_source_owner(l, r, i, j, k)) return;
   const std::size_t at = g.index(i, j, k);
   T v[6];
   for (int c = 0; c < 6; ++c) v[c] = stress.c[c][at];
@@ -246,7 +282,8 @@ __global__ void elastic3d_record(ElasticFields3<T> u, const long long* __restric
 template <typename T, int R>
 __global__ void __launch_bounds__(kElasticBX* kElasticBY)
     elastic3d_view(ElasticFields3<T> u, Grid3D g, int q, double inv_h, float* out) {
-  SS_ELASTIC_POINTS(g) {
+  const ElasticCells cells;
+  SS_ELASTIC_POINTS(g, cells) {
     const std::size_t e = g.index(i, j, k);
     out[e] = q < 3 ? static_cast<float>(u.c[q][e])
                    : elastic_derived_at<T, R>(static_cast<ElasticDerived>(q - 3), u.c[0], u.c[1], u.c[2], e, pitch,

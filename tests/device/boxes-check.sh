@@ -13,13 +13,8 @@
 # a line per check, exit non-zero on any failure. BUILD: the build folder (build-gpu-mpi).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared/device/README.md)
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false
 b=${BUILD:-build-gpu-mpi}
-[[ -f $b/build.ninja ]] || cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES=90-real >"$out/cfg.log" 2>&1 || { tail -20 "$out/cfg.log"; exit 1; }
-cmake --build $b --parallel "$(nproc)" --target stencilscope test_gpu_boxes_mpi test_gpu_simulation_mpi test_hydro3d_gpu \
-  >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
+build_no_gui $b stencilscope test_gpu_boxes_mpi test_gpu_simulation_mpi test_hydro3d_gpu || exit 1
 echo "built $(grep -c '^\[' "$out/build.log") steps"
 e=$b/bin/stencilscope
 gpus=$(nvidia-smi -L | wc -l)

@@ -19,12 +19,8 @@
 # leaves out the CPU MPI tests and the staged tables where NCCL runs.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared/device/README.md)
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false
 b=${BUILD:-build-gpu-mpi}
-[[ -f $b/build.ninja ]] || cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES=90-real >"$out/cfg.log" 2>&1 || { tail -20 "$out/cfg.log"; exit 1; }
-cmake --build $b --parallel "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
+build_no_gui $b || exit 1
 e=$b/bin/stencilscope
 status=0
 nvidia-smi --query-gpu=index,name --format=csv,noheader | tee "$out/devices.txt"

@@ -15,3 +15,22 @@ if [[ -z ${VK_DRIVER_FILES:-} && -e $nvidia_icd && ! -e /usr/share/vulkan/icd.d/
       ! -e /etc/vulkan/icd.d/nvidia_icd.json ]]; then
   export VK_DRIVER_FILES=$nvidia_icd VK_ICD_FILENAMES=$nvidia_icd
 fi
+# Runs of several ranks: never NVLink multicast (shared/device/README.md); Open MPI on one
+# node, as root in a container.
+export NCCL_NVLS_ENABLE=0
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false
+
+# build_no_gui DIR [TARGET...]: configures DIR (Release, no GUI, sm_90) where it has no
+# build.ninja yet, then builds TARGETs (everything without any); logs in $out/cfg.log and
+# $out/build.log, the errors printed; non-zero on a failure.
+build_no_gui() {
+  local dir=$1 targets=()
+  shift
+  (($#)) && targets=(--target "$@")
+  if [[ ! -f $dir/build.ninja ]]; then
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real \
+      >"$out/cfg.log" 2>&1 || { tail -20 "$out/cfg.log"; return 1; }
+  fi
+  cmake --build "$dir" --parallel "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1 ||
+    { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; return 1; }
+}

@@ -17,16 +17,9 @@
 # its own as "transport=peer".
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
-export NCCL_NVLS_ENABLE=0  # never NVLink multicast (shared/device/README.md)
-export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false
 b=${BUILD:-build-gpu-mpi}
-if [[ ! -f $b/build.ninja ]]; then
-  cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF -DCMAKE_CUDA_ARCHITECTURES=90-real \
-    >"$out/cfg.log" 2>&1 || { tail -20 "$out/cfg.log"; exit 1; }
-fi
 # NO_BUILD=1: the build is there already (an earlier check of the same call made it).
-[[ -n ${NO_BUILD:-} ]] ||
-  cmake --build $b --parallel "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$out/build.log" | head -40; exit 1; }
+[[ -n ${NO_BUILD:-} ]] || build_no_gui $b || exit 1
 e=$b/bin/stencilscope
 gpus=$(nvidia-smi -L | wc -l)
 nvidia-smi topo -m >"$out/topo.txt" 2>&1

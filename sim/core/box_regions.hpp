@@ -136,11 +136,19 @@ SS_HD inline bool region_tile_cell(const CellRegionList& list, long long block, 
   return true;
 }
 
-/// The shells of a box: the `width` layers next to each face whose ghosts come from the
-/// exchange (what the neighbours read), as disjoint regions, axis by axis.
-inline std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& where, int width) {
+/// A box's interior split for its exchange: the shells, the `width` layers next to each
+/// face whose ghosts come from the exchange (what the neighbours read), as disjoint regions,
+/// axis by axis; and the core, the rest (n 0 along some axis in a box at most 2 width deep
+/// there). Shells and core are disjoint and cover the interior: a model whose step updates
+/// some field in place (hydro3d's RK3 register) computes each cell once, the shells first so
+/// that the exchange can start while the core is computed.
+struct ExchangeSplit {
   std::vector<CellRegion> shells;
-  CellRegion core{{0, 0, 0}, {g.nx, g.ny, g.nz}};
+  CellRegion core;
+};
+inline ExchangeSplit split_for_exchange(const Grid3D& g, const BoxPlacement& where, int width) {
+  ExchangeSplit split{{}, CellRegion{{0, 0, 0}, {g.nx, g.ny, g.nz}}};
+  CellRegion& core = split.core;
   for (int a = 0; a < 3; ++a)
     for (int side = 0; side < 2; ++side) {
       if (where.domain_face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)]) continue;
@@ -152,26 +160,15 @@ inline std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacem
       if (side == 0) core.lo[a] += w;
       else shell.lo[a] = core.lo[a] + core.n[a] - w;
       core.n[a] -= w;
-      if (shell.cells() > 0) shells.push_back(shell);
+      if (shell.cells() > 0) split.shells.push_back(shell);
     }
-  return shells;
+  return split;
 }
-
-/// What exchanged_shells leaves of the box's interior: the cells further than `width` from
-/// every face whose ghosts come from the exchange (empty, n 0 along some axis, in a box at
-/// most 2 width deep there). The shells and this core are disjoint and cover the interior:
-/// a model whose step updates some field in place (hydro3d's RK3 register) computes each
-/// once, the shells first so that the exchange can start while the core is computed.
+inline std::vector<CellRegion> exchanged_shells(const Grid3D& g, const BoxPlacement& where, int width) {
+  return split_for_exchange(g, where, width).shells;
+}
 inline CellRegion exchange_core(const Grid3D& g, const BoxPlacement& where, int width) {
-  CellRegion core{{0, 0, 0}, {g.nx, g.ny, g.nz}};
-  for (int a = 0; a < 3; ++a)
-    for (int side = 0; side < 2; ++side) {
-      if (where.domain_face[static_cast<std::size_t>(a)][static_cast<std::size_t>(side)]) continue;
-      const int w = std::min(width, core.n[a]);
-      if (side == 0) core.lo[a] += w;
-      core.n[a] -= w;
-    }
-  return core;
+  return split_for_exchange(g, where, width).core;
 }
 
 /// The domain ghosts a shell reads, per shell: the box's domain faces along the other axes,

@@ -30,6 +30,10 @@ class BasicBatchQueue {
  public:
   /// The running batch and the ones queued behind it; each has its own staging slot.
   static constexpr int kMaxBatches = 3;
+  /// Staging slots: one per batch in flight, and one more for the snapshot the views
+  /// show in place (the shared path: a slot GL draws from is not written again until
+  /// another replaces it). The extra slot is taken only when the others are all in use.
+  static constexpr int kSlots = kMaxBatches + 1;
 
   /// A batch whose steps and snapshot have finished.
   struct Finished {
@@ -41,12 +45,14 @@ class BasicBatchQueue {
 
   /// Queues `steps` steps of `sim` then the snapshot of its views at `where` into the
   /// slot no queued batch uses. Never waits. Throws ss::Error when full().
-  /// `reserved`: a slot whose snapshot is still to be shown (-1: none), left alone.
-  void push(Simulation& sim, Snapshots& snapshots, const ViewPlacement& where, int steps, int reserved = -1) {
+  /// `reserved`: a slot whose snapshot is still to be shown (-1: none), left alone;
+  /// `displayed`: the slot the views show in place (-1: none), left alone too.
+  void push(Simulation& sim, Snapshots& snapshots, const ViewPlacement& where, int steps, int reserved = -1,
+            int displayed = -1) {
     if (full(reserved)) throw Error("internal: more batches queued ahead of the frame than staging slots");
     Batch b;
     b.steps = steps;
-    b.slot = free_slot(reserved);
+    b.slot = free_slot(reserved, displayed);
     void* stream = sim.view(0, where).stream;
     b.begin.record(stream);
     sim.start_steps(steps);
@@ -101,10 +107,11 @@ class BasicBatchQueue {
     Event begin, end;  // around the steps, on the simulation's stream
   };
   static Finished finished(const Batch& b) { return Finished{b.steps, elapsed_ms(b.begin, b.end), b.step_after, b.slot}; }
-  /// The lowest slot no queued batch uses, other than `reserved` (there is one unless full(reserved)).
-  int free_slot(int reserved) const {
-    for (int slot = 0; slot < kMaxBatches; ++slot)
-      if (slot != reserved &&
+  /// The lowest slot no queued batch uses, other than `reserved` and `displayed` (there is
+  /// one unless full(reserved): kSlots covers the batches, the reserved and the displayed).
+  int free_slot(int reserved, int displayed) const {
+    for (int slot = 0; slot < kSlots; ++slot)
+      if (slot != reserved && slot != displayed &&
           std::none_of(batches_.begin(), batches_.end(), [&](const Batch& b) { return b.slot == slot; }))
         return slot;
     throw Error("internal: no free staging slot");
@@ -114,6 +121,6 @@ class BasicBatchQueue {
 };
 
 using BatchQueue = BasicBatchQueue<GpuEvent, ViewUploader>;
-static_assert(BatchQueue::kMaxBatches == ViewUploader::kSlots, "one staging slot per batch in flight");
+static_assert(BatchQueue::kSlots == ViewUploader::kSlots, "a staging slot per batch in flight, and the one shown");
 
 }  // namespace ss::app

@@ -18,7 +18,7 @@
 //       --sampling nearest|linear --steps-per-frame S (0: adaptive, the window's default)
 //       --upload auto|interop|host-copy (GPU backend: how the field reaches the texture;
 //       interop makes its absence an error, host-copy forces the fallback to compare)
-//   environment: STENCILSCOPE_INTEROP=map|external|host forces one CUDA-GL upload path
+//   environment: STENCILSCOPE_INTEROP=shared|map|external|host forces one CUDA-GL upload path
 //       (render/interop.hpp; unset: external memory where the GL context and CUDA can,
 //       else map, else the host copy); another value is refused before a window opens.
 //

@@ -455,7 +455,8 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
         sim_->steps_done() - queue_.queued_steps(), sim_->dt(), sim_->dt_limit());
   if (!s.paused && status_.error.empty() && !reading_due()) {
     const int steps = s.adaptive_steps ? adaptive_steps_ : std::max(1, s.steps_per_frame);
-    while (!queue_.full(due_show_)) queue_.push(*sim_, uploader_, placement(), steps, due_show_);
+    while (!queue_.full(due_show_))
+      queue_.push(*sim_, uploader_, placement(), steps, due_show_, uploader_.displayed_slot());
     if (due_show_ >= 0) due_steps_ = steps;  // the last batch waits for the slot show_due() frees
   }
   update_status();
@@ -476,7 +477,7 @@ void LiveSimulation::show_due() {
     throw Error("CUDA-GL interop was required (--upload interop) but is unavailable: " + uploader_.interop_failure());
   status_.interop_failure = uploader_.interop_failure();
   if (const int steps = std::exchange(due_steps_, 0); steps > 0 && !queue_.full())
-    queue_.push(*sim_, uploader_, placement(), steps);
+    queue_.push(*sim_, uploader_, placement(), steps, -1, uploader_.displayed_slot());
 }
 
 void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {

@@ -379,8 +379,8 @@ void performance_panel(SimSettings& s, const SimStatus& st, const FrameInfo& fra
   ImGui::Text("backend: %s", st.backend.c_str());
   ImGui::Text("upload: %s", st.upload_path ? std::string(to_string(*st.upload_path)).c_str() : "-");
   if (!st.interop_failure.empty()) ImGui::TextWrapped("not used: %s", st.interop_failure.c_str());
-  tip("CUDA-GL interop: external memory (shared once, no map per frame) where the GL context and CUDA can, "
-      "else the map path; STENCILSCOPE_INTEROP=map|external|host forces one.");
+  tip("CUDA-GL interop: the staging slots in memory GL draws in place (shared, no map per frame) where the GL "
+      "context and CUDA can, else the map path; STENCILSCOPE_INTEROP=shared|map|external|host forces one.");
   if (st.backend.rfind("GPU", 0) == 0) {
     bool host_copy = s.upload == UploadChoice::host_copy;
     if (ImGui::Checkbox("host copy instead of interop", &host_copy))

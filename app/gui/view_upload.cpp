@@ -12,6 +12,7 @@ namespace ss::app {
 
 std::string_view to_string(UploadPath p) {
   switch (p) {
+    case UploadPath::shared: return "CUDA-GL interop (shared slots)";
     case UploadPath::interop: return "CUDA-GL interop (map)";
     case UploadPath::external: return "CUDA-GL interop (external memory)";
     case UploadPath::host_copy: return "device -> host -> texture copy";
@@ -20,7 +21,9 @@ std::string_view to_string(UploadPath p) {
   return "?";
 }
 
-bool is_interop(UploadPath p) { return p == UploadPath::interop || p == UploadPath::external; }
+bool is_interop(UploadPath p) {
+  return p == UploadPath::shared || p == UploadPath::interop || p == UploadPath::external;
+}
 
 render::FieldStats field_stats(const float* first_cell, int nx, int ny, std::size_t row_pitch) {
   float lo = std::numeric_limits<float>::infinity(), hi = -lo;
@@ -54,7 +57,7 @@ bool ViewUploader::interop_ready(std::span<render::FieldTexture* const> textures
   if (paths_.empty()) {  // once: the GL context and the device stay
     const std::optional<render::InteropPath> forced = render::interop_override();
     std::string why_not_external;
-    paths_ = render::interop_paths_to_try(render::query_interop_support(&why_not_external), forced);
+    paths_ = render::texture_paths_to_try(render::query_interop_support(&why_not_external), forced);
     path_ = 0;
     failure_.clear();
     if (forced == render::InteropPath::host) failure_ = "STENCILSCOPE_INTEROP=host forces the host copy";
@@ -91,6 +94,22 @@ bool ViewUploader::interop_ready(std::span<render::FieldTexture* const> textures
   return false;
 }
 
+bool ViewUploader::shared_slots() {
+  if (!shared_) {  // once: the GL context and the device stay
+    std::string why;
+    const std::optional<render::InteropPath> forced = render::interop_override();
+    shared_ = render::use_shared_slots(render::query_interop_support(nullptr, &why), forced);
+    if (!*shared_ && !forced) failure_ += (failure_.empty() ? "shared: " : "; shared: ") + why;
+  }
+  return *shared_;
+}
+
+void ViewUploader::release_displayed() {
+  if (displayed_ < 0) return;
+  slots_.at(static_cast<std::size_t>(displayed_))->drawn.set();
+  displayed_ = -1;
+}
+
 UploadPath ViewUploader::interop_path() const {
   return !paths_.empty() && paths_[path_] == render::InteropPath::external ? UploadPath::external : UploadPath::interop;
 }
@@ -112,6 +131,8 @@ UploadPath ViewUploader::upload(Simulation& sim, std::span<render::FieldTexture*
   const int views = sim.views();
   std::optional<render::FieldStats> all;
   auto add = [&](const render::FieldStats& st) { all = all ? merge(*all, st) : st; };
+  release_displayed();  // the textures' own stores from now on
+  for (render::FieldTexture* t : textures) t->show_own();
   if (!sim.on_gpu()) {
     for (int v = 0; v < views; ++v) {
       const FieldView f = sim.view(v, where);
@@ -165,12 +186,41 @@ void ViewUploader::snapshot(Simulation& sim, const ViewPlacement& where, int slo
   if (!slot) slot.emplace();
   const int views = sim.views();
   slot->views.resize(static_cast<std::size_t>(views));
+  slot->shared.resize(static_cast<std::size_t>(views));
   slot->sizes.resize(static_cast<std::size_t>(views));
+  if (slot_index == displayed_) throw Error("internal: a snapshot into the staging slot the views show");
+  slot->drawn.wait();  // shared path: GL has passed its last draw from the slot
+  bool to_shared = false;
+  if (shared_slots()) {  // the slot's views in shared memory, made for their sizes
+    try {
+      for (int v = 0; v < views; ++v) {
+        const auto [nu, nv] = sim.view_size(v);
+        auto& b = slot->shared[static_cast<std::size_t>(v)];
+        if (b && b->nx() == nu && b->ny() == nv) continue;
+        slot->taken.synchronize();  // no copy still writes the old one,
+        slot->released.synchronize();  // nor reads it
+        b.reset();
+        b.emplace(nu, nv);
+      }
+      to_shared = true;
+    } catch (const Error& e) {  // e.g. a view larger than a buffer texture: the map path from now on
+      shared_ = false;
+      failure_ += (failure_.empty() ? "shared: " : "; shared: ") + std::string(e.what());
+      for (auto& b : slot->shared) b.reset();
+    }
+  }
+  slot->in_shared = to_shared;
   for (int v = 0; v < views; ++v) {
     const FieldView f = sim.view(v, where);
     static const bool no_wait = render::interop_probe("no-wait");  // measuring only: unsafe
     if (v == 0 && slot->shown && !no_wait) slot->released.order_before(f.stream);  // show() has finished reading it
     const std::size_t k = static_cast<std::size_t>(v);
+    slot->sizes[k] = {f.nu, f.nv};
+    if (to_shared) {
+      slot->shared[k]->write(f.data + f.offset, f.u_stride, f.v_stride, f.stream);
+      if (v == views - 1) slot->taken.record(f.stream);
+      continue;
+    }
     // Growing frees the buffer: only when nothing queued reads it (the stream waits for
     // the last show() above, but a cudaFree does not queue behind it).
     if (slot->views[k].size() < static_cast<std::size_t>(f.nu) * f.nv) {
@@ -179,7 +229,6 @@ void ViewUploader::snapshot(Simulation& sim, const ViewPlacement& where, int slo
       slot->views[k].reserve(static_cast<std::size_t>(f.nu) * f.nv);
     }
     gather_view_async(f, slot->views[k].data(), f.stream);
-    slot->sizes[k] = {f.nu, f.nv};
     if (v == views - 1) slot->taken.record(f.stream);
   }
 }
@@ -195,13 +244,29 @@ UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* co
   if (!stream_) stream_.emplace();
   static const bool on_sim_stream = render::interop_probe("sim-stream");
   void* const copies = on_sim_stream && sim_stream ? sim_stream : stream_->get();
-  const std::size_t views = std::min(textures.size(), slot.views.size());
+  const std::size_t views = std::min(textures.size(), slot.sizes.size());
+  if (allow_interop && slot.in_shared) {  // in place: the snapshot has finished (poll saw it)
+    if (displayed_ != slot_index) release_displayed();
+    std::optional<render::FieldStats> all;
+    for (std::size_t v = 0; v < views; ++v) {
+      const render::SharedFieldBuffer& b = *slot.shared[v];
+      textures[v]->show_buffer(b.buffer_texture(), b.gl_buffer());
+      all = all ? merge(*all, b.last_stats()) : b.last_stats();
+    }
+    displayed_ = slot_index;
+    stats_ = all;
+    pending_ = false;
+    slot.shown = false;  // no copy of show()'s reads it: nothing for a snapshot's stream to wait for
+    return UploadPath::shared;
+  }
+  release_displayed();
+  for (render::FieldTexture* t : textures) t->show_own();
   UploadPath path = UploadPath::host_copy;
   if (allow_interop && interop_ready(textures)) {  // a texture is connected only when it is to be used
     path = interop_path();
     std::vector<render::FieldInterop::Write> writes;
     for (std::size_t v = 0; v < views; ++v)  // device to device
-      writes.push_back({&*interop_[v], slot.views[v].data(), 1, static_cast<std::size_t>(slot.sizes[v][0])});
+      writes.push_back({&*interop_[v], slot.view_data(v), 1, static_cast<std::size_t>(slot.sizes[v][0])});
     render::FieldInterop::write_all(writes, copies);  // one map for all the views, for these copies only
     pending_ = true;
     pending_slot_ = slot_index;
@@ -212,7 +277,7 @@ UploadPath ViewUploader::show(int slot_index, std::span<render::FieldTexture* co
       const auto [nu, nv] = slot.sizes[v];
       const std::size_t n = static_cast<std::size_t>(nu) * nv;
       pinned_.reserve(n);
-      copy_to_host_async(pinned_.data(), slot.views[v].data(), n, stream_->get());
+      copy_to_host_async(pinned_.data(), slot.view_data(v), n, stream_->get());
       stream_->synchronize();  // this copy only: the simulation's stream runs on
       textures[v]->upload_host(pinned_.data(), static_cast<std::size_t>(nu));
       const render::FieldStats st = field_stats(pinned_.data(), nu, nv, static_cast<std::size_t>(nu));

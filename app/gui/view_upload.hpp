@@ -1,17 +1,21 @@
 #pragma once
 // How a simulation's views reach the GL textures, for any model: on the CPU backend a
 // glTexSubImage2D of the view (straight from the field when its rows are contiguous);
-// on the GPU the CUDA-GL interop kernel reads each view as a strided window of the
-// device field (only the view is read) into memory shared with GL once (the external
-// path, where the GL context and CUDA can) or into the mapped texture (the map path),
-// or, when neither connects (Mesa, WSL) or interop is switched off, the simulation copies
-// only the view to the host. STENCILSCOPE_INTEROP=map|external|host forces one
-// (render/interop.hpp, interop_paths_to_try).
+// on the GPU (upload(): the state now) the CUDA-GL interop kernel reads each view as a
+// strided window of the device field (only the view is read) into the mapped texture
+// (the map path; external only when forced), or, when none connects (Mesa, WSL) or
+// interop is switched off, the simulation copies only the view to the host.
+// STENCILSCOPE_INTEROP=shared|map|external|host forces one (render/interop.hpp).
 //
 // Queued ahead (GPU, issue 20): snapshot() copies each view, on the simulation's stream
-// right behind a batch, into a dense device staging buffer (one of two slots), so the
-// next batch can be queued at once; show() writes a finished snapshot into the textures
-// on the uploader's own stream, never behind the batch that runs.
+// right behind a batch, into a dense device staging buffer (one of kSlots slots), so the
+// next batch can be queued at once. Where the GL context and CUDA share memory (the
+// shared path, render/interop.hpp) the slots live in that memory and show() only points
+// the textures at a finished slot: GL draws it in place, and nothing crosses between the
+// GL and the CUDA context on the GPU (the CPU orders them: a slot is drawn once its
+// snapshot's event has been seen done, written again once a GL fence behind its last
+// draw has been passed). Elsewhere show() writes the snapshot into the textures on the
+// uploader's own stream (map path, or the host copy), never behind the batch that runs.
 #include <array>
 #include <optional>
 #include <span>
@@ -28,15 +32,16 @@ namespace ss::app {
 
 /// How the field reached the texture.
 enum class UploadPath {
+  shared,    ///< CUDA-GL interop, shared path: the staging slot drawn in place
   interop,   ///< CUDA-GL interop, map path: the texture mapped around each frame's copies
   external,  ///< CUDA-GL interop, external path: shared memory and semaphores, no map
   host_copy,
   cpu_backend
 };
-/// "CUDA-GL interop (map)", "CUDA-GL interop (external memory)", "device -> host ->
-/// texture copy", "CPU backend (glTexSubImage2D)".
+/// "CUDA-GL interop (shared slots)", "CUDA-GL interop (map)", "CUDA-GL interop (external
+/// memory)", "device -> host -> texture copy", "CPU backend (glTexSubImage2D)".
 std::string_view to_string(UploadPath p);
-/// True for the two CUDA-GL interop paths.
+/// True for the three CUDA-GL interop paths.
 bool is_interop(UploadPath p);
 
 /// Min, max and finiteness of nx*ny values with rows `row_pitch` apart.
@@ -61,19 +66,26 @@ class ViewUploader {
   /// Forgets the stats of uploads not yet finished (the simulation they came from is gone).
   void forget_pending() { pending_ = false; }
 
-  /// Staging slots: each batch queued while others run snapshots into its own slot.
-  static constexpr int kSlots = 3;
+  /// Staging slots: each batch queued while others run snapshots into its own slot, and
+  /// one more for the slot the views show in place (BasicBatchQueue::kSlots).
+  static constexpr int kSlots = 4;
   /// GPU: queues on `sim`'s stream, after its queued work, the copy of each view at
   /// `where` into staging slot `slot`, and the event snapshot_done() polls. It first
-  /// orders the stream after the slot's last show(), so a snapshot never overwrites
-  /// what a texture copy still reads. Never waits. Throws ss::Error.
+  /// orders the stream after the slot's last show() (map path, host copy), or waits on
+  /// the CPU for GL to have passed its last draw from the slot (shared path: at once in
+  /// practice, that draw is a frame old), so a snapshot never overwrites what a texture
+  /// copy or a draw still reads. Throws ss::Error (the displayed slot: never written).
   void snapshot(Simulation& sim, const ViewPlacement& where, int slot);
+  /// The slot the textures show in place (shared path), which no snapshot may take; -1: none.
+  int displayed_slot() const { return displayed_; }
   /// True once slot `slot`'s snapshot has finished (never blocks).
   bool snapshot_done(int slot) const;
-  /// Writes slot `slot`'s finished snapshot into `textures` on the uploader's own stream:
-  /// through interop (external, or each texture mapped for its copy only) or, without it, a copy to
-  /// pinned host memory (waiting for that copy only) and glTexSubImage2D. Never waits for
-  /// the simulation's stream. Returns the path taken. Throws ss::Error / render::GLError.
+  /// Shows slot `slot`'s finished snapshot in `textures`: in place (shared path: the
+  /// textures draw the slot's buffers from now on), or written on the uploader's own
+  /// stream through interop (external, or each texture mapped for its copy only) or,
+  /// without it, a copy to pinned host memory (waiting for that copy only) and
+  /// glTexSubImage2D. Call it after the frame's drawing is issued. Never waits for the
+  /// simulation's stream. Returns the path taken. Throws ss::Error / render::GLError.
   /// `sim_stream` (the simulation's stream) is used only under
   /// STENCILSCOPE_INTEROP_PROBE=sim-stream, a measuring aid: the copies then queue behind
   /// the batches instead of running beside them.
@@ -87,17 +99,27 @@ class ViewUploader {
   /// Connects new textures by the current path (choosing the paths at the first call);
   /// true when every texture is connected, false on the host copy.
   bool interop_ready(std::span<render::FieldTexture* const> textures);
+  /// Whether snapshots go to shared memory (decided at the first GPU snapshot, with the
+  /// GL context current; a slot that cannot be shared turns it off for good).
+  bool shared_slots();
+  /// The textures stop showing the displayed slot (GL commands issued before this are
+  /// the last to read it: a fence behind them guards its next snapshot).
+  void release_displayed();
   /// The UploadPath of the interop path in use.
   UploadPath interop_path() const;
   void refresh(const Simulation& sim);
 
   /// A snapshot of every view in device memory, and the events around its use.
   struct Slot {
-    std::vector<DeviceFloats> views;
+    std::vector<DeviceFloats> views;                            // map path, host copy
+    std::vector<std::optional<render::SharedFieldBuffer>> shared;  // shared path
+    bool in_shared = false;                 // the last snapshot went to `shared`
     std::vector<std::array<int, 2>> sizes;  // (nu, nv) of each view
     GpuEvent taken;      // on the simulation's stream, after the copies
     GpuEvent released;   // on stream_, after show()'s copies from it
     bool shown = false;  // released has been recorded
+    render::GLFence drawn;  // shared path: behind the last GL draw from it
+    const float* view_data(std::size_t v) const { return in_shared ? shared[v]->device_data() : views[v].data(); }
   };
   std::array<std::optional<Slot>, kSlots> slots_;  // made on first use (GPU only)
   std::optional<GpuStream> stream_;                // show()'s copies
@@ -109,6 +131,8 @@ class ViewUploader {
   std::vector<render::InteropPath> paths_;  // to try, best first; empty before the first GPU upload
   std::size_t path_ = 0;                    // the one in use (paths_.back() is host)
   std::string failure_;
+  std::optional<bool> shared_;  // shared_slots(), once decided
+  int displayed_ = -1;
   std::vector<float> host_;
   std::optional<render::FieldStats> stats_;
   bool pending_ = false;

@@ -96,6 +96,7 @@ struct FieldRenderer::Impl {
   GLVertexArray overlay_vao;
   GLBuffer overlay_vbo;
   std::array<GLTexture, kAllColormaps.size()> colormaps;
+  GLint u_field_buffer = -1, u_field_in_buffer = -1, u_field_size = -1, u_field_linear = -1;
   GLint u_rect = -1, u_field = -1, u_colormap = -1, u_ramp = -1, u_range = -1, u_target_size = -1;
   GLint u_medium = -1, u_medium_opacity = -1, u_medium_range = -1;
   std::vector<OverlayVertex> overlay;
@@ -106,6 +107,10 @@ struct FieldRenderer::Impl {
     overlay_program = detail::link_program("shaders/overlay.vert", "shaders/overlay.frag");
     u_rect = glGetUniformLocation(field_program.get(), "u_rect");
     u_field = glGetUniformLocation(field_program.get(), "u_field");
+    u_field_buffer = glGetUniformLocation(field_program.get(), "u_field_buffer");
+    u_field_in_buffer = glGetUniformLocation(field_program.get(), "u_field_in_buffer");
+    u_field_size = glGetUniformLocation(field_program.get(), "u_field_size");
+    u_field_linear = glGetUniformLocation(field_program.get(), "u_field_linear");
     u_colormap = glGetUniformLocation(field_program.get(), "u_colormap");
     u_ramp = glGetUniformLocation(field_program.get(), "u_ramp");
     u_range = glGetUniformLocation(field_program.get(), "u_range");
@@ -171,6 +176,7 @@ struct FieldRenderer::Impl {
     glBindTexture(GL_TEXTURE_2D, colormaps[static_cast<std::size_t>(style.colormap)].get());
     glActiveTexture(GL_TEXTURE0);
     glUniform1i(u_field, 0);
+    glUniform1i(u_field_buffer, 3);
     glUniform1i(u_colormap, 1);
     glUniform1i(u_medium, 2);
     glUniform1f(u_medium_opacity, 0.0f);
@@ -192,10 +198,14 @@ struct FieldRenderer::Impl {
     glUseProgram(field_program.get());
     glBindVertexArray(empty_vao.get());
     glUniform1i(u_ramp, 0);
+    glUniform1i(u_field_linear, filter == GL_LINEAR ? 1 : 0);
+    glUniform2i(u_field_size, field.nx(), field.ny());
+    const unsigned buffer = field.shown_buffer_texture();
+    glUniform1i(u_field_in_buffer, buffer ? 1 : 0);
+    glActiveTexture(GL_TEXTURE3);
+    glBindTexture(GL_TEXTURE_BUFFER, buffer);
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, field.gl_name());
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, filter);
+    glBindTexture(GL_TEXTURE_2D, field.gl_name());  // bound either way: read only when no buffer is shown
     glEnable(GL_SCISSOR_TEST);
     glScissor(static_cast<GLint>(a.x), static_cast<GLint>(l.height - (a.y + a.height)), static_cast<GLsizei>(a.width),
               static_cast<GLsizei>(a.height));
@@ -237,6 +247,8 @@ struct FieldRenderer::Impl {
   void end() {
     glBindVertexArray(0);
     glUseProgram(0);
+    glActiveTexture(GL_TEXTURE3);
+    glBindTexture(GL_TEXTURE_BUFFER, 0);
     glActiveTexture(GL_TEXTURE2);
     glBindTexture(GL_TEXTURE_2D, 0);
     glActiveTexture(GL_TEXTURE1);

@@ -83,4 +83,32 @@ void gl_delete(GLKind kind, unsigned name) noexcept {
 
 void finish_gl() { glFinish(); }
 
+GLFence::~GLFence() {
+  if (sync_ && glad_glDeleteSync) glDeleteSync(static_cast<GLsync>(sync_));
+}
+
+GLFence& GLFence::operator=(GLFence&& o) noexcept {
+  if (this != &o) {
+    if (sync_ && glad_glDeleteSync) glDeleteSync(static_cast<GLsync>(sync_));
+    sync_ = std::exchange(o.sync_, nullptr);
+  }
+  return *this;
+}
+
+void GLFence::set() {
+  if (sync_) glDeleteSync(static_cast<GLsync>(sync_));
+  sync_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  if (!sync_) throw GLError("glFenceSync failed");
+}
+
+void GLFence::wait(double timeout_s) {
+  if (!sync_) return;
+  const GLsync sync = static_cast<GLsync>(sync_);
+  const GLenum r = glClientWaitSync(sync, GL_SYNC_FLUSH_COMMANDS_BIT, static_cast<GLuint64>(timeout_s * 1e9));
+  glDeleteSync(sync);
+  sync_ = nullptr;
+  if (r == GL_WAIT_FAILED) throw GLError("glClientWaitSync failed");
+  if (r == GL_TIMEOUT_EXPIRED) throw GLError("the GPU did not pass a GL fence in " + std::to_string(timeout_s) + " s");
+}
+
 }  // namespace ss::render

@@ -284,34 +284,201 @@ void require_gl_on(const Uuid& cuda) {
   throw Error("the GL context is not on the CUDA device (" + std::to_string(n) + " GL device UUIDs, none is CUDA's)");
 }
 
+/// Device memory that CUDA allocates exportable (cuMemCreate, a POSIX file descriptor) and
+/// maps into its address space, and that GL imports (GL_EXT_memory_object_fd) as a
+/// buffer's storage: what the shared and the external paths share with GL.
+struct ExportedMemory {
+  CUmemGenericAllocationHandle allocation = 0;
+  CUdeviceptr address = 0;
+  std::size_t bytes = 0;
+  bool mapped = false;
+  GLMemoryObject gl_memory;
+  GLBuffer gl_buffer;
+
+  ExportedMemory() = default;
+  ExportedMemory(const ExportedMemory&) = delete;
+  ExportedMemory& operator=(const ExportedMemory&) = delete;
+  ~ExportedMemory() {
+    // GL's import holds its own reference to the memory: a draw GL still runs keeps it.
+    if (mapped) log_driver(vmm_calls().unmap(address, bytes), "cuMemUnmap");
+    if (address) log_driver(vmm_calls().address_free(address, bytes), "cuMemAddressFree");
+    if (allocation) log_driver(vmm_calls().release(allocation), "cuMemRelease");
+  }  // then the GL objects (members): the context must be current
+
+  /// At least `wanted` bytes, GL's buffer made with `target` bound. Throws ss::Error.
+  void create(std::size_t wanted, GLenum target) {
+    const VmmCalls& d = vmm_calls();
+    int ordinal = 0;
+    SS_INTEROP_CHECK(cudaGetDevice(&ordinal));
+    CUdevice device = 0;
+    check_driver(d.device_get(&device, ordinal), "cuDeviceGet");
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    std::size_t granularity = 0;
+    check_driver(d.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
+    bytes = (wanted + granularity - 1) / granularity * granularity;
+    check_driver(d.create(&allocation, bytes, &prop, 0), "cuMemCreate (exportable as a file descriptor)");
+    check_driver(d.reserve(&address, bytes, granularity, 0, 0), "cuMemAddressReserve");
+    check_driver(d.map(address, bytes, 0, allocation, 0), "cuMemMap");
+    mapped = true;
+    CUmemAccessDesc access{};
+    access.location = prop.location;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    check_driver(d.set_access(address, bytes, &access, 1), "cuMemSetAccess");
+
+    int memory_fd = -1;
+    check_driver(d.export_handle(&memory_fd, allocation, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                 "cuMemExportToShareableHandle");
+    gl_failed();  // errors left by others are not ours
+    GLuint memory = 0;
+    glCreateMemoryObjectsEXT(1, &memory);
+    gl_memory = GLMemoryObject(memory);
+    glImportMemoryFdEXT(memory, bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, memory_fd);  // GL owns the fd once it succeeds
+    if (gl_failed() || !glIsMemoryObjectEXT(memory)) {
+      close(memory_fd);
+      throw Error("glImportMemoryFdEXT refused CUDA's memory (" + std::to_string(bytes) + " bytes)");
+    }
+    GLuint buffer = 0;
+    glGenBuffers(1, &buffer);
+    gl_buffer = GLBuffer(buffer);
+    glBindBuffer(target, buffer);
+    glBufferStorageMemEXT(target, static_cast<GLsizeiptr>(bytes), memory, 0);
+    glBindBuffer(target, 0);
+    if (gl_failed()) throw Error("glBufferStorageMemEXT failed on the imported memory");
+  }
+};
+
+/// The min/max/non-finite words write_field reduces into, and their pinned host copy.
+struct StatsWords {
+  int* device = nullptr;
+  int* host = nullptr;  // pinned: the async copy lands here
+
+  StatsWords() {
+    SS_INTEROP_CHECK(cudaMalloc(&device, 3 * sizeof(int)));
+    SS_INTEROP_CHECK(cudaMallocHost(&host, 3 * sizeof(int)));
+    host[0] = INT_MAX;
+    host[1] = INT_MIN;
+    host[2] = 0;
+  }
+  StatsWords(const StatsWords&) = delete;
+  StatsWords& operator=(const StatsWords&) = delete;
+  ~StatsWords() {
+    if (device) SS_INTEROP_LOG(cudaFree(device));
+    if (host) SS_INTEROP_LOG(cudaFreeHost(host));
+  }
+  FieldStats read() const {
+    FieldStats out;
+    out.finite = host[2] == 0;
+    if (host[0] <= host[1]) out.range = {from_ordered_int(host[0]), from_ordered_int(host[1])};
+    return out;
+  }
+};
+
+/// write_field's launch shape for an nx-by-ny view: 32-column blocks, the rows strided
+/// so that the grid stays within kMaxBlocks.
+dim3 write_grid(int nx, int ny) {
+  const int columns = (nx + kBlockX - 1) / kBlockX;
+  return dim3(columns, std::clamp(kMaxBlocks / columns, 1, (ny + kBlockY - 1) / kBlockY));
+}
+
 }  // namespace
 
-InteropSupport query_interop_support(std::string* why_not_external) {
+InteropSupport query_interop_support(std::string* why_not_external, std::string* why_not_shared) {
   InteropSupport s;
-  std::string why;
+  std::string device_why;
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     cudaGetLastError();
-    why = "no CUDA device";
+    device_why = "no CUDA device";
   } else {
     s.cuda_device = true;
   }
-  const std::vector<std::string_view> missing = missing_external_gl_extensions(gl_extensions());
-  s.gl_external_objects = missing.empty();
-  if (!missing.empty()) why += (why.empty() ? "" : "; ") + ("the GL context lacks " + joined(missing));
   if (s.cuda_device) {
-    std::string no_export;
-    s.cuda_export = device_exports_memory(&no_export);
-    if (!s.cuda_export) why += (why.empty() ? "" : "; ") + no_export;
+    s.cuda_export = device_exports_memory(&device_why);
   }
-  if (why_not_external) *why_not_external = why;
+  const std::vector<std::string> advertised = gl_extensions();
+  auto why_for = [&](std::span<const std::string_view> wanted, bool& supported) {
+    const std::vector<std::string_view> missing = missing_gl_extensions(wanted, advertised);
+    supported = missing.empty();
+    std::string why = device_why;
+    if (!missing.empty()) why += (why.empty() ? "" : "; ") + ("the GL context lacks " + joined(missing));
+    return why;
+  };
+  const std::string external = why_for(external_gl_extensions(), s.gl_external_objects);
+  const std::string shared = why_for(shared_gl_extensions(), s.gl_memory_objects);
+  if (why_not_external) *why_not_external = external;
+  if (why_not_shared) *why_not_shared = shared;
   return s;
 }
 
+struct SharedFieldBuffer::Impl {
+  int nx = 0, ny = 0;
+  std::optional<StatsWords> stats;
+  ExportedMemory memory;
+  GLTexture texture;  // the R32F buffer texture over memory.gl_buffer
+};
+
+SharedFieldBuffer::SharedFieldBuffer(int nx, int ny) : impl_(std::make_unique<Impl>()) {
+  if (nx <= 0 || ny <= 0) throw Error("a shared field buffer needs a positive size");
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    throw Error("no CUDA device");
+  }
+  SS_INTEROP_CHECK(cudaFree(nullptr));  // the primary context, before the driver's memory calls
+  const std::vector<std::string_view> missing = missing_gl_extensions(shared_gl_extensions(), gl_extensions());
+  if (!missing.empty()) throw Error("the GL context lacks " + joined(missing));
+  require_gl_on(cuda_device_uuid());
+  std::string why;
+  if (!device_exports_memory(&why)) throw Error(why);
+  GLint max_texels = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+  const long long texels = static_cast<long long>(nx) * ny;
+  if (gl_failed() || texels > max_texels)
+    throw Error("a " + std::to_string(nx) + "x" + std::to_string(ny) + " view exceeds GL_MAX_TEXTURE_BUFFER_SIZE (" +
+                std::to_string(max_texels) + " texels)");
+  impl_->nx = nx;
+  impl_->ny = ny;
+  impl_->memory.create(static_cast<std::size_t>(texels) * sizeof(float), GL_TEXTURE_BUFFER);
+  GLuint name = 0;
+  glGenTextures(1, &name);
+  impl_->texture = GLTexture(name);
+  glBindTexture(GL_TEXTURE_BUFFER, name);
+  glTexBufferRange(GL_TEXTURE_BUFFER, GL_R32F, impl_->memory.gl_buffer.get(), 0,
+                   static_cast<GLsizeiptr>(texels) * static_cast<GLsizeiptr>(sizeof(float)));
+  glBindTexture(GL_TEXTURE_BUFFER, 0);
+  if (gl_failed()) throw Error("glTexBufferRange failed on the imported buffer");
+  impl_->stats.emplace();
+}
+
+SharedFieldBuffer::~SharedFieldBuffer() = default;
+SharedFieldBuffer::SharedFieldBuffer(SharedFieldBuffer&&) noexcept = default;
+SharedFieldBuffer& SharedFieldBuffer::operator=(SharedFieldBuffer&&) noexcept = default;
+
+void SharedFieldBuffer::write(const float* first_cell, std::size_t u_stride, std::size_t v_stride, void* stream_ptr) {
+  const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  Impl& m = *impl_;
+  reset_stats<<<1, 1, 0, stream>>>(m.stats->device);
+  const LinearTexels out{reinterpret_cast<float*>(m.memory.address), m.nx};
+  write_field<<<write_grid(m.nx, m.ny), dim3(kBlockX, kBlockY), 0, stream>>>(out, first_cell, u_stride, v_stride, m.nx,
+                                                                             m.ny, m.stats->device);
+  SS_INTEROP_CHECK(cudaGetLastError());
+  SS_INTEROP_CHECK(cudaMemcpyAsync(m.stats->host, m.stats->device, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
+}
+
+FieldStats SharedFieldBuffer::last_stats() const { return impl_->stats->read(); }
+int SharedFieldBuffer::nx() const { return impl_->nx; }
+int SharedFieldBuffer::ny() const { return impl_->ny; }
+const float* SharedFieldBuffer::device_data() const { return reinterpret_cast<const float*>(impl_->memory.address); }
+unsigned SharedFieldBuffer::gl_buffer() const { return impl_->memory.gl_buffer.get(); }
+unsigned SharedFieldBuffer::buffer_texture() const { return impl_->texture.get(); }
+
 struct FieldInterop::Impl {
   InteropPath path = InteropPath::map;
-  int* device_stats = nullptr;
-  int* host_stats = nullptr;  // pinned: the async copy lands here
+  std::optional<StatsWords> stats;
   int nx = 0, ny = 0;
 
   // map path
@@ -325,17 +492,12 @@ struct FieldInterop::Impl {
   // two semaphores: `written` (CUDA signals after its kernel, GL waits before its copy)
   // and `read` (GL signals after its copy, CUDA's next write waits for it).
   unsigned texture = 0;
-  CUmemGenericAllocationHandle allocation = 0;
-  CUdeviceptr address = 0;
-  std::size_t bytes = 0;
-  bool mapped = false;
   std::optional<ExportableSemaphores> semaphores;  // the Vulkan device that made them
-  GLMemoryObject gl_memory;
-  GLBuffer gl_buffer;
   GLSemaphore gl_written, gl_read;
   cudaExternalSemaphore_t cuda_written = nullptr, cuda_read = nullptr;
   bool read_signalled = false;       // GL has signalled `read` and CUDA has not yet waited for it
   cudaEvent_t last_write = nullptr;  // the destructor waits for it before freeing the buffer
+  std::optional<ExportedMemory> memory;  // the shared buffer
 
   /// The surface object of the mapped texture (cached: the driver may move the
   /// texture's storage between maps, then it is made again).
@@ -370,22 +532,21 @@ struct FieldInterop::Impl {
   /// (except under the no-map probe), or into the shared buffer.
   void launch(const float* first_cell, std::size_t u_stride, std::size_t v_stride, cudaStream_t stream) {
     if (path == InteropPath::map && probe().map_only) return;
-    if (!probe().no_stats) reset_stats<<<1, 1, 0, stream>>>(device_stats);
+    if (!probe().no_stats) reset_stats<<<1, 1, 0, stream>>>(stats->device);
     const dim3 block(kBlockX, kBlockY);
-    const int columns = (nx + kBlockX - 1) / kBlockX;
-    const dim3 grid(columns, std::clamp(kMaxBlocks / columns, 1, (ny + kBlockY - 1) / kBlockY));
+    const dim3 grid = write_grid(nx, ny);
     if (path == InteropPath::external) {
-      const LinearTexels out{reinterpret_cast<float*>(address), nx};
-      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats);
+      const LinearTexels out{reinterpret_cast<float*>(memory->address), nx};
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, stats->device);
     } else {
       const SurfaceTexels out{probe().no_map ? unmapped_surface() : mapped_surface()};
-      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, device_stats);
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, stats->device);
     }
     SS_INTEROP_CHECK(cudaGetLastError());
   }
   void copy_stats(cudaStream_t stream) {
     if ((path == InteropPath::map && probe().map_only) || probe().no_stats) return;
-    SS_INTEROP_CHECK(cudaMemcpyAsync(host_stats, device_stats, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    SS_INTEROP_CHECK(cudaMemcpyAsync(stats->host, stats->device, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
   }
 
   void connect_map(const FieldTexture& t);
@@ -401,16 +562,10 @@ struct FieldInterop::Impl {
     }
     if (cuda_written) SS_INTEROP_LOG(cudaDestroyExternalSemaphore(cuda_written));
     if (cuda_read) SS_INTEROP_LOG(cudaDestroyExternalSemaphore(cuda_read));
-    // GL's import holds its own reference to the memory: a copy GL still runs keeps it.
-    if (mapped) log_driver(vmm_calls().unmap(address, bytes), "cuMemUnmap");
-    if (address) log_driver(vmm_calls().address_free(address, bytes), "cuMemAddressFree");
-    if (allocation) log_driver(vmm_calls().release(allocation), "cuMemRelease");
     if (own_surface) SS_INTEROP_LOG(cudaDestroySurfaceObject(own_surface));
     if (own_array) SS_INTEROP_LOG(cudaFreeArray(own_array));
     if (surface) SS_INTEROP_LOG(cudaDestroySurfaceObject(surface));
     if (resource) SS_INTEROP_LOG(cudaGraphicsUnregisterResource(resource));
-    if (device_stats) SS_INTEROP_LOG(cudaFree(device_stats));
-    if (host_stats) SS_INTEROP_LOG(cudaFreeHost(host_stats));
   }  // then the GL objects (members): the context must be current, as for the texture
 };
 
@@ -433,53 +588,10 @@ void FieldInterop::Impl::connect_external(const FieldTexture& t) {
   require_gl_on(uuid);
   std::string why;
   if (!device_exports_memory(&why)) throw Error(why);
-  const VmmCalls& d = vmm_calls();
   texture = t.gl_name();
-
-  // CUDA's side of the buffer: physical memory that can leave as a file descriptor,
-  // mapped into CUDA's address space.
-  int ordinal = 0;
-  SS_INTEROP_CHECK(cudaGetDevice(&ordinal));
-  CUdevice device = 0;
-  check_driver(d.device_get(&device, ordinal), "cuDeviceGet");
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = device;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  std::size_t granularity = 0;
-  check_driver(d.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
-  const std::size_t texel_bytes = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny) * sizeof(float);
-  bytes = (texel_bytes + granularity - 1) / granularity * granularity;
-  check_driver(d.create(&allocation, bytes, &prop, 0), "cuMemCreate (exportable as a file descriptor)");
-  check_driver(d.reserve(&address, bytes, granularity, 0, 0), "cuMemAddressReserve");
-  check_driver(d.map(address, bytes, 0, allocation, 0), "cuMemMap");
-  mapped = true;
-  CUmemAccessDesc access{};
-  access.location = prop.location;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  check_driver(d.set_access(address, bytes, &access, 1), "cuMemSetAccess");
-
-  // GL's side: the same memory as a pixel unpack buffer.
-  int memory_fd = -1;
-  check_driver(d.export_handle(&memory_fd, allocation, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-               "cuMemExportToShareableHandle");
-  gl_failed();  // errors left by others are not ours
-  GLuint memory = 0;
-  glCreateMemoryObjectsEXT(1, &memory);
-  gl_memory = GLMemoryObject(memory);
-  glImportMemoryFdEXT(memory, bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, memory_fd);  // GL owns the fd once it succeeds
-  if (gl_failed() || !glIsMemoryObjectEXT(memory)) {
-    close(memory_fd);
-    throw Error("glImportMemoryFdEXT refused CUDA's memory (" + std::to_string(bytes) + " bytes)");
-  }
-  GLuint buffer = 0;
-  glGenBuffers(1, &buffer);
-  gl_buffer = GLBuffer(buffer);
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
-  glBufferStorageMemEXT(GL_PIXEL_UNPACK_BUFFER, static_cast<GLsizeiptr>(bytes), memory, 0);
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-  if (gl_failed()) throw Error("glBufferStorageMemEXT failed on the imported memory");
+  // CUDA's side and GL's: one buffer, GL's a pixel unpack buffer.
+  memory.emplace().create(static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny) * sizeof(float),
+                          GL_PIXEL_UNPACK_BUFFER);
 
   // The semaphores: made by Vulkan, imported by both (each import takes its own fd).
   semaphores.emplace(uuid, 2);
@@ -511,7 +623,7 @@ void FieldInterop::Impl::connect_external(const FieldTexture& t) {
 }
 
 void FieldInterop::Impl::copy_into_texture() {
-  const GLuint buffer = gl_buffer.get();
+  const GLuint buffer = memory->gl_buffer.get();
   glWaitSemaphoreEXT(gl_written.get(), 1, &buffer, 0, nullptr, nullptr);  // on the GPU: the CPU goes on
   glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
   glBindTexture(GL_TEXTURE_2D, texture);
@@ -526,6 +638,7 @@ void FieldInterop::Impl::copy_into_texture() {
 
 FieldInterop::FieldInterop(const FieldTexture& texture, InteropPath path) : impl_(std::make_unique<Impl>()) {
   if (path == InteropPath::host) throw Error("the host copy is no interop path");
+  if (path == InteropPath::shared) throw Error("the shared path connects staging slots (SharedFieldBuffer), not textures");
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     cudaGetLastError();
@@ -537,11 +650,7 @@ FieldInterop::FieldInterop(const FieldTexture& texture, InteropPath path) : impl
   impl_->ny = texture.ny();
   if (path == InteropPath::external) impl_->connect_external(texture);
   else impl_->connect_map(texture);
-  SS_INTEROP_CHECK(cudaMalloc(&impl_->device_stats, 3 * sizeof(int)));
-  SS_INTEROP_CHECK(cudaMallocHost(&impl_->host_stats, 3 * sizeof(int)));
-  impl_->host_stats[0] = INT_MAX;
-  impl_->host_stats[1] = INT_MIN;
-  impl_->host_stats[2] = 0;
+  impl_->stats.emplace();
 }
 
 FieldInterop::~FieldInterop() = default;
@@ -603,12 +712,6 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
   for (const Write& w : writes) w.target->impl_->copy_stats(stream);
 }
 
-FieldStats FieldInterop::last_stats() const {
-  const int* s = impl_->host_stats;
-  FieldStats out;
-  out.finite = s[2] == 0;
-  if (s[0] <= s[1]) out.range = {from_ordered_int(s[0]), from_ordered_int(s[1])};
-  return out;
-}
+FieldStats FieldInterop::last_stats() const { return impl_->stats->read(); }
 
 }  // namespace ss::render

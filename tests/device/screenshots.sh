@@ -3,6 +3,7 @@
 # rendered headless on the GPU machine (`record --headless --ui`, EGL, CUDA-GL interop).
 # Builds if needed (BUILD, default build-gpu), writes $OUT/shots/MODEL.png (the last
 # frame of each run) and a line per model. Copy the ones worth keeping to docs/.
+# MODELS (space-separated) shoots only those; TARGETS builds only those targets.
 #   tests/device/screenshots.sh [FRAMES]     frames per run (default 48)
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -12,7 +13,7 @@ if [[ ! -f $build/build.ninja ]]; then
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=ON -DCMAKE_CUDA_ARCHITECTURES=90-real \
     >"$out/configure-shots.log" 2>&1 || { tail -30 "$out/configure-shots.log"; exit 1; }
 fi
-cmake --build $build --parallel "$(nproc)" >"$out/build-shots.log" 2>&1 ||
+cmake --build $build --parallel "$(nproc)" ${TARGETS:+--target $TARGETS} >"$out/build-shots.log" 2>&1 ||
   { grep -E "error|FAILED" -A5 "$out/build-shots.log" | head -40; exit 1; }
 exe=$build/bin/stencilscope
 mkdir -p "$out/shots"
@@ -20,6 +21,7 @@ status=0
 # shot MODEL [scene options]: FRAMES frames at 1280x720 with the panels; keeps the last.
 shot() {
   local model=$1; shift
+  [[ -z ${MODELS:-} || " $MODELS " == *" $model "* ]] || return 0
   local dir="$out/shots/$model-frames"
   rm -rf "$dir"
   if env -u DISPLAY timeout 120 $exe record --headless --ui --device gpu --width 1280 --height 720 \

@@ -7,11 +7,13 @@
 # display paces the window) with `bench` (the kernel alone) at heat2d 4096^2 (stream) and
 # heat3d 256^3 (stream25d). Goal: ratio >= 0.95 at >= 60 fps. Unpaced rows (vsync off)
 # and the host-copy path are shown for information. The goal rows take the default CUDA-GL
-# path (external memory where the GL context and CUDA can, else map: the "upload path"
-# column says which); the "map path" rows force STENCILSCOPE_INTEROP=map to compare.
+# path (shared slots where the GL context and CUDA can, else map: the "upload path"
+# column says which); the "map path" and "external path" rows force STENCILSCOPE_INTEROP
+# to compare.
 # PROBES="each map-only no-map" adds
 # rows with STENCILSCOPE_INTEROP_PROBE set to each (where the upload's cost goes:
 # a map per texture, the maps without the copies, the copies without the maps).
+# TARGETS (space-separated) builds only those (the default: everything).
 # Logs go to $OUT (or ./out).
 #   tests/device/throughput.sh [FRAMES]      FRAMES measured per run (default 300)
 set -uo pipefail
@@ -24,11 +26,11 @@ if [[ ! -f $build/build.ninja ]]; then
   cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=ON -DCMAKE_CUDA_ARCHITECTURES=90-real \
     >"$out/configure-throughput.log" 2>&1 || { tail -30 "$out/configure-throughput.log"; exit 1; }
 fi
-cmake --build $build --parallel "$(nproc)" >"$out/build-throughput.log" 2>&1 ||
+cmake --build $build --parallel "$(nproc)" ${TARGETS:+--target $TARGETS} >"$out/build-throughput.log" 2>&1 ||
   { grep -E "error|FAILED" -A5 "$out/build-throughput.log" | head -60; exit 1; }
 exe=$build/bin/stencilscope
 status=0
-ctest --test-dir $build -R 'QueuedFrames|Staging|RecordGpu|LiveSimulation|ExternalInterop|InteropChoice' --output-on-failure \
+ctest --test-dir $build -R 'QueuedFrames|Staging|RecordGpu|LiveSimulation|ExternalInterop|SharedSlot|FieldTextureStores|InteropChoice' --output-on-failure \
   >"$out/ctest-throughput.log" 2>&1 || status=1
 grep -E "tests passed|\(Failed\)|Skipped\)" "$out/ctest-throughput.log" | tail -12
 
@@ -73,7 +75,6 @@ interop=map
 row "heat2d 4096^2 stream, map path" "$b2" "$(measure measure-heat2d-4096-map --size 4096 --variant stream)" info
 interop=external
 row "heat2d 4096^2 stream, external path" "$b2" "$(measure measure-heat2d-4096-external --size 4096 --variant stream)" info
-row "heat2d 4096^2 stream, external, panels on" "$b2" "$(measure measure-heat2d-4096-external-ui --size 4096 --variant stream --ui)" info
 interop=
 row "heat2d 4096^2 stream, unpaced" "$b2" "$(measure measure-heat2d-4096-unpaced --size 4096 --variant stream --display-hz 0)" info
 row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host --size 4096 --variant stream --upload host-copy)" info
@@ -91,7 +92,6 @@ interop=map
 row "heat3d 256^3 stream25d, map path" "$b3" "$(measure measure-heat3d-256-map --model heat3d --size 256 --variant stream25d)" info
 interop=external
 row "heat3d 256^3 stream25d, external path" "$b3" "$(measure measure-heat3d-256-external --model heat3d --size 256 --variant stream25d)" info
-row "heat3d 256^3 stream25d, external, panels on" "$b3" "$(measure measure-heat3d-256-external-ui --model heat3d --size 256 --variant stream25d --ui)" info
 interop=
 row "heat3d 256^3 stream25d, unpaced" "$b3" "$(measure measure-heat3d-256-unpaced --model heat3d --size 256 --variant stream25d --display-hz 0)" info
 row "heat3d 256^3 stream25d, no drawing, no uploads" "$b3" "$(measure measure-heat3d-256-bare --model heat3d --size 256 --variant stream25d --no-draw --draw-every 1000000)" info

@@ -174,3 +174,33 @@ TEST_F(BatchQueueLogic, AReservedSlotIsLeftForTheSnapshotStillToBeShown) {
     queue_.drain(*sim_);
   }
 }
+
+// The shared path: the views draw a slot in place, so it stays untouched until another
+// slot replaces it; the batches queued meanwhile take the other slots, the extra one
+// included, and never the displayed one.
+TEST_F(BatchQueueLogic, TheDisplayedSlotIsNeverWrittenWhileShown) {
+  int displayed = -1;
+  std::vector<int> used(Queue::kSlots, 0);
+  for (int round = 0; round < 24; ++round) {
+    while (!queue_.full()) queue_.push(*sim_, snapshots_, {}, 1 + round % 2, -1, displayed);
+    ASSERT_NE(snapshots_.taken.back().slot, displayed) << "round " << round;
+    finish_all();
+    const auto done = queue_.poll(snapshots_);
+    ASSERT_TRUE(done.has_value());
+    queue_.pop();
+    // Due to be shown (reserved) while the display still shows the old slot.
+    const int reserved = done->slot;
+    EXPECT_NE(reserved, displayed) << "round " << round;
+    if (!queue_.full(reserved)) {
+      queue_.push(*sim_, snapshots_, {}, 1, reserved, displayed);
+      EXPECT_NE(snapshots_.taken.back().slot, reserved) << "round " << round;
+      EXPECT_NE(snapshots_.taken.back().slot, displayed) << "round " << round;
+    }
+    displayed = reserved;  // shown: the old displayed slot is free again
+    ++used[static_cast<std::size_t>(displayed)];
+    for (const auto& t : snapshots_.taken) EXPECT_LT(t.slot, Queue::kSlots);
+  }
+  for (int k = 0; k < Queue::kSlots; ++k) EXPECT_GT(used[static_cast<std::size_t>(k)], 0) << "slot " << k << " never shown";
+  finish_all();
+  queue_.drain(*sim_);
+}

@@ -20,9 +20,12 @@
 
 #include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
+#include "stencilscope/render/field_renderer.hpp"
 #include "stencilscope/render/field_texture.hpp"
 #include "stencilscope/render/headless_context.hpp"
 #include "stencilscope/render/interop.hpp"
+#include "stencilscope/render/render_target.hpp"
+#include "stencilscope/render/view_layout.hpp"
 
 using namespace ss;
 using namespace ss::render;
@@ -237,4 +240,112 @@ TEST_F(ExternalInteropTest, TheStatsSeeANonFiniteCell) {
   EXPECT_FALSE(st.finite);
   EXPECT_EQ(st.range.lo, -2.0f);
   EXPECT_EQ(st.range.hi, 0.5f);
+}
+
+namespace {
+
+// The shared path (render/interop.hpp): a staging slot's view in memory CUDA writes and
+// GL draws in place, ordered on the host only (the CPU sees CUDA's write finish before GL
+// reads; GL's last read finish before CUDA writes again). Skips where the GL context
+// lacks GL_EXT_memory_object_fd or CUDA cannot export memory.
+class SharedSlotTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!cuda_available(&why)) GTEST_SKIP() << "no CUDA device: " << why;
+    try {
+      context_ = std::make_unique<HeadlessContext>();
+    } catch (const Error& e) {
+      GTEST_SKIP() << "no headless GL context: " << e.what();
+    }
+    const InteropSupport s = query_interop_support(nullptr, &why);
+    if (!use_shared_slots(s, std::nullopt))
+      GTEST_SKIP() << "the shared path is not supported here (" << why << "): " << context_->description();
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+  void TearDown() override {
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  std::vector<std::uint8_t> draw(const FieldTexture& field, Sampling sampling) {
+    FieldRenderer renderer;
+    RenderTarget target(320, 200);
+    target.bind();
+    ViewStyle style;
+    style.range = {-2.0, 2.0};
+    style.sampling = sampling;
+    style.transform.zoom = 2.3;
+    renderer.draw(field, frame_layout(320, 200, true), style);
+    finish_gl();
+    return target.read_rgba();
+  }
+  std::unique_ptr<HeadlessContext> context_;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace
+
+// A strided view (every second column of a padded field) written into the shared buffer
+// reads back bit for bit through GL, draws the pixels the same values draw from a
+// texture's own store, and its stats come back; frames in a row each show their own field.
+TEST_F(SharedSlotTest, AWrittenViewIsWhatGlDrawsInPlace) {
+  const int nx = 150, ny = 97, pitch = 307;  // the view: columns 0, 2, 4, ... of rows 307 apart
+  SharedFieldBuffer shared(nx, ny);
+  EXPECT_EQ(shared.nx(), nx);
+  EXPECT_EQ(shared.ny(), ny);
+  FieldTexture shown(nx, ny), own(nx, ny);
+  shown.show_buffer(shared.buffer_texture(), shared.gl_buffer());
+  DeviceField field(static_cast<std::size_t>(pitch) * ny);
+  for (int frame = 0; frame < 4; ++frame) {
+    SCOPED_TRACE("frame " + std::to_string(frame));
+    std::vector<float> padded(static_cast<std::size_t>(pitch) * ny, std::numeric_limits<float>::quiet_NaN()), expected;
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const float v = std::sin(0.1f * static_cast<float>(i + frame)) + 0.5f * texel(i, j, frame) * 1e-30f;
+        padded[static_cast<std::size_t>(j) * pitch + 2 * static_cast<std::size_t>(i)] = v;
+        expected.push_back(v);
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+    field.upload(padded);
+    shared.write(field.p, 2, pitch, stream_);
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");  // the CPU has seen the write finish
+    EXPECT_TRUE(same_bits(shown.download(), expected));
+    const FieldStats st = shared.last_stats();
+    EXPECT_TRUE(st.finite);
+    EXPECT_EQ(st.range.lo, lo);
+    EXPECT_EQ(st.range.hi, hi);
+    own.upload_host(expected.data(), nx);
+    for (Sampling sampling : {Sampling::nearest, Sampling::linear})
+      EXPECT_EQ(draw(shown, sampling), draw(own, sampling)) << to_string(sampling);
+    GLFence drawn;  // GL's reads finish before CUDA writes the next frame
+    drawn.set();
+    drawn.wait();
+    EXPECT_FALSE(drawn.pending());
+  }
+}
+
+TEST_F(SharedSlotTest, TheStatsSeeANonFiniteCell) {
+  const int nx = 40, ny = 9;
+  std::vector<float> f(static_cast<std::size_t>(nx) * ny, 0.5f);
+  f[123] = std::numeric_limits<float>::quiet_NaN();
+  f[7] = -2.0f;
+  DeviceField field(f.size());
+  field.upload(f);
+  SharedFieldBuffer shared(nx, ny);
+  shared.write(field.p, 1, nx, stream_);
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  const FieldStats st = shared.last_stats();
+  EXPECT_FALSE(st.finite);
+  EXPECT_EQ(st.range.lo, -2.0f);
+  EXPECT_EQ(st.range.hi, 0.5f);
+}
+
+TEST_F(SharedSlotTest, AViewLargerThanABufferTextureIsRefusedSayingSo) {
+  try {
+    SharedFieldBuffer b(1 << 16, 1 << 16);  // 2^32 texels: above any GL_MAX_TEXTURE_BUFFER_SIZE
+    ADD_FAILURE() << "a 65536^2 buffer texture was made";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("GL_MAX_TEXTURE_BUFFER_SIZE"), std::string::npos) << e.what();
+  }
 }

@@ -1,6 +1,6 @@
-// Which CUDA-GL upload path a texture takes (render/interop.hpp): the external path where
-// the GL context advertises the four external-object extensions and CUDA can export
-// memory, else the map path where there is a device, else the host copy;
+// Which CUDA-GL upload path a texture takes (render/interop.hpp): the map path where there
+// is a device, else the host copy; the queued frames' slots go to shared memory where the
+// GL context advertises the two memory-object extensions and CUDA can export memory;
 // STENCILSCOPE_INTEROP forces one and refuses other values in one clear line. No GPU
 // needed; the last tests ask a headless GL context (Mesa here) and skip without one.
 #include <gtest/gtest.h>
@@ -29,6 +29,7 @@ const std::vector<std::string> kAllFour{"GL_ARB_texture_float", "GL_EXT_memory_o
 InteropSupport support(const std::vector<std::string>& extensions, bool device, bool exports) {
   InteropSupport s;
   s.gl_external_objects = missing_external_gl_extensions(extensions).empty();
+  s.gl_memory_objects = missing_gl_extensions(shared_gl_extensions(), extensions).empty();
   s.cuda_device = device;
   s.cuda_export = exports;
   return s;
@@ -56,9 +57,10 @@ class ScopedEnv {
 TEST(InteropChoice, TheEnvironmentValuesNameThePaths) {
   EXPECT_EQ(parse_interop_path("map"), InteropPath::map);
   EXPECT_EQ(parse_interop_path("external"), InteropPath::external);
+  EXPECT_EQ(parse_interop_path("shared"), InteropPath::shared);
   EXPECT_EQ(parse_interop_path("host"), InteropPath::host);
   EXPECT_EQ(parse_interop_path(""), std::nullopt) << "empty: automatic";
-  for (InteropPath p : {InteropPath::map, InteropPath::external, InteropPath::host})
+  for (InteropPath p : {InteropPath::shared, InteropPath::map, InteropPath::external, InteropPath::host})
     EXPECT_EQ(parse_interop_path(to_string(p)), p) << "to_string gives the value that forces it";
 }
 
@@ -71,7 +73,7 @@ TEST(InteropChoice, ABadValueIsRefusedInOneLineNamingTheVariableAndTheChoices) {
     } catch (const Error& e) {
       const std::string m = e.what();
       EXPECT_NE(m.find("STENCILSCOPE_INTEROP='" + std::string(bad) + "'"), std::string::npos) << m;
-      EXPECT_NE(m.find("map, external or host"), std::string::npos) << m;
+      EXPECT_NE(m.find("shared, map, external or host"), std::string::npos) << m;
       EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     }
   }
@@ -136,6 +138,29 @@ TEST(InteropChoice, AForcedPathIsTriedAloneThenTheHostCopy) {
   }
 }
 
+// The queued frames' slots: shared memory where the context has GL_EXT_memory_object and
+// _fd (no semaphores needed) and CUDA exports memory; forced shared always (it fails at
+// its first slot, saying why, where it cannot), any other forced path never. A texture's
+// own store then takes the map path (a forced shared included).
+TEST(InteropChoice, TheSlotsAreSharedWhereGlImportsMemoryAndCudaExportsIt) {
+  using enum InteropPath;
+  const std::vector<std::string> memory_only{"GL_EXT_memory_object", "GL_EXT_memory_object_fd"};
+  EXPECT_TRUE(use_shared_slots(support(memory_only, true, true), std::nullopt));
+  EXPECT_TRUE(use_shared_slots(support(kAllFour, true, true), std::nullopt));
+  EXPECT_FALSE(use_shared_slots(support({"GL_EXT_memory_object"}, true, true), std::nullopt));
+  EXPECT_FALSE(use_shared_slots(support(memory_only, true, false), std::nullopt)) << "CUDA cannot export";
+  EXPECT_FALSE(use_shared_slots(support(memory_only, false, false), std::nullopt)) << "no device";
+  for (const InteropSupport& s : {support(kAllFour, true, true), support({}, false, false)}) {
+    EXPECT_TRUE(use_shared_slots(s, shared));
+    for (InteropPath p : {map, external, host}) EXPECT_FALSE(use_shared_slots(s, p)) << to_string(p);
+    EXPECT_EQ(texture_paths_to_try(s, shared), (Paths{map, host}));
+    EXPECT_EQ(texture_paths_to_try(s, external), interop_paths_to_try(s, external));
+    EXPECT_EQ(texture_paths_to_try(s, std::nullopt), interop_paths_to_try(s, std::nullopt));
+  }
+  EXPECT_EQ(shared_gl_extensions().size(), 2u);
+  EXPECT_EQ(missing_gl_extensions(shared_gl_extensions(), std::vector<std::string>{"GL_EXT_memory_object_fd"}).size(), 1u);
+}
+
 TEST(InteropChoice, TheEnvironmentDecidesThroughTheSameFunction) {
   using enum InteropPath;
   const InteropSupport all = support(kAllFour, true, true);
@@ -160,14 +185,24 @@ TEST(InteropChoice, TheQueryReadsTheCurrentContext) {
     GTEST_SKIP() << "no headless GL context: " << e.what();
   }
   std::string why;
-  const InteropSupport s = query_interop_support(&why);
+  std::string why_shared;
+  const InteropSupport s = query_interop_support(&why, &why_shared);
   EXPECT_EQ(s.gl_external_objects, missing_external_gl_extensions(gl_extensions()).empty()) << context->description();
+  EXPECT_EQ(s.gl_memory_objects, missing_gl_extensions(shared_gl_extensions(), gl_extensions()).empty());
   if (s.cuda_device) GTEST_SKIP() << "a CUDA device is here: the GPU test covers it";
   EXPECT_FALSE(s.cuda_export);
   EXPECT_FALSE(why.empty()) << "says why the external path is out";
+  EXPECT_FALSE(why_shared.empty()) << "says why the shared path is out";
+  EXPECT_FALSE(use_shared_slots(s, std::nullopt));
   EXPECT_EQ(interop_paths_to_try(s, std::nullopt), (Paths{InteropPath::host}));
+  try {
+    SharedFieldBuffer b(37, 11);
+    ADD_FAILURE() << "shared memory without a CUDA device";
+  } catch (const Error& e) {
+    EXPECT_GT(std::string(e.what()).size(), 5u);
+  }
   const FieldTexture texture(37, 11);
-  for (InteropPath p : {InteropPath::external, InteropPath::map, InteropPath::host}) {
+  for (InteropPath p : {InteropPath::shared, InteropPath::external, InteropPath::map, InteropPath::host}) {
     SCOPED_TRACE(to_string(p));
     try {
       FieldInterop interop(texture, p);

@@ -87,6 +87,10 @@ void expect_snapshot_is_the_state_after_its_batch(const std::string& model, std:
   const UploadPath path = uploader.show(1, targets, allow_interop);
   if (!allow_interop) {
     EXPECT_EQ(path, UploadPath::host_copy);
+  } else {  // the shared path wherever the GL context and CUDA can take it, else map
+    const bool shared = render::use_shared_slots(render::query_interop_support(), render::interop_override());
+    EXPECT_EQ(path, shared ? UploadPath::shared : UploadPath::interop) << to_string(path);
+    EXPECT_EQ(uploader.displayed_slot(), shared ? 1 : -1);
   }
   ref->start_steps(9);
   ref->wait();

@@ -138,7 +138,7 @@ TEST(GuiCommandLine, ABadInteropPathIsRefusedInOneLine) {
         run_app("record --headless --frames 1 --out x --size 16", std::string("env -u DISPLAY STENCILSCOPE_INTEROP=") + bad);
     EXPECT_NE(r.exit_code, 0) << bad;
     EXPECT_NE(r.output.find(std::string("STENCILSCOPE_INTEROP='") + bad + "'"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("choose map, external or host"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("choose shared, map, external or host"), std::string::npos) << r.output;
     EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
   }
   const RunResult both = run_app("record --headless --frames 1 --out x --size 16 --upload interop",

@@ -74,4 +74,28 @@ using GLQuery = GLHandle<GLKind::query>;
 using GLMemoryObject = GLHandle<GLKind::memory_object>;  ///< GL_EXT_memory_object
 using GLSemaphore = GLHandle<GLKind::semaphore>;         ///< GL_EXT_semaphore
 
+/// A fence in the GL command stream (glFenceSync): set() after the commands to wait for;
+/// wait() blocks the CPU until the GPU has passed them. Owns its sync object.
+class GLFence {
+ public:
+  GLFence() = default;
+  ~GLFence();
+  GLFence(GLFence&& o) noexcept : sync_(std::exchange(o.sync_, nullptr)) {}
+  GLFence& operator=(GLFence&& o) noexcept;
+  GLFence(const GLFence&) = delete;
+  GLFence& operator=(const GLFence&) = delete;
+
+  /// A new fence behind every GL command issued so far (the old one, if any, is dropped).
+  void set();
+  /// Blocks until the GPU has passed the fence (flushing the commands before it), then
+  /// forgets it; returns at once when none is set. Throws GLError when GL reports a
+  /// failure or `timeout_s` passes.
+  void wait(double timeout_s = 10.0);
+  /// True when set and not yet waited for.
+  bool pending() const { return sync_ != nullptr; }
+
+ private:
+  void* sync_ = nullptr;  // GLsync
+};
+
 }  // namespace ss::render

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,8 @@
 #include "sim/core/error.hpp"
 #include "stencilscope/render/gl.hpp"
 #include "stencilscope/render/headless_context.hpp"
+#include "stencilscope/render/interop.hpp"
+#include "stencilscope/render/render_target.hpp"
 #include "stencilscope/render/ui_renderer.hpp"
 #include "view_pass.hpp"
 #include "window_system.hpp"
@@ -121,6 +124,11 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   };
   long steps_first = 0;
   double t_s_first = 0;  // on the simulation's clock (PerfSample::t_s)
+  // STENCILSCOPE_INTEROP_PROBE=gl-clear-only with --no-draw: each frame clears a small
+  // target and waits for GL (what handing the GPU to GL costs, without the views' drawing).
+  const bool clear_only = render::interop_probe("gl-clear-only");
+  std::optional<render::RenderTarget> clear_target;
+  if (clear_only) clear_target.emplace(64, 64);
   for (int k = 0; warmup < 0 || k < warmup + o.frames; ++k) {
     if (warmup < 0 && k >= 30 && std::chrono::duration<double>(Clock::now() - t_start).count() >= 0.5) {
       warmup = k;
@@ -133,6 +141,11 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     scene.view.style.range = range.update(scene.view, sim.field_stats());
     if (o.measure_no_draw) {  // the frame's GL work left out: what remains is the loop and the uploads
       sim.show_due();
+      if (clear_only) {  // measuring: a frame of GL work as small as it gets
+        clear_target->bind();
+        render::clear_bound_framebuffer();
+        render::finish_gl();
+      }
       wait_for_refresh();
       end_frame();
       continue;

@@ -83,6 +83,11 @@ void gl_delete(GLKind kind, unsigned name) noexcept {
 
 void finish_gl() { glFinish(); }
 
+void clear_bound_framebuffer() {
+  glClearColor(0, 0, 0, 1);
+  glClear(GL_COLOR_BUFFER_BIT);
+}
+
 GLFence::~GLFence() {
   if (sync_ && glad_glDeleteSync) glDeleteSync(static_cast<GLsync>(sync_));
 }

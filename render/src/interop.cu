@@ -51,11 +51,16 @@ float from_ordered_int(int i) {
   return f;
 }
 
-__global__ void reset_stats(int* stats) {
-  stats[0] = INT_MAX;  // min
-  stats[1] = INT_MIN;  // max
-  stats[2] = 0;        // non-finite seen
-}
+/// Where write_field's stats go: three device words the blocks reduce into (min, max as
+/// ordered ints, non-finite seen), a counter of the blocks done, and three words of mapped
+/// pinned host memory. The last block to finish publishes the words to the host and resets
+/// them and the counter for the next write: one kernel, no memset, no copy on the stream.
+/// `words` null: no stats (the no-stats probe).
+struct StatsSink {
+  int* words = nullptr;
+  unsigned* arrived = nullptr;
+  volatile int* host = nullptr;
+};
 
 constexpr int kBlockX = 32, kBlockY = 8;  // a warp is one row segment: coalesced loads
 constexpr int kMaxBlocks = 1024;           // write_field's grid: a few per SM
@@ -82,21 +87,41 @@ struct LinearTexels {
 // SMs the simulation's steps share (docs/perf.md, "the window's upload").
 template <typename Texels>
 __global__ void write_field(Texels out, const float* __restrict__ first_cell, std::size_t col_stride,
-                            std::size_t row_pitch, int nx, int ny, int* stats) {
+                            std::size_t row_pitch, int nx, int ny, StatsSink stats) {
   const int i = blockIdx.x * kBlockX + threadIdx.x;
   int lo = INT_MAX, hi = INT_MIN, bad = 0;
+  const auto take = [&](float v) {
+    if (isfinite(v)) {
+      lo = min(lo, ordered_int(v));
+      hi = max(hi, ordered_int(v));
+    } else {
+      bad = 1;
+    }
+  };
   if (i < nx) {
-    for (int j = blockIdx.y * kBlockY + threadIdx.y; j < ny; j += gridDim.y * kBlockY) {
-      const float v = first_cell[static_cast<std::size_t>(j) * row_pitch + static_cast<std::size_t>(i) * col_stride];
-      out.store(i, j, v);
-      if (isfinite(v)) {
-        lo = min(lo, ordered_int(v));
-        hi = max(hi, ordered_int(v));
-      } else {
-        bad = 1;
+    // kRows rows in flight per thread: the loads are issued before the stores, so the
+    // snapshot (on the simulation's stream, between two batches) runs at memory speed.
+    constexpr int kRows = 8;
+    const int step = static_cast<int>(gridDim.y) * kBlockY;
+    const float* column = first_cell + static_cast<std::size_t>(i) * col_stride;
+    int j = static_cast<int>(blockIdx.y) * kBlockY + static_cast<int>(threadIdx.y);
+    for (; j + (kRows - 1) * step < ny; j += kRows * step) {
+      float v[kRows];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) v[r] = column[static_cast<std::size_t>(j + r * step) * row_pitch];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        out.store(i, j + r * step, v[r]);
+        take(v[r]);
       }
     }
+    for (; j < ny; j += step) {
+      const float v = column[static_cast<std::size_t>(j) * row_pitch];
+      out.store(i, j, v);
+      take(v);
+    }
   }
+  if (!stats.words) return;
   for (int offset = 16; offset > 0; offset >>= 1) {
     lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, offset));
     hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, offset));
@@ -104,6 +129,7 @@ __global__ void write_field(Texels out, const float* __restrict__ first_cell, st
   }
   // One atomic per block, not per warp: at 4096^2 per-warp atomics on two addresses would serialize.
   __shared__ int warp_lo[kBlockY], warp_hi[kBlockY], warp_bad[kBlockY];
+  __shared__ bool last;
   if (threadIdx.x == 0) {
     warp_lo[threadIdx.y] = lo;
     warp_hi[threadIdx.y] = hi;
@@ -116,9 +142,19 @@ __global__ void write_field(Texels out, const float* __restrict__ first_cell, st
       hi = max(hi, warp_hi[w]);
       bad |= warp_bad[w];
     }
-    if (lo != INT_MAX) atomicMin(&stats[0], lo);
-    if (hi != INT_MIN) atomicMax(&stats[1], hi);
-    if (bad) atomicOr(&stats[2], 1);
+    if (lo != INT_MAX) atomicMin(&stats.words[0], lo);
+    if (hi != INT_MIN) atomicMax(&stats.words[1], hi);
+    if (bad) atomicOr(&stats.words[2], 1);
+    __threadfence();  // this block's atomics before its arrival
+    last = atomicAdd(stats.arrived, 1u) == gridDim.x * gridDim.y - 1;
+    if (last) {  // every other block has arrived: the words are final
+      __threadfence();
+      stats.host[0] = atomicExch(&stats.words[0], INT_MAX);
+      stats.host[1] = atomicExch(&stats.words[1], INT_MIN);
+      stats.host[2] = atomicExch(&stats.words[2], 0);
+      *stats.arrived = 0;
+      __threadfence_system();
+    }
   }
 }
 
@@ -351,14 +387,19 @@ struct ExportedMemory {
   }
 };
 
-/// The min/max/non-finite words write_field reduces into, and their pinned host copy.
+/// write_field's stats (StatsSink): the device words and counter, set to their start
+/// values once (each write's last block resets them), and the mapped pinned host words.
 struct StatsWords {
-  int* device = nullptr;
-  int* host = nullptr;  // pinned: the async copy lands here
+  int* device = nullptr;  // min, max, non-finite; then the counter
+  int* host = nullptr;    // mapped pinned: the last block writes here
+  int* host_on_device = nullptr;
 
   StatsWords() {
-    SS_INTEROP_CHECK(cudaMalloc(&device, 3 * sizeof(int)));
-    SS_INTEROP_CHECK(cudaMallocHost(&host, 3 * sizeof(int)));
+    SS_INTEROP_CHECK(cudaMalloc(&device, 4 * sizeof(int)));
+    const int start[4] = {INT_MAX, INT_MIN, 0, 0};
+    SS_INTEROP_CHECK(cudaMemcpy(device, start, sizeof start, cudaMemcpyHostToDevice));
+    SS_INTEROP_CHECK(cudaHostAlloc(&host, 3 * sizeof(int), cudaHostAllocMapped));
+    SS_INTEROP_CHECK(cudaHostGetDevicePointer(&host_on_device, host, 0));
     host[0] = INT_MAX;
     host[1] = INT_MIN;
     host[2] = 0;
@@ -369,10 +410,16 @@ struct StatsWords {
     if (device) SS_INTEROP_LOG(cudaFree(device));
     if (host) SS_INTEROP_LOG(cudaFreeHost(host));
   }
+  StatsSink sink(bool on = true) const {
+    if (!on) return {};
+    return {device, reinterpret_cast<unsigned*>(device + 3), host_on_device};
+  }
   FieldStats read() const {
+    const volatile int* h = host;
+    const int lo = h[0], hi = h[1], bad = h[2];
     FieldStats out;
-    out.finite = host[2] == 0;
-    if (host[0] <= host[1]) out.range = {from_ordered_int(host[0]), from_ordered_int(host[1])};
+    out.finite = bad == 0;
+    if (lo <= hi) out.range = {from_ordered_int(lo), from_ordered_int(hi)};
     return out;
   }
 };
@@ -461,12 +508,10 @@ SharedFieldBuffer& SharedFieldBuffer::operator=(SharedFieldBuffer&&) noexcept = 
 void SharedFieldBuffer::write(const float* first_cell, std::size_t u_stride, std::size_t v_stride, void* stream_ptr) {
   const cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   Impl& m = *impl_;
-  reset_stats<<<1, 1, 0, stream>>>(m.stats->device);
   const LinearTexels out{reinterpret_cast<float*>(m.memory.address), m.nx};
   write_field<<<write_grid(m.nx, m.ny), dim3(kBlockX, kBlockY), 0, stream>>>(out, first_cell, u_stride, v_stride, m.nx,
-                                                                             m.ny, m.stats->device);
+                                                                             m.ny, m.stats->sink());
   SS_INTEROP_CHECK(cudaGetLastError());
-  SS_INTEROP_CHECK(cudaMemcpyAsync(m.stats->host, m.stats->device, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
 }
 
 FieldStats SharedFieldBuffer::last_stats() const { return impl_->stats->read(); }
@@ -532,22 +577,18 @@ struct FieldInterop::Impl {
   /// (except under the no-map probe), or into the shared buffer.
   void launch(const float* first_cell, std::size_t u_stride, std::size_t v_stride, cudaStream_t stream) {
     if (path == InteropPath::map && probe().map_only) return;
-    if (!probe().no_stats) reset_stats<<<1, 1, 0, stream>>>(stats->device);
     const dim3 block(kBlockX, kBlockY);
     const dim3 grid = write_grid(nx, ny);
     if (path == InteropPath::external) {
       const LinearTexels out{reinterpret_cast<float*>(memory->address), nx};
-      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, stats->device);
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, stats->sink(!probe().no_stats));
     } else {
       const SurfaceTexels out{probe().no_map ? unmapped_surface() : mapped_surface()};
-      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, stats->device);
+      write_field<<<grid, block, 0, stream>>>(out, first_cell, u_stride, v_stride, nx, ny, stats->sink(!probe().no_stats));
     }
     SS_INTEROP_CHECK(cudaGetLastError());
   }
-  void copy_stats(cudaStream_t stream) {
-    if ((path == InteropPath::map && probe().map_only) || probe().no_stats) return;
-    SS_INTEROP_CHECK(cudaMemcpyAsync(stats->host, stats->device, 3 * sizeof(int), cudaMemcpyDeviceToHost, stream));
-  }
+
 
   void connect_map(const FieldTexture& t);
   void connect_external(const FieldTexture& t);
@@ -709,7 +750,6 @@ void FieldInterop::write_all(std::span<const Write> writes, void* stream_ptr) {
     glFlush();  // `read`'s signals reach the GPU before CUDA's next write waits for them
     check_gl("copying the shared buffers into the field textures");
   }
-  for (const Write& w : writes) w.target->impl_->copy_stats(stream);
 }
 
 FieldStats FieldInterop::last_stats() const { return impl_->stats->read(); }

@@ -81,6 +81,9 @@ row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host 
 # Where a frame's cost goes: without the drawing, and without the uploads too.
 row "heat2d 4096^2 stream, no drawing" "$b2" "$(measure measure-heat2d-4096-nodraw --size 4096 --variant stream --no-draw)" info
 row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat2d-4096-bare --size 4096 --variant stream --no-draw --draw-every 1000000)" info
+probe=gl-clear-only
+row "heat2d 4096^2 stream, no drawing, a GL clear" "$b2" "$(measure measure-heat2d-4096-clear --size 4096 --variant stream --no-draw)" info
+probe=
 for probe in ${PROBES:-}; do
   row "heat2d 4096^2 stream, probe $probe" "$b2" "$(measure measure-heat2d-4096-$probe --size 4096 --variant stream)" info
 done

@@ -101,7 +101,8 @@ InteropSupport query_interop_support(std::string* why_not_external = nullptr, st
 /// "map-only" (maps, no copies), "no-map" (copies into an array of CUDA's own, never
 /// mapped: the textures keep old contents), "no-stats" (no min/max readback); the app's:
 /// "sim-stream" (copies behind the batches), "no-wait" (snapshots do not wait for the
-/// slot's last copy: unsafe, timing only). "each", "map-only" and "no-map" touch the map
+/// slot's last copy: unsafe, timing only), "gl-clear-only" (`record --measure --no-draw`:
+/// each frame clears a small target and waits for GL). "each", "map-only" and "no-map" touch the map
 /// path only.
 bool interop_probe(std::string_view flag);
 

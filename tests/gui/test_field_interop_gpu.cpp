@@ -90,12 +90,14 @@ class ExternalInteropTest : public ::testing::Test {
     if (busy_) cudaFree(busy_);
     if (stream_) cudaStreamDestroy(stream_);
   }
-  /// Queues a long copy on the stream (about a millisecond): a write queued behind it
-  /// finishes well after the CPU has issued GL's read.
+  /// Queues long copies on the stream (about 5 ms on an H200): a write queued behind them
+  /// finishes well after the CPU has issued GL's read (one copy of about a millisecond
+  /// was not always enough: the CPU's GL calls took longer once).
   void keep_stream_busy() {
     check(cudaMemsetAsync(busy_, 0, kBusyBytes / 2, stream_), "cudaMemsetAsync");
-    check(cudaMemcpyAsync(busy_ + kBusyBytes / 2, busy_, kBusyBytes / 2, cudaMemcpyDeviceToDevice, stream_),
-          "cudaMemcpyAsync");
+    for (int k = 0; k < 8; ++k)
+      check(cudaMemcpyAsync(busy_ + kBusyBytes / 2, busy_, kBusyBytes / 2, cudaMemcpyDeviceToDevice, stream_),
+            "cudaMemcpyAsync");
   }
   /// Fills the texture with NaN, so a read of old contents never passes.
   static void poison(FieldTexture& t) {

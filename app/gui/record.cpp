@@ -18,6 +18,7 @@
 #include "recorder.hpp"
 #include "sim/core/error.hpp"
 #include "stencilscope/render/gl.hpp"
+#include "stencilscope/render/gpu_timer.hpp"
 #include "stencilscope/render/headless_context.hpp"
 #include "stencilscope/render/interop.hpp"
 #include "stencilscope/render/render_target.hpp"
@@ -129,6 +130,8 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   const bool clear_only = render::interop_probe("gl-clear-only");
   std::optional<render::RenderTarget> clear_target;
   if (clear_only) clear_target.emplace(64, 64);
+  render::GpuTimer gl_timer;  // the GPU time of the frame's GL work (views and panels)
+  std::vector<double> gl_ms;
   for (int k = 0; warmup < 0 || k < warmup + o.frames; ++k) {
     if (warmup < 0 && k >= 30 && std::chrono::duration<double>(Clock::now() - t_start).count() >= 0.5) {
       warmup = k;
@@ -151,6 +154,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
       continue;
     }
     // The panels first: the views lie right of the side bar they draw.
+    gl_timer.begin();
     double side_bar_px = 0;
     if (ui) {
       ui->new_frame();
@@ -164,9 +168,11 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
       ImGui::Render();
       ui->render(ImGui::GetDrawData());
     }
+    gl_timer.end();
     context.present(pass);
     sim.show_due();  // as the window: after the frame's drawing is issued
     render::finish_gl();
+    if (const auto ms = gl_timer.last_ms(); ms && warmup >= 0) gl_ms.push_back(*ms);
     wait_for_refresh();
     end_frame();
   }
@@ -199,6 +205,12 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   std::printf("measure: %.1f steps/s (%ld steps in %.3f s; stepping %.1f%% of the time; last batch %d steps)\n",
               seconds > 0 ? steps / seconds : 0.0, steps, seconds, seconds > 0 ? stepping_ms / (10.0 * seconds) : 0.0,
               batch_steps);
+  if (!gl_ms.empty()) {
+    double sum = 0;
+    for (double ms : gl_ms) sum += ms;
+    std::printf("measure: GL GPU time %.3f ms per frame (views%s; mean of %zu)\n", sum / gl_ms.size(),
+                o.ui ? " and panels" : "", gl_ms.size());
+  }
   if (st.upload_path && st.uploads > 0)
     std::printf("measure: upload path %s, %.3f ms per upload\n", std::string(to_string(*st.upload_path)).c_str(),
                 st.upload_ms_total / st.uploads);

@@ -131,6 +131,12 @@ TEST_F(ExternalInteropTest, AWrittenFieldReadsBackBitForBitWithoutTheCpuWaiting)
   poison(texture);
   FieldInterop interop(texture, InteropPath::external);
   ASSERT_EQ(interop.path(), InteropPath::external);
+  // A first write, waited for: the kernels' first launch (lazy module loading) may wait
+  // for the device, which would empty the stream before the check below.
+  interop.write(field.p, pitch, stream_);
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  finish_gl();
+  poison(texture);
 
   keep_stream_busy();
   interop.write(field.p, pitch, stream_);

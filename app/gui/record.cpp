@@ -130,6 +130,9 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   const bool clear_only = render::interop_probe("gl-clear-only");
   std::optional<render::RenderTarget> clear_target;
   if (clear_only) clear_target.emplace(64, 64);
+  // STENCILSCOPE_INTEROP_PROBE=gl-on-idle: each frame first waits for every queued batch,
+  // so that GL takes an idle GPU (what handing over a busy one costs, against an idle one).
+  const bool gl_on_idle = render::interop_probe("gl-on-idle");
   render::GpuTimer gl_timer;  // the GPU time of the frame's GL work (views and panels)
   std::vector<double> gl_ms;
   for (int k = 0; warmup < 0 || k < warmup + o.frames; ++k) {
@@ -154,6 +157,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
       continue;
     }
     // The panels first: the views lie right of the side bar they draw.
+    if (gl_on_idle) sim.simulation_for_setup().wait();  // measuring: the GPU idle when GL takes it
     gl_timer.begin();
     double side_bar_px = 0;
     if (ui) {

@@ -86,6 +86,9 @@ row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat
 probe=gl-clear-only
 row "heat2d 4096^2 stream, no drawing, a GL clear" "$b2" "$(measure measure-heat2d-4096-clear --size 4096 --variant stream --no-draw)" info
 probe=
+probe=gl-on-idle
+row "heat2d 4096^2 stream, GL on an idle GPU" "$b2" "$(measure measure-heat2d-4096-idle --size 4096 --variant stream)" info
+probe=
 for probe in ${PROBES:-}; do
   row "heat2d 4096^2 stream, probe $probe" "$b2" "$(measure measure-heat2d-4096-$probe --size 4096 --variant stream)" info
 done

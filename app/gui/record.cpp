@@ -133,6 +133,15 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   // STENCILSCOPE_INTEROP_PROBE=gl-on-idle: each frame first waits for every queued batch,
   // so that GL takes an idle GPU (what handing over a busy one costs, against an idle one).
   const bool gl_on_idle = render::interop_probe("gl-on-idle");
+  // STENCILSCOPE_INTEROP_PROBE=gl-flush: a frame's GL work is flushed, not finished, and
+  // the next frame's waits for it (a swap chain one frame deep), instead of glFinish.
+  const bool gl_flush = render::interop_probe("gl-flush");
+  render::GLFence frame_done;
+  const auto end_gl_frame = [&] {
+    if (!gl_flush) return render::finish_gl();
+    frame_done.set();
+    render::flush_gl();
+  };
   render::GpuTimer gl_timer;  // the GPU time of the frame's GL work (views and panels)
   std::vector<double> gl_ms;
   for (int k = 0; warmup < 0 || k < warmup + o.frames; ++k) {
@@ -148,9 +157,10 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     if (o.measure_no_draw) {  // the frame's GL work left out: what remains is the loop and the uploads
       sim.show_due();
       if (clear_only) {  // measuring: a frame of GL work as small as it gets
+        frame_done.wait();
         clear_target->bind();
         render::clear_bound_framebuffer();
-        render::finish_gl();
+        end_gl_frame();
       }
       wait_for_refresh();
       end_frame();
@@ -158,6 +168,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     }
     // The panels first: the views lie right of the side bar they draw.
     if (gl_on_idle) sim.simulation_for_setup().wait();  // measuring: the GPU idle when GL takes it
+    frame_done.wait();
     gl_timer.begin();
     double side_bar_px = 0;
     if (ui) {
@@ -175,7 +186,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
     gl_timer.end();
     context.present(pass);
     sim.show_due();  // as the window: after the frame's drawing is issued
-    render::finish_gl();
+    end_gl_frame();
     if (const auto ms = gl_timer.last_ms(); ms && warmup >= 0) gl_ms.push_back(*ms);
     wait_for_refresh();
     end_frame();

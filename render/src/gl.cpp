@@ -82,6 +82,7 @@ void gl_delete(GLKind kind, unsigned name) noexcept {
 }
 
 void finish_gl() { glFinish(); }
+void flush_gl() { glFlush(); }
 
 void clear_bound_framebuffer() {
   glClearColor(0, 0, 0, 1);

@@ -86,6 +86,11 @@ row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat
 probe=gl-clear-only
 row "heat2d 4096^2 stream, no drawing, a GL clear" "$b2" "$(measure measure-heat2d-4096-clear --size 4096 --variant stream --no-draw)" info
 probe=
+probe=gl-clear-only,gl-flush
+row "heat2d 4096^2 stream, no drawing, a GL clear, flushed" "$b2" "$(measure measure-heat2d-4096-clear-flush --size 4096 --variant stream --no-draw)" info
+probe=gl-flush
+row "heat2d 4096^2 stream, flushed, not finished" "$b2" "$(measure measure-heat2d-4096-flush --size 4096 --variant stream)" info
+row "heat2d 4096^2 stream, panels on, flushed" "$b2" "$(measure measure-heat2d-4096-flush-ui --size 4096 --variant stream --ui)" info
 probe=gl-on-idle
 row "heat2d 4096^2 stream, GL on an idle GPU" "$b2" "$(measure measure-heat2d-4096-idle --size 4096 --variant stream)" info
 probe=

@@ -33,6 +33,8 @@ bool gl_error_checks();
 void check_gl(const char* what);
 /// Waits until the GL has finished all queued work (glFinish): the end of a timed frame.
 void finish_gl();
+/// Sends the queued GL commands to the GPU without waiting (glFlush).
+void flush_gl();
 /// Clears the bound framebuffer to black: the least GL work that still takes the GPU (a
 /// measuring aid: the cost of handing the GPU to GL at all, docs/perf.md).
 void clear_bound_framebuffer();

@@ -102,7 +102,9 @@ InteropSupport query_interop_support(std::string* why_not_external = nullptr, st
 /// mapped: the textures keep old contents), "no-stats" (no min/max readback); the app's:
 /// "sim-stream" (copies behind the batches), "no-wait" (snapshots do not wait for the
 /// slot's last copy: unsafe, timing only), "gl-clear-only" (`record --measure --no-draw`:
-/// each frame clears a small target and waits for GL). "each", "map-only" and "no-map" touch the map
+/// each frame clears a small target and waits for GL), "gl-on-idle" (`record --measure`:
+/// each frame's GL work waits for the queued batches), "gl-flush" (`record --measure`:
+/// glFlush and a fence the next frame waits for, not glFinish). "each", "map-only" and "no-map" touch the map
 /// path only.
 bool interop_probe(std::string_view flag);
 

@@ -1,8 +1,9 @@
 #version 330 core
 // The colormap is applied here, on the raw field values, so changing the map or the
-// range costs nothing on the simulation side. The table is interpolated linearly
-// between entries with texelFetch (not the sampler's filter, whose weight precision
-// varies between GPUs) so that the result matches ss::render::colormap_color exactly.
+// range costs nothing on the simulation side. The table is a texture of 4096 samples of
+// ss::render::colormap_color (10 bits a channel), read with texelFetch at the nearest
+// sample: one 32-bit fetch a pixel, within a quarter of an 8-bit level of colormap_color
+// on every GPU (no sampler filter, whose weight precision varies between GPUs).
 in vec2 v_uv;
 out vec4 frag_color;
 
@@ -11,7 +12,8 @@ uniform samplerBuffer u_field_buffer;  // or the same values in a buffer, rows n
 uniform int u_field_in_buffer;  // 1: read u_field_buffer, 0: u_field
 uniform ivec2 u_field_size;     // nx, ny
 uniform int u_field_linear;     // 1: bilinear between texel centres, 0: the nearest texel
-uniform sampler2D u_colormap;  // RGBA32F, N by 1
+uniform sampler2D u_colormap;  // RGB10_A2, u_colormap_size by 1
+uniform int u_colormap_size;
 uniform int u_ramp;            // 1: draw the colorbar (t = v_uv.y) instead of the field
 uniform vec2 u_range;          // value drawn as t = 0, value drawn as t = 1
 uniform sampler2D u_medium;    // R32F, the same size as u_field: the medium overlay
@@ -41,12 +43,8 @@ float field_value(vec2 uv) {
 const vec3 kNotFinite = vec3(1.0, 0.0, 1.0);  // magenta: NaN or Inf
 
 vec3 colormap(float t) {
-  int n = textureSize(u_colormap, 0).x;
-  float x = clamp(t, 0.0, 1.0) * float(n - 1);
-  int i0 = int(floor(x));
-  int i1 = min(i0 + 1, n - 1);
-  float f = x - float(i0);
-  return mix(texelFetch(u_colormap, ivec2(i0, 0), 0).rgb, texelFetch(u_colormap, ivec2(i1, 0), 0).rgb, f);
+  int i = int(clamp(t, 0.0, 1.0) * float(u_colormap_size - 1) + 0.5);
+  return texelFetch(u_colormap, ivec2(clamp(i, 0, u_colormap_size - 1), 0), 0).rgb;
 }
 
 void main() {

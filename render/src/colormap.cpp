@@ -110,6 +110,28 @@ Rgb colormap_color(const ColormapTable& table, double t) {
   return {a.r + (b.r - a.r) * f, a.g + (b.g - a.g) * f, a.b + (b.b - a.b) * f};
 }
 
+std::vector<std::uint32_t> colormap_texels(const ColormapTable& table, int n) {
+  if (n < 2) throw Error("a colormap texture needs at least 2 samples");
+  const auto unorm10 = [](float v) { return static_cast<std::uint32_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 1023.0f)); };
+  std::vector<std::uint32_t> texels(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) {
+    const Rgb c = colormap_color(table, static_cast<double>(k) / (n - 1));
+    texels[static_cast<std::size_t>(k)] = unorm10(c.r) | unorm10(c.g) << 10 | unorm10(c.b) << 20 | 3u << 30;
+  }
+  return texels;
+}
+
+int colormap_sample(double t, int n) {
+  // field.frag: int(clamp(t, 0, 1) * (n - 1) + 0.5), in float.
+  const float x = std::clamp(static_cast<float>(t), 0.0f, 1.0f) * static_cast<float>(n - 1) + 0.5f;
+  return std::clamp(static_cast<int>(x), 0, n - 1);
+}
+
+Rgb unpack_rgb10(std::uint32_t texel) {
+  const auto channel = [&](int shift) { return static_cast<float>((texel >> shift) & 1023u) / 1023.0f; };
+  return {channel(0), channel(10), channel(20)};
+}
+
 ValueRange next_range(RangeMode mode, const ValueRange& fixed, const ValueRange& previous, const ValueRange& field,
                       bool reset) {
   const bool field_ok = std::isfinite(field.lo) && std::isfinite(field.hi) && field.lo <= field.hi;

@@ -42,6 +42,7 @@ struct OverlayVertex {
 };
 
 constexpr std::uint8_t kLabelRgba[4] = {235, 235, 235, 255};
+constexpr int kColormapTexels = 4096;  // samples of each colormap in its texture
 constexpr float kTextScale = 1.5f;  // stb_easy_font's glyphs are ~7 px tall
 
 void add_quad(std::vector<OverlayVertex>& v, float x0, float y0, float x1, float y1, const std::uint8_t* c) {
@@ -97,6 +98,7 @@ struct FieldRenderer::Impl {
   GLBuffer overlay_vbo;
   std::array<GLTexture, kAllColormaps.size()> colormaps;
   GLint u_field_buffer = -1, u_field_in_buffer = -1, u_field_size = -1, u_field_linear = -1;
+  GLint u_colormap_size = -1;
   GLint u_rect = -1, u_field = -1, u_colormap = -1, u_ramp = -1, u_range = -1, u_target_size = -1;
   GLint u_medium = -1, u_medium_opacity = -1, u_medium_range = -1;
   std::vector<OverlayVertex> overlay;
@@ -108,6 +110,7 @@ struct FieldRenderer::Impl {
     u_rect = glGetUniformLocation(field_program.get(), "u_rect");
     u_field = glGetUniformLocation(field_program.get(), "u_field");
     u_field_buffer = glGetUniformLocation(field_program.get(), "u_field_buffer");
+    u_colormap_size = glGetUniformLocation(field_program.get(), "u_colormap_size");
     u_field_in_buffer = glGetUniformLocation(field_program.get(), "u_field_in_buffer");
     u_field_size = glGetUniformLocation(field_program.get(), "u_field_size");
     u_field_linear = glGetUniformLocation(field_program.get(), "u_field_linear");
@@ -136,16 +139,19 @@ struct FieldRenderer::Impl {
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 
+    // Each colormap as kColormapTexels samples of colormap_color, 10 bits a channel (one
+    // 32-bit texel per lookup: a 128-bit RGBA32F texel and a second one to interpolate
+    // with cost the H100's and H200's few pixel-shading SMs more than the view's
+    // other work, docs/perf.md). test_colormap bounds its distance from colormap_color.
     for (Colormap c : kAllColormaps) {
       const ColormapTable& table = colormap_table(c);
-      std::vector<float> rgba;
-      for (const Rgb& e : table.entries) rgba.insert(rgba.end(), {e.r, e.g, e.b, 1.0f});
+      const std::vector<std::uint32_t> packed = colormap_texels(table, kColormapTexels);
       GLuint tex = 0;
       glGenTextures(1, &tex);
       colormaps[static_cast<std::size_t>(c)] = GLTexture(tex);
       glBindTexture(GL_TEXTURE_2D, tex);
-      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, static_cast<GLsizei>(table.entries.size()), 1, 0, GL_RGBA, GL_FLOAT,
-                   rgba.data());
+      glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB10_A2, kColormapTexels, 1, 0, GL_RGBA, GL_UNSIGNED_INT_2_10_10_10_REV,
+                   packed.data());
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
       glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     }
@@ -178,6 +184,7 @@ struct FieldRenderer::Impl {
     glUniform1i(u_field, 0);
     glUniform1i(u_field_buffer, 3);
     glUniform1i(u_colormap, 1);
+    glUniform1i(u_colormap_size, kColormapTexels);
     glUniform1i(u_medium, 2);
     glUniform1f(u_medium_opacity, 0.0f);
     glUniform2f(u_range, static_cast<float>(style.range.lo), static_cast<float>(style.range.hi));

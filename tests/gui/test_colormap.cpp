@@ -1,8 +1,13 @@
 // Colormap tables (the embedded assets), their interpolation, range modes and colorbar ticks: host only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "stencilscope/render/colormap.hpp"
@@ -161,4 +166,32 @@ TEST(ViewLayout, PixelsMapBackToCellsAndZoomKeepsTheCursorCell) {
   const ViewTransform p = pan_by({}, l.field_area, 200, 100, 34, -17);
   EXPECT_NEAR(p.pan_x, -10, 1e-9);
   EXPECT_NEAR(p.pan_y, -5, 1e-9);
+}
+
+// The shader's colormap texture (4096 samples, 10 bits a channel, the nearest sample read):
+// for every built-in map and t on a fine grid, the colour it draws is within a third of an
+// 8-bit level of colormap_color(t), the interpolated table the pixel tests compare with
+// (0.16-0.26 measured).
+TEST(ColormapTexels, TheShadersSamplesStayWithinAThirdOfAnEightBitLevel) {
+  constexpr int kTexels = 4096;
+  for (Colormap c : kAllColormaps) {
+    const ColormapTable& table = colormap_table(c);
+    const std::vector<std::uint32_t> texels = colormap_texels(table, kTexels);
+    ASSERT_EQ(texels.size(), static_cast<std::size_t>(kTexels));
+    EXPECT_EQ(texels.front() >> 30, 3u) << "opaque";
+    double worst = 0;
+    for (int k = 0; k <= 200000; ++k) {
+      const double t = k / 200000.0;
+      const Rgb want = colormap_color(table, t);
+      const Rgb got = unpack_rgb10(texels[static_cast<std::size_t>(colormap_sample(t, kTexels))]);
+      worst = std::max({worst, std::abs(got.r - want.r) * 255.0, std::abs(got.g - want.g) * 255.0,
+                        std::abs(got.b - want.b) * 255.0});
+    }
+    EXPECT_LT(worst, 1.0 / 3) << to_string(c);
+    std::printf("%s: worst %.3f of an 8-bit level\n", std::string(to_string(c)).c_str(), worst);
+  }
+  EXPECT_EQ(colormap_sample(-1.0, kTexels), 0);
+  EXPECT_EQ(colormap_sample(2.0, kTexels), kTexels - 1);
+  EXPECT_EQ(colormap_sample(0.5, 3), 1);
+  EXPECT_THROW(colormap_texels(colormap_table(Colormap::grey), 1), ss::Error);
 }

@@ -2,6 +2,7 @@
 // Colormaps and value ranges: host-side data and math, no GL. The fragment shader
 // (shaders/field.frag) computes colormap_color() on the GPU; tests compare the two.
 #include <array>
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -33,8 +34,18 @@ ColormapTable parse_colormap_table(std::string_view text, std::string_view sourc
 /// The built-in table of `c`, parsed once from assets/colormaps/<name>.txt (embedded at build time).
 const ColormapTable& colormap_table(Colormap c);
 
-/// The colour at t (clamped to [0, 1]), linear between neighbouring entries: what the shader draws.
+/// The colour at t (clamped to [0, 1]), linear between neighbouring entries: what the
+/// shader draws, to within colormap_texel's rounding.
 Rgb colormap_color(const ColormapTable& table, double t);
+
+/// The samples the shader's colormap texture holds: `n` (at least 2) colours
+/// colormap_color(k / (n - 1)), each packed as GL's RGB10_A2 (red in the low 10 bits,
+/// alpha 3). The shader reads the sample nearest to t (colormap_sample).
+std::vector<std::uint32_t> colormap_texels(const ColormapTable& table, int n);
+/// The sample of colormap_texels' `n` that the shader reads for t (clamped to [0, 1]).
+int colormap_sample(double t, int n);
+/// A packed texel back as a colour.
+Rgb unpack_rgb10(std::uint32_t texel);
 
 /// How the drawn range follows the field.
 enum class RangeMode {

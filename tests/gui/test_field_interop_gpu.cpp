@@ -67,17 +67,24 @@ struct DeviceField {
   }
 };
 
+/// A CUDA device and a headless GL context on it, or why not (for GTEST_SKIP).
+std::string open_cuda_and_gl(std::unique_ptr<HeadlessContext>& context) {
+  std::string why;
+  if (!cuda_available(&why)) return "no CUDA device: " + why;
+  try {
+    context = std::make_unique<HeadlessContext>();
+  } catch (const Error& e) {
+    return std::string("no headless GL context: ") + e.what();
+  }
+  std::fprintf(stderr, "context: %s\n", context->description().c_str());
+  return {};
+}
+
 class ExternalInteropTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (const std::string skip = open_cuda_and_gl(context_); !skip.empty()) GTEST_SKIP() << skip;
     std::string why;
-    if (!cuda_available(&why)) GTEST_SKIP() << "no CUDA device: " << why;
-    try {
-      context_ = std::make_unique<HeadlessContext>();
-    } catch (const Error& e) {
-      GTEST_SKIP() << "no headless GL context: " << e.what();
-    }
-    std::fprintf(stderr, "context: %s\n", context_->description().c_str());
     const InteropSupport s = query_interop_support(&why);
     if (!s.gl_external_objects || !s.cuda_export)
       GTEST_SKIP() << "the external path is not supported here (" << why << "): " << context_->description();
@@ -259,13 +266,8 @@ namespace {
 class SharedSlotTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (const std::string skip = open_cuda_and_gl(context_); !skip.empty()) GTEST_SKIP() << skip;
     std::string why;
-    if (!cuda_available(&why)) GTEST_SKIP() << "no CUDA device: " << why;
-    try {
-      context_ = std::make_unique<HeadlessContext>();
-    } catch (const Error& e) {
-      GTEST_SKIP() << "no headless GL context: " << e.what();
-    }
     const InteropSupport s = query_interop_support(nullptr, &why);
     if (!use_shared_slots(s, std::nullopt))
       GTEST_SKIP() << "the shared path is not supported here (" << why << "): " << context_->description();

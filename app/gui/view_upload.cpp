@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/views.hpp"
 
@@ -200,6 +201,7 @@ void ViewUploader::snapshot(Simulation& sim, const ViewPlacement& where, int slo
         slot->taken.synchronize();  // no copy still writes the old one,
         slot->released.synchronize();  // nor reads it
         b.reset();
+        check_device_memory(static_cast<std::size_t>(nu) * nv * sizeof(float), "a staging slot of the window's views");
         b.emplace(nu, nv);
       }
       to_shared = true;
@@ -226,6 +228,7 @@ void ViewUploader::snapshot(Simulation& sim, const ViewPlacement& where, int slo
     if (slot->views[k].size() < static_cast<std::size_t>(f.nu) * f.nv) {
       slot->taken.synchronize();
       slot->released.synchronize();
+      check_device_memory(static_cast<std::size_t>(f.nu) * f.nv * sizeof(float), "a staging slot of the window's views");
       slot->views[k].reserve(static_cast<std::size_t>(f.nu) * f.nv);
     }
     gather_view_async(f, slot->views[k].data(), f.stream);

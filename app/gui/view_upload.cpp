@@ -185,12 +185,12 @@ UploadPath ViewUploader::upload(Simulation& sim, std::span<render::FieldTexture*
 void ViewUploader::snapshot(Simulation& sim, const ViewPlacement& where, int slot_index) {
   auto& slot = slots_.at(static_cast<std::size_t>(slot_index));
   if (!slot) slot.emplace();
+  if (slot_index == displayed_) throw Error("internal: a snapshot into the staging slot the views show");
+  slot->drawn.wait();  // shared path: GL has passed its last draw from the slot
   const int views = sim.views();
   slot->views.resize(static_cast<std::size_t>(views));
   slot->shared.resize(static_cast<std::size_t>(views));
   slot->sizes.resize(static_cast<std::size_t>(views));
-  if (slot_index == displayed_) throw Error("internal: a snapshot into the staging slot the views show");
-  slot->drawn.wait();  // shared path: GL has passed its last draw from the slot
   bool to_shared = false;
   if (shared_slots()) {  // the slot's views in shared memory, made for their sizes
     try {

@@ -178,6 +178,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
                                 rec_status, FrameInfo{frame_ms.empty() ? 16.7 : frame_ms.back(), 0}, range.drawn())
                         .side_bar_width;
     }
+    follow_medium_overlay(sim, scene.view);  // a scene's overlay, as the window's panels apply it
     pass.draw(sim, o.width, o.height, scene.view.style, side_bar_px);
     if (ui) {
       ImGui::Render();
@@ -308,6 +309,7 @@ int run_record(const RecordOptions& o) {
                                 rec_status, FrameInfo{1000.0 / o.fps, 0}, range.drawn())
                         .side_bar_width;
     }
+    follow_medium_overlay(sim, scene.view);  // a scene's overlay, as the window's panels apply it
     pass.draw(sim, o.width, o.height, scene.view.style, side_bar_px);
     if (ui) {
       ImGui::Render();

@@ -248,9 +248,13 @@ render::ValueRange RangeFollower::update(const ViewSettings& view, const std::op
   return drawn_;
 }
 
+void follow_medium_overlay(LiveSimulation& sim, const ViewSettings& view) {
+  sim.set_overlay_quantity(view.style.medium_overlay ? sim.model().views.overlay_quantity : std::string());
+}
+
 void apply_actions(const PanelActions& a, LiveSimulation& sim, SimSettings& settings, ViewSettings& view,
                    RangeFollower& range) {
-  sim.set_overlay_quantity(view.style.medium_overlay ? sim.model().views.overlay_quantity : std::string());
+  follow_medium_overlay(sim, view);
   if (a.clear_error) {
     sim.clear_error();
     sim.clear_note();

@@ -93,6 +93,10 @@ class RangeFollower {
   bool restart_ = true;
 };
 
+/// Has `sim` keep the medium overlay's textures while the view draws it (a model with a
+/// medium and view.style.medium_overlay), and drop them otherwise.
+void follow_medium_overlay(LiveSimulation& sim, const ViewSettings& view);
+
 /// Applies the panel actions that concern the simulation and the view.
 void apply_actions(const PanelActions& a, LiveSimulation& sim, SimSettings& settings, ViewSettings& view,
                    RangeFollower& range);

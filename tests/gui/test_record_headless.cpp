@@ -1,6 +1,7 @@
 // `record --headless`: no display, no GLFW; an EGL context (Mesa surfaceless here,
 // NVIDIA's device platform on a GPU) renders frames whose pixels must match the colormap.
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -407,6 +408,37 @@ TEST(RecordHeadless, WritesTheSeismogramOfItsSourcesAndReceivers) {
                                 (dir / "bad").string() + "' --point-source pressure:8,26,7");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("outside the grid: y runs 1 to 25"), std::string::npos) << bad.output;
+  std::filesystem::remove_all(dir);
+}
+
+// A scene's medium overlay is drawn by `record` as the window draws it: the layered
+// medium's bands show through the XZ slice, and the same scene without the overlay has
+// none (it was left out of recordings before session 21).
+TEST(RecordHeadless, ASceneMediumOverlayIsRecorded) {
+  const auto dir = scratch_dir("record_scene_overlay");
+  const auto run = [&](const std::string& name, bool overlay) {
+    const auto scene = dir / (name + ".toml");
+    std::ofstream(scene) << "model = \"acoustic3d\"\nsize = [32, 32, 32]\nvariant = \"cpu\"\n[params]\n"
+                            "medium = \"layered\"\n[view]\ncolormap = \"grey\"\nrange = [-1, 1]\n"
+                         << "overlay = " << (overlay ? "true" : "false") << "\noverlay_opacity = 0.8\n";
+    const RunResult r = run_app("record --headless --scene '" + scene.string() + "' --frames 2 --out '" +
+                                    (dir / name).string() + "' --width 640 --height 400 --steps-per-frame 1",
+                                "env -u DISPLAY -u WAYLAND_DISPLAY");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return render::read_png((dir / name / "frame_00001.png").string());
+  };
+  const render::Image with = run("on", true), without = run("off", false);
+  ASSERT_EQ(with.rgba.size(), without.rgba.size());
+  // Grey levels down the middle column of the frame's upper right quarter (the XZ slice):
+  // the medium's layers are bands of different grey with the overlay, one grey without.
+  const auto levels = [](const render::Image& img) {
+    std::set<int> seen;
+    const int x = img.width * 5 / 8;
+    for (int y = img.height / 16; y < img.height * 7 / 16; ++y) seen.insert(img.rgba[(static_cast<std::size_t>(y) * img.width + x) * 4]);
+    return seen.size();
+  };
+  EXPECT_GE(levels(with), 3u) << "the layers drawn over the slice";
+  EXPECT_LE(levels(without), 2u) << "no overlay: the quiet field is one grey";
   std::filesystem::remove_all(dir);
 }
 

@@ -210,6 +210,34 @@ TEST(SceneFile, EveryAssetSceneValidates) {
   EXPECT_GE(n, 3);
 }
 
+// assets/scenes holds every model's presets (issue 20 item 3): for each preset, a scene of
+// that model whose parameters include the preset's values, which validates as above.
+TEST(SceneFile, EveryModelsPresetsHaveAnAssetScene) {
+  std::vector<std::pair<std::string, SimSettings>> scenes;
+  for (const auto& entry : std::filesystem::directory_iterator(STENCILSCOPE_SCENES_DIR)) {
+    if (entry.path().extension() != ".toml") continue;
+    SimSettings s;
+    ViewSettings v;
+    apply_scene_file(read_scene(entry.path().string()), s, v);
+    scenes.emplace_back(entry.path().filename().string(), s);
+  }
+  int presets = 0;
+  for (const Model* m : models())
+    for (const Preset& p : m->info().presets) {
+      ++presets;
+      const auto holds = [&](const SimSettings& s) {
+        if (s.model != m->info().name) return false;
+        return std::all_of(p.values.begin(), p.values.end(), [&](const auto& kv) {
+          const auto it = s.params.find(kv.first);
+          return it != s.params.end() && it->second == kv.second;
+        });
+      };
+      const auto found = std::find_if(scenes.begin(), scenes.end(), [&](const auto& sc) { return holds(sc.second); });
+      EXPECT_NE(found, scenes.end()) << m->info().name << "'s preset \"" << p.name << "\" has no scene in assets/scenes";
+    }
+  EXPECT_GE(presets, 18);
+}
+
 TEST(SceneFile, AFileParameterIsRelativeToTheScene) {
   // A scene in its own folder names vp.npy beside it; read from any working directory, the
   // path is resolved against the scene's folder, and a scene written elsewhere names it

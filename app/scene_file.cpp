@@ -202,7 +202,17 @@ class SceneReader {
     const auto* t = n.as_table();
     if (!t) fail("view", fmt::format("view must be a table ([view]), not {}", kind_of(n)));
     index(*t, "view.", {"colormap", "range", "sampling", "colorbar", "quantity", "slices", "steps_per_frame", "probes",
-                        "overlay", "overlay_opacity"});
+                        "overlay", "overlay_opacity", "zoom", "pan"});
+    if (const toml::node* v = t->get("zoom")) {
+      const std::optional<double> x = number_of(*v);
+      if (!x || !(*x >= kSceneMinZoom && *x <= kSceneMaxZoom))
+        fail("view.zoom", fmt::format("view.zoom must be a number from {} to {}, not {}", kSceneMinZoom, kSceneMaxZoom, shown(*v)));
+      s_.zoom = *x;
+    }
+    if (const toml::node* v = t->get("pan")) {
+      const std::vector<double> xy = numbers_at(*v, "view.pan", 2, "[x, y] (cells from the field's centre)");
+      s_.pan = {xy[0], xy[1]};
+    }
     if (const toml::node* v = t->get("overlay")) s_.overlay = boolean_at(*v, "view.overlay");
     if (const toml::node* v = t->get("overlay_opacity")) {
       const std::optional<double> x = number_of(*v);
@@ -534,6 +544,9 @@ std::string scene_text(const SceneFile& s) {
     out += fmt::format("slices = [{}, {}, {}]  # z of XY, y of XZ, x of YZ; -1: the middle\n", s.slices[0], s.slices[1],
                        s.slices[2]);
   out += fmt::format("steps_per_frame = {}  # 0: adaptive\n", s.steps_per_frame);
+  out += fmt::format("zoom = {}  # the 2D view's, {} to {}\n", real_text(s.zoom), kSceneMinZoom, kSceneMaxZoom);
+  out += fmt::format("pan = [{}, {}]  # the 2D view's centre, cells from the field's centre\n", real_text(s.pan[0]),
+                     real_text(s.pan[1]));
   if (!s.probes.empty()) {
     std::string cells;
     for (const auto& c : s.probes) cells += fmt::format("{}[{}, {}, {}]", cells.empty() ? "" : ", ", c[0], c[1], c[2]);

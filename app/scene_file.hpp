@@ -14,6 +14,8 @@
 //   range = "auto"             # "auto", "expanding", or [lo, hi]
 //   sampling = "nearest"
 //   slices = [64, 64, 64]      # 3D: z of XY, y of XZ, x of YZ (-1: the middle)
+//   zoom = 1                   # the 2D view's zoom, 0.05..1000 (the mouse wheel's)
+//   pan = [0, 0]               # the 2D view's centre, cells from the field's centre (x, y)
 //   steps_per_frame = 0        # 0: adaptive
 //   probes = [[10, 20, 0]]     # cells [x, y, z] whose values the Plots follow (z 0 in 2D)
 //   overlay = false            # the medium drawn over the field (models with a medium)
@@ -51,6 +53,9 @@
 
 namespace ss::app {
 
+/// The zoom a scene may hold (render's kMinZoom, kMaxZoom: the app checks they agree).
+inline constexpr double kSceneMinZoom = 0.05, kSceneMaxZoom = 1000.0;
+
 /// The colour range of a scene: "auto", "expanding", or "fixed" with lo < hi.
 struct SceneRange {
   std::string mode = "auto";
@@ -81,6 +86,8 @@ struct SceneFile {
   std::array<int, 3> slices{-1, -1, -1};    ///< 3D models: z of XY, y of XZ, x of YZ; -1: the middle
   int steps_per_frame = 0;                  ///< 0: adaptive
   std::vector<std::array<int, 3>> probes;   ///< cells (x, y, z) the Plots follow, inside the grid
+  double zoom = 1;                          ///< the 2D view's zoom (ViewTransform), 0.05..1000
+  std::array<double, 2> pan{0, 0};          ///< the 2D view's centre, cells from the field's centre
   bool overlay = false;                     ///< the medium drawn over the field
   double overlay_opacity = 0.4;             ///< 0..1
   SceneAb ab;

@@ -101,6 +101,9 @@ std::string size_text(const SimSettings& s) {
   return fmt::format("{} x {} x {}", s.nx, s.ny, s.nz);
 }
 
+static_assert(kSceneMinZoom == render::kMinZoom && kSceneMaxZoom == render::kMaxZoom,
+              "a scene's zoom range is the view's");
+
 SceneFile to_scene_file(const SimSettings& s, const ViewSettings& v) {
   SceneFile f;
   f.model = s.model;
@@ -117,6 +120,8 @@ SceneFile to_scene_file(const SimSettings& s, const ViewSettings& v) {
   if (model_of(s).info().dims == 3) f.slices = s.slice;
   f.steps_per_frame = s.adaptive_steps ? 0 : s.steps_per_frame;
   f.probes = s.probes;
+  f.zoom = v.style.transform.zoom;
+  f.pan = {v.style.transform.pan_x, v.style.transform.pan_y};
   f.overlay = v.style.medium_overlay;
   f.overlay_opacity = v.style.medium_opacity;
   f.ab = {s.ab.enabled, s.ab.order, s.ab.variant, s.ab.params};
@@ -142,6 +147,7 @@ void apply_scene_file(const SceneFile& f, SimSettings& s, ViewSettings& v) {
     throw Error(f.where("view.sampling") + ": view.sampling: " + e.what());
   }
   view.style.colorbar = f.colorbar;
+  view.style.transform = {f.zoom, f.pan[0], f.pan[1]};
   view.style.medium_overlay = f.overlay;
   view.style.medium_opacity = static_cast<float>(f.overlay_opacity);
   if (f.range.mode == "fixed") {

@@ -46,7 +46,7 @@ ViewTransform zoom_about(const ViewTransform& view, const PixelRect& area, int n
                          double factor) {
   const auto before = pixel_to_cell(area, nx, ny, view, px, py);
   ViewTransform v = view;
-  v.zoom = std::clamp(view.zoom * factor, 0.05, 1000.0);
+  v.zoom = std::clamp(view.zoom * factor, kMinZoom, kMaxZoom);
   const auto after = pixel_to_cell(area, nx, ny, v, px, py);
   v.pan_x += before[0] - after[0];
   v.pan_y += before[1] - after[1];

@@ -58,6 +58,7 @@ void unusual_settings(const Model& model, SimSettings& s, ViewSettings& v) {
   v.style.colorbar = false;
   v.range_mode = render::RangeMode::fixed;
   v.fixed_range = {-0.1234567890123, 2.5e-7};
+  v.style.transform = {3.7071067811865475, 12.25, -0.3333333333333333};
 }
 
 std::string write_text(const std::string& name, const std::string& text) {
@@ -129,6 +130,9 @@ TEST(SceneFile, EveryModelRoundTrips) {
     EXPECT_EQ(v2.range_mode, v.range_mode);
     EXPECT_EQ(v2.fixed_range.lo, v.fixed_range.lo);
     EXPECT_EQ(v2.fixed_range.hi, v.fixed_range.hi);
+    EXPECT_EQ(v2.style.transform.zoom, v.style.transform.zoom);
+    EXPECT_EQ(v2.style.transform.pan_x, v.style.transform.pan_x);
+    EXPECT_EQ(v2.style.transform.pan_y, v.style.transform.pan_y);
     // Written again, the text is the same.
     EXPECT_EQ(scene_text(to_scene_file(s2, v2)), scene_text(to_scene_file(s, v)));
     std::filesystem::remove(path);
@@ -183,7 +187,11 @@ TEST(SceneFile, BadFilesNameFileLineAndKey) {
   EXPECT_EQ(error_of("size = [8, 8]\n").rfind(path + ": no model", 0), 0u);
   EXPECT_EQ(error_of(replace(kGood, "range = \"auto\"", "probes = [[0, 0, 16]]")).rfind(path + ":9: view.probes [ 0, 0, 16 ] is outside", 0), 0u);
   EXPECT_EQ(error_of(replace(kGood, "range = \"auto\"", "probes = [1, 2]")).rfind(path + ":9: each of view.probes must be [x, y, z]", 0), 0u);
-  EXPECT_EQ(error_of(replace(kGood, "[view]", "[view]\nzoom = 2")).rfind(path + ":8: unknown key 'view.zoom'", 0), 0u);
+  EXPECT_EQ(error_of(replace(kGood, "[view]", "[view]\nzooom = 2")).rfind(path + ":8: unknown key 'view.zooom'", 0), 0u);
+  EXPECT_EQ(error_of(replace(kGood, "[view]", "[view]\nzoom = 0")),
+            path + ":8: view.zoom must be a number from 0.05 to 1000, not 0");
+  EXPECT_EQ(error_of(replace(kGood, "[view]", "[view]\npan = [1, nan]")).rfind(path + ":8: view.pan must be finite", 0), 0u);
+  EXPECT_EQ(error_of(replace(kGood, "[view]", "[view]\npan = 3")).rfind(path + ":8: view.pan must be [x, y]", 0), 0u);
   std::filesystem::remove(path);
 }
 

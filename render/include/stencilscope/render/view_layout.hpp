@@ -43,7 +43,10 @@ PixelRect field_rect(const PixelRect& area, int nx, int ny, const ViewTransform&
 std::array<double, 2> pixel_to_cell(const PixelRect& area, int nx, int ny, const ViewTransform& view, double px,
                                     double py);
 
-/// The view zoomed by `factor` about pixel (px, py): the cell under it stays under it. Zoom is kept in [0.05, 1000].
+/// The range zoom_about keeps the zoom in.
+inline constexpr double kMinZoom = 0.05, kMaxZoom = 1000.0;
+
+/// The view zoomed by `factor` about pixel (px, py): the cell under it stays under it. Zoom is kept in [kMinZoom, kMaxZoom].
 ViewTransform zoom_about(const ViewTransform& view, const PixelRect& area, int nx, int ny, double px, double py,
                          double factor);
 

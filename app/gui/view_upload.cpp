@@ -100,7 +100,7 @@ bool ViewUploader::shared_slots() {
     std::string why;
     const std::optional<render::InteropPath> forced = render::interop_override();
     shared_ = render::use_shared_slots(render::query_interop_support(nullptr, &why), forced);
-    if (!*shared_ && !forced) failure_ += (failure_.empty() ? "shared: " : "; shared: ") + why;
+    if (!*shared_ && !forced) shared_failure_ = why;
   }
   return *shared_;
 }
@@ -207,7 +207,7 @@ void ViewUploader::snapshot(Simulation& sim, const ViewPlacement& where, int slo
       to_shared = true;
     } catch (const Error& e) {  // e.g. a view larger than a buffer texture: the map path from now on
       shared_ = false;
-      failure_ += (failure_.empty() ? "shared: " : "; shared: ") + std::string(e.what());
+      shared_failure_ = e.what();
       for (auto& b : slot->shared) b.reset();
     }
   }

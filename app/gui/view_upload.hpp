@@ -91,9 +91,12 @@ class ViewUploader {
   /// the batches instead of running beside them.
   UploadPath show(int slot, std::span<render::FieldTexture* const> textures, bool allow_interop,
                   void* sim_stream = nullptr);
-  /// Why a better interop path is not in use, path by path ("external: <why>; map:
+  /// Why a better interop path is not in use, path by path ("shared: <why>; map:
   /// <why>"); empty when the best path is, or before a GPU upload.
-  const std::string& interop_failure() const { return failure_; }
+  std::string interop_failure() const {
+    if (shared_failure_.empty()) return failure_;
+    return "shared: " + shared_failure_ + (failure_.empty() ? "" : "; " + failure_);
+  }
 
  private:
   /// Connects new textures by the current path (choosing the paths at the first call);
@@ -132,6 +135,7 @@ class ViewUploader {
   std::size_t path_ = 0;                    // the one in use (paths_.back() is host)
   std::string failure_;
   std::optional<bool> shared_;  // shared_slots(), once decided
+  std::string shared_failure_;  // why the slots are not shared (empty: they are, or forced otherwise)
   int displayed_ = -1;
   std::vector<float> host_;
   std::optional<render::FieldStats> stats_;

@@ -2,6 +2,7 @@
 // problem and a non-zero exit; a run without a device still gives CPU rows.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -88,6 +89,26 @@ TEST(Cli, JsonToStdoutKeepsTheTableOnStderr) {
   EXPECT_GT(c["dt_limit"].get<double>(), c["dt"].get<double>());
   EXPECT_TRUE(j["copy_gbps"].is_null()) << "no GPU row ran";
   EXPECT_GT(j["host_copy_gbps"].get<double>(), 0.0);
+}
+
+// The device sweeps skip the double reference; the report says so and the rows carry no errors.
+TEST(Cli, BenchWithoutTheReferenceSaysSo) {
+  for (const std::string model : {"heat2d --size 40x33", "heat3d --size 20x17x15", "elastic3d --size 20",
+                                  "acoustic3d --size 20"}) {
+    const CliResult r = run_cli("bench " + model + " --steps 2 --device cpu --variant cpu --json -", false);
+    ASSERT_EQ(r.status, 0) << model;
+    const auto plain = nlohmann::json::parse(r.out);
+    ASSERT_FALSE(plain["rows"].empty()) << model;
+    EXPECT_FALSE(plain["rows"][0]["ref_l2_norm"].is_null()) << model << ": the reference runs by default";
+    setenv("STENCILSCOPE_BENCH_NO_REFERENCE", "1", 1);  // the child inherits it
+    const CliResult s = run_cli("bench " + model + " --steps 2 --device cpu --variant cpu --json -", false);
+    unsetenv("STENCILSCOPE_BENCH_NO_REFERENCE");
+    ASSERT_EQ(s.status, 0) << model;
+    const auto j = nlohmann::json::parse(s.out);
+    EXPECT_NE(j["note"].get<std::string>().find("STENCILSCOPE_BENCH_NO_REFERENCE"), std::string::npos) << model;
+    ASSERT_FALSE(j["rows"].empty()) << model;
+    EXPECT_TRUE(j["rows"][0]["ref_l2_norm"].is_null()) << model << ": " << j["rows"][0].dump();
+  }
 }
 
 TEST(Cli, InfoNamesTheDevicesAndTheBuild) {

@@ -4,6 +4,7 @@
 // time-stepping model (heat 2D, heat 3D), which differ only in their types.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <optional>
@@ -55,6 +56,18 @@ void measure_copies(const std::vector<V>& variants, std::size_t field_bytes,
     check_host_memory(2 * field_bytes, "a CPU run on this grid");  // before the host copy allocates as much
     report.host_copy_gbps = measure_host_copy_gbps(field_bytes);
   }
+}
+
+/// For tuning sweeps on the device (tests/device/*.sh): STENCILSCOPE_BENCH_NO_REFERENCE
+/// set (and not "0") skips the double reference, which at 512^3 takes longer than the
+/// timed runs; the rows are still compared bit for bit with the first. Says so in the
+/// report's note when it does.
+template <typename Report>
+bool reference_skipped(Report& report) {
+  const char* e = std::getenv("STENCILSCOPE_BENCH_NO_REFERENCE");
+  if (!e || !*e || std::strcmp(e, "0") == 0) return false;
+  report.note = "the double reference was not computed (STENCILSCOPE_BENCH_NO_REFERENCE)";
+  return true;
 }
 
 /// The columns of a time-stepping model's table (heat 2D, heat 3D): time, bandwidth,

@@ -15,6 +15,9 @@
 # a map per texture, the maps without the copies, the copies without the maps).
 # The goal rows run GOAL_REPEAT times (default 3) and show the median run.
 # TARGETS (space-separated) builds only those (the default: everything).
+# ROWS=goal runs only the goal rows and the variant rows below (the default "all" runs every row).
+# VARIANT_ROWS=1 adds heat2d's `global` variant (no shared memory) without drawing, bare and with
+# one GL clear a frame: does the GL hand-over cost depend on what the CUDA kernel holds in the SM?
 # Logs go to $OUT (or ./out).
 #   tests/device/throughput.sh [FRAMES]      FRAMES measured per run (default 300)
 set -uo pipefail
@@ -84,48 +87,67 @@ b2=$(bench_steps_per_s bench-heat2d-4096 heat2d stream 50 --size 4096) || status
 b2_long=$(bench_steps_per_s bench-heat2d-4096-long heat2d stream 1000 --size 4096) || status=1
 row "heat2d 4096^2 stream" "$b2" "$(measure_median measure-heat2d-4096 --size 4096 --variant stream)"
 row "heat2d 4096^2 stream, panels on" "$b2" "$(measure_median measure-heat2d-4096-ui --size 4096 --variant stream --ui)"
-row "heat2d 4096^2 stream, 640x360 frames" "$b2" "$(measure measure-heat2d-4096-small --size 4096 --variant stream --width 640 --height 360)" info
-interop=map
-row "heat2d 4096^2 stream, map path" "$b2" "$(measure measure-heat2d-4096-map --size 4096 --variant stream)" info
-interop=external
-row "heat2d 4096^2 stream, external path" "$b2" "$(measure measure-heat2d-4096-external --size 4096 --variant stream)" info
-interop=
-row "heat2d 4096^2 stream, unpaced" "$b2" "$(measure measure-heat2d-4096-unpaced --size 4096 --variant stream --display-hz 0)" info
-row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host --size 4096 --variant stream --upload host-copy)" info
-# Where a frame's cost goes: without the drawing, and without the uploads too.
-row "heat2d 4096^2 stream, no drawing" "$b2" "$(measure measure-heat2d-4096-nodraw --size 4096 --variant stream --no-draw)" info
-row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat2d-4096-bare --size 4096 --variant stream --no-draw --draw-every 1000000)" info
-probe=gl-clear-only
-row "heat2d 4096^2 stream, no drawing, a GL clear" "$b2" "$(measure measure-heat2d-4096-clear --size 4096 --variant stream --no-draw)" info
-probe=
-probe=gl-clear-only,gl-flush
-row "heat2d 4096^2 stream, no drawing, a GL clear, flushed" "$b2" "$(measure measure-heat2d-4096-clear-flush --size 4096 --variant stream --no-draw)" info
-probe=gl-flush
-row "heat2d 4096^2 stream, flushed, not finished" "$b2" "$(measure measure-heat2d-4096-flush --size 4096 --variant stream)" info
-row "heat2d 4096^2 stream, panels on, flushed" "$b2" "$(measure measure-heat2d-4096-flush-ui --size 4096 --variant stream --ui)" info
-probe=gl-on-idle
-row "heat2d 4096^2 stream, GL on an idle GPU" "$b2" "$(measure measure-heat2d-4096-idle --size 4096 --variant stream)" info
-probe=
-for probe in ${PROBES:-}; do
-  row "heat2d 4096^2 stream, probe $probe" "$b2" "$(measure measure-heat2d-4096-$probe --size 4096 --variant stream)" info
-done
-probe=
+all_rows() { [[ ${ROWS:-all} == all ]]; }
+if all_rows; then
+  row "heat2d 4096^2 stream, 640x360 frames" "$b2" "$(measure measure-heat2d-4096-small --size 4096 --variant stream --width 640 --height 360)" info
+  interop=map
+  row "heat2d 4096^2 stream, map path" "$b2" "$(measure measure-heat2d-4096-map --size 4096 --variant stream)" info
+  interop=external
+  row "heat2d 4096^2 stream, external path" "$b2" "$(measure measure-heat2d-4096-external --size 4096 --variant stream)" info
+  interop=
+  row "heat2d 4096^2 stream, unpaced" "$b2" "$(measure measure-heat2d-4096-unpaced --size 4096 --variant stream --display-hz 0)" info
+  row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host --size 4096 --variant stream --upload host-copy)" info
+  # Where a frame's cost goes: without the drawing, and without the uploads too.
+  row "heat2d 4096^2 stream, no drawing" "$b2" "$(measure measure-heat2d-4096-nodraw --size 4096 --variant stream --no-draw)" info
+  row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat2d-4096-bare --size 4096 --variant stream --no-draw --draw-every 1000000)" info
+  probe=gl-clear-only
+  row "heat2d 4096^2 stream, no drawing, a GL clear" "$b2" "$(measure measure-heat2d-4096-clear --size 4096 --variant stream --no-draw)" info
+  probe=
+  probe=gl-clear-only,gl-flush
+  row "heat2d 4096^2 stream, no drawing, a GL clear, flushed" "$b2" "$(measure measure-heat2d-4096-clear-flush --size 4096 --variant stream --no-draw)" info
+  probe=gl-flush
+  row "heat2d 4096^2 stream, flushed, not finished" "$b2" "$(measure measure-heat2d-4096-flush --size 4096 --variant stream)" info
+  row "heat2d 4096^2 stream, panels on, flushed" "$b2" "$(measure measure-heat2d-4096-flush-ui --size 4096 --variant stream --ui)" info
+  probe=gl-on-idle
+  row "heat2d 4096^2 stream, GL on an idle GPU" "$b2" "$(measure measure-heat2d-4096-idle --size 4096 --variant stream)" info
+  probe=
+  for probe in ${PROBES:-}; do
+    row "heat2d 4096^2 stream, probe $probe" "$b2" "$(measure measure-heat2d-4096-$probe --size 4096 --variant stream)" info
+  done
+  probe=
+fi
+if [[ ${VARIANT_ROWS:-0} == 1 ]]; then
+  if ! all_rows; then  # the stream kernel's rows to compare with
+    row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat2d-4096-bare --size 4096 --variant stream --no-draw --draw-every 1000000)" info
+    probe=gl-clear-only
+    row "heat2d 4096^2 stream, no drawing, a GL clear" "$b2" "$(measure measure-heat2d-4096-clear --size 4096 --variant stream --no-draw)" info
+    probe=
+  fi
+  bg=$(bench_steps_per_s bench-heat2d-4096-global heat2d global 50 --size 4096) || status=1
+  row "heat2d 4096^2 global, no drawing, no uploads" "$bg" "$(measure measure-heat2d-4096-global-bare --size 4096 --variant global --no-draw --draw-every 1000000)" info
+  probe=gl-clear-only
+  row "heat2d 4096^2 global, no drawing, a GL clear" "$bg" "$(measure measure-heat2d-4096-global-clear --size 4096 --variant global --no-draw)" info
+  probe=
+  row "heat2d 4096^2 global, shared path" "$bg" "$(measure measure-heat2d-4096-global --size 4096 --variant global)" info
+fi
 b3=$(bench_steps_per_s bench-heat3d-256 heat3d stream25d 50 --size 256) || status=1
 b3_long=$(bench_steps_per_s bench-heat3d-256-long heat3d stream25d 1000 --size 256) || status=1
 row "heat3d 256^3 stream25d" "$b3" "$(measure_median measure-heat3d-256 --model heat3d --size 256 --variant stream25d)"
 row "heat3d 256^3 stream25d, panels on" "$b3" "$(measure_median measure-heat3d-256-ui --model heat3d --size 256 --variant stream25d --ui)"
-interop=map
-row "heat3d 256^3 stream25d, map path" "$b3" "$(measure measure-heat3d-256-map --model heat3d --size 256 --variant stream25d)" info
-interop=external
-row "heat3d 256^3 stream25d, external path" "$b3" "$(measure measure-heat3d-256-external --model heat3d --size 256 --variant stream25d)" info
-interop=
-row "heat3d 256^3 stream25d, unpaced" "$b3" "$(measure measure-heat3d-256-unpaced --model heat3d --size 256 --variant stream25d --display-hz 0)" info
-row "heat3d 256^3 stream25d, no drawing, no uploads" "$b3" "$(measure measure-heat3d-256-bare --model heat3d --size 256 --variant stream25d --no-draw --draw-every 1000000)" info
-row "heat3d 256^3 stream25d, no drawing" "$b3" "$(measure measure-heat3d-256-nodraw --model heat3d --size 256 --variant stream25d --no-draw)" info
-for probe in ${PROBES:-}; do
-  row "heat3d 256^3 stream25d, probe $probe" "$b3" "$(measure measure-heat3d-256-$probe --model heat3d --size 256 --variant stream25d)" info
-done
-probe=
+if all_rows; then
+  interop=map
+  row "heat3d 256^3 stream25d, map path" "$b3" "$(measure measure-heat3d-256-map --model heat3d --size 256 --variant stream25d)" info
+  interop=external
+  row "heat3d 256^3 stream25d, external path" "$b3" "$(measure measure-heat3d-256-external --model heat3d --size 256 --variant stream25d)" info
+  interop=
+  row "heat3d 256^3 stream25d, unpaced" "$b3" "$(measure measure-heat3d-256-unpaced --model heat3d --size 256 --variant stream25d --display-hz 0)" info
+  row "heat3d 256^3 stream25d, no drawing, no uploads" "$b3" "$(measure measure-heat3d-256-bare --model heat3d --size 256 --variant stream25d --no-draw --draw-every 1000000)" info
+  row "heat3d 256^3 stream25d, no drawing" "$b3" "$(measure measure-heat3d-256-nodraw --model heat3d --size 256 --variant stream25d --no-draw)" info
+  for probe in ${PROBES:-}; do
+    row "heat3d 256^3 stream25d, probe $probe" "$b3" "$(measure measure-heat3d-256-$probe --model heat3d --size 256 --variant stream25d)" info
+  done
+  probe=
+fi
 
 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1
 printf "%-40s %12s %12s %7s %8s %9s  %-34s %s\n" "case (order 8, float)" "bench st/s" "window st/s" "ratio" "fps" "stepping%" "upload path" "goal: ratio>=0.95, fps>=60 (59: timer slack)"

@@ -78,12 +78,7 @@ BenchReport run_acoustic3d_bench(const Acoustic3DBenchOptions& o) {
   const std::size_t value_bytes = o.precision == Precision::f32 ? sizeof(float) : sizeof(double);
   measure_copies(o.variants, g.elements() * value_bytes, o.progress, report);
   std::optional<std::vector<double>> reference;
-  // For tuning sweeps (tests/device/acoustic-tune.sh): the reference of a 512^3 grid takes
-  // longer than the timed runs; the rows are still compared bit for bit with the first.
-  const char* no_reference = std::getenv("STENCILSCOPE_BENCH_NO_REFERENCE");
-  if (no_reference && *no_reference && std::string_view(no_reference) != "0") {
-    report.note = "the double reference was not computed (STENCILSCOPE_BENCH_NO_REFERENCE)";
-  } else {
+  if (!reference_skipped(report)) {
     try {
       check_host_memory(4 * g.points() * 3 * sizeof(double), "the double-precision reference on this grid");
       if (o.progress) o.progress("computing the double-precision reference");

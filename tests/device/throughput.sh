@@ -14,7 +14,7 @@
 # rows with STENCILSCOPE_INTEROP_PROBE set to each (where the upload's cost goes:
 # a map per texture, the maps without the copies, the copies without the maps).
 # The goal rows run GOAL_REPEAT times (default 3) and show the median run.
-# TARGETS (space-separated) builds only those (the default: everything).
+# TARGETS (space-separated) builds only those (the default: everything). CTEST_TIMEOUT: seconds a test may take (300).
 # ROWS=goal runs only the goal rows and the variant rows below (the default "all" runs every row).
 # VARIANT_ROWS=1 adds heat2d's `global` variant (no shared memory) without drawing, bare and with
 # one GL clear a frame: does the GL hand-over cost depend on what the CUDA kernel holds in the SM?
@@ -35,7 +35,7 @@ cmake --build $build --parallel "$(nproc)" ${TARGETS:+--target $TARGETS} >"$out/
 exe=$build/bin/stencilscope
 status=0
 rm -f "$out/goal-runs.txt"
-ctest --test-dir $build -R 'QueuedFrames|Staging|RecordGpu|LiveSimulation|ExternalInterop|SharedSlot|FieldTextureStores|InteropChoice' --output-on-failure \
+ctest --test-dir $build --timeout "${CTEST_TIMEOUT:-300}" -R 'QueuedFrames|Staging|RecordGpu|LiveSimulation|ExternalInterop|SharedSlot|FieldTextureStores|InteropChoice' --output-on-failure \
   >"$out/ctest-throughput.log" 2>&1 || status=1
 grep -E "tests passed|\(Failed\)|Skipped\)" "$out/ctest-throughput.log" | tail -12
 

@@ -2,7 +2,8 @@
 # compute-sanitizer over every GPU variant of every registered model (read from
 # `stencilscope models --json`, so a new model is covered by registering): the four
 # tools (memcheck, racecheck, synccheck, initcheck), sizes that are no multiple of any
-# tile (2D 301x97, 3D 45x37x29), float and double, the highest order (8; hydro3d 6), 2 steps, every word of
+# tile (2D 301x97, 3D 45x37x29; the posts' fixed-size deriv3d kernels at 64^3, float
+# only), float and double, the highest order (8; hydro3d 6), 2 steps, every word of
 # each choice parameter that selects kernel code (the boundary rules; one that bench
 # sweeps, such as deriv3d's axis, runs as "all"). One line per case; a report is accepted only
 # when tests/device/sanitizer-known.txt lists it (tool, model, variant and a pattern of
@@ -48,10 +49,14 @@ for tool in tools:
         for v in m["variants"]:
             if v["device"] != "gpu" or (only_variants and v["name"] not in only_variants):
                 continue
-            for prec in ("float", "double"):
+            # The posts' own deriv3d kernels are compiled for 64^3 and 256^3, order 8, float
+            # only: they run at 64^3 (every other size is refused, and skipped).
+            posts = v["name"].startswith("posts-")
+            for prec in ("float",) if posts else ("float", "double"):
                 for c in configs:
                     order = max(m["orders"])  # 8, or the model's only order (hydro3d: 6)
-                    args = f"bench {m['name']} --variant {v['name']} --device gpu --size {size} --order {order} --steps 2 --repeat 1 --precision {prec} " + " ".join(c)
+                    vsize = "64x64x64" if posts else size
+                    args = f"bench {m['name']} --variant {v['name']} --device gpu --size {vsize} --order {order} --steps 2 --repeat 1 --precision {prec} " + " ".join(c)
                     print("\t".join([tool, m["name"], v["name"], prec, " ".join(c) or "defaults", args]))
 PY
 run_case() {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parse_word.hpp"
 
@@ -62,6 +63,10 @@ bool is_gpu(Heat2DVariant v) { return v != Heat2DVariant::cpu && v != Heat2DVari
 double AnalyticHeat2D::amplitude(int m, double t, double alpha) const {
   const SineMode& s = mode[m];
   return s.amplitude * std::exp(-alpha * (s.kx * s.kx + s.ky * s.ky) * t);
+}
+
+int heat2d_stream_strip_rows(double peak_gbps_per_sm) {
+  return peak_gbps_per_sm > kSmBoundPeakGbpsPerSm ? kStreamStripRowsSmBound : kStreamStripRows;
 }
 
 double AnalyticHeat2D::value(double x, double y, double t, double alpha) const {

@@ -42,6 +42,15 @@ Heat2DVariant parse_heat2d_variant(std::string_view s);
 /// True for the variants that run on a CUDA device.
 bool is_gpu(Heat2DVariant v);
 
+/// Rows in each strip the GPU `stream` variant's blocks walk, on a device with this peak
+/// DRAM bandwidth per SM (cuda_peak_gbps_per_sm): kStreamStripRows where DRAM binds
+/// (the H100: 0.96-0.97 of copy at 8192^2, 0.93 with 24 rows), kStreamStripRowsSmBound
+/// where the SM binds (above kSmBoundPeakGbpsPerSm: the H200, 0.89-0.91 against 0.85-0.86
+/// with 12 rows; docs/perf.md, session 22). Short strips let the block scheduler even out
+/// the SMs; each strip reads 2R rows twice.
+inline constexpr int kStreamStripRows = 12, kStreamStripRowsSmBound = 20;
+int heat2d_stream_strip_rows(double peak_gbps_per_sm);
+
 /// Fraction of the stability limit used when no dt is given: at 1/2 every Fourier
 /// mode's amplification factor lies in [0, 1], so the scheme is also monotone.
 inline constexpr double kDefaultDtFraction = 0.5;

@@ -47,15 +47,16 @@ void launch_fill_ghosts(T* f, const Grid2D& g, const GhostRule<T>* rule, cudaStr
   SS_CUDA_LAUNCH_CHECK("heat2d_fill_ghosts");
 }
 
-// Strips of rows the `stream` blocks walk: kStreamRows each, so that there are
-// many more blocks than fit at once (docs/perf.md, session 5). STENCILSCOPE_STREAM_ROWS
-// asks for strips of about that many rows instead, for tuning.
+// Strips of rows the `stream` blocks walk: heat2d_stream_strip_rows of the device, so
+// that there are many more blocks than fit at once (docs/perf.md, sessions 5 and 22).
+// STENCILSCOPE_STREAM_ROWS asks for strips of about that many rows instead, for tuning.
 int stream_strips(const Grid2D& g) {
-  static const int forced = [] {
+  static const int rows = [] {
     const char* e = std::getenv("STENCILSCOPE_STREAM_ROWS");
-    return e ? std::max(0, std::atoi(e)) : 0;
+    const int forced = e ? std::max(0, std::atoi(e)) : 0;
+    return forced > 0 ? forced : heat2d_stream_strip_rows(cuda_peak_gbps_per_sm());
   }();
-  const long long strips = blocks_for(g.ny, forced > 0 ? forced : kStreamRows);
+  const long long strips = blocks_for(g.ny, rows);
   return static_cast<int>(std::clamp<long long>(strips, 1, g.ny));
 }
 

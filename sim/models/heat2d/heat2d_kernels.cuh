@@ -161,8 +161,9 @@ __global__ void __launch_bounds__(kSharedBX* kSharedBY) heat2d_step_shared(Heat2
 // loads) and every lane stores its centre pack when its row comes up; the window
 // is then read back as 16-byte shared loads.
 //
-// Strips are short (kStreamRows rows), so the grid holds many more blocks than
-// fit at once and the block scheduler evens out the SMs. On an H100 at 8192^2,
+// Strips are short (heat2d_stream_strip_rows: 12 rows, 20 on an H200), so the grid
+// holds many more blocks than fit at once and the block scheduler evens out the SMs.
+// On an H100 at 8192^2,
 // order 8, float, the same kernel gave 0.98-1.00 of copy with strips of 10-12
 // rows, 0.96-0.98 with 16, 0.92-0.94 with 32, and 0.84 in one wave of 167-row
 // strips, although each strip reads 2R rows twice (docs/perf.md, session 5;
@@ -172,7 +173,6 @@ __global__ void __launch_bounds__(kSharedBX* kSharedBY) heat2d_step_shared(Heat2
 // shows why: a strip-walking copy moves 0.91 of a flat copy through cp.async,
 // 0.92 through the bulk copy engine, 0.94-0.97 through plain loads.
 inline constexpr int kStreamThreads = 128;
-inline constexpr int kStreamRows = 12;  // rows per strip
 
 // Rows loaded ahead and blocks per SM the register budget is cut for: radius 3-4
 // 8 rows ahead at four blocks of 128 threads (up to 128 registers: 0.995 at

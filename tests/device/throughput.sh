@@ -81,6 +81,22 @@ row() {
   rows+=("$(printf "%-40s %12s %12s %7s %8s %9s  %-34s %s" "$label" "$bench" "$sps" "$ratio" "$fps" "$busy" "$path" "$verdict")")
 }
 
+# case_info_rows LABEL BENCH NAME [record options]: the rows every case shows for
+# information: each forced CUDA-GL path, unpaced (vsync off), and where a frame's cost
+# goes (without the drawing, and without the uploads too).
+case_info_rows() {
+  local label=$1 bench=$2 name=$3
+  shift 3
+  interop=map
+  row "$label, map path" "$bench" "$(measure "$name-map" "$@")" info
+  interop=external
+  row "$label, external path" "$bench" "$(measure "$name-external" "$@")" info
+  interop=
+  row "$label, unpaced" "$bench" "$(measure "$name-unpaced" "$@" --display-hz 0)" info
+  row "$label, no drawing" "$bench" "$(measure "$name-nodraw" "$@" --no-draw)" info
+  row "$label, no drawing, no uploads" "$bench" "$(measure "$name-bare" "$@" --no-draw --draw-every 1000000)" info
+}
+
 # The goal rows are paced as the window is by vsync on a 60 Hz display (--display-hz 60,
 # the default); the unpaced rows (vsync off) show what each frame costs the GPU.
 b2=$(bench_steps_per_s bench-heat2d-4096 heat2d stream 50 --size 4096) || status=1
@@ -90,16 +106,8 @@ row "heat2d 4096^2 stream, panels on" "$b2" "$(measure_median measure-heat2d-409
 all_rows() { [[ ${ROWS:-all} == all ]]; }
 if all_rows; then
   row "heat2d 4096^2 stream, 640x360 frames" "$b2" "$(measure measure-heat2d-4096-small --size 4096 --variant stream --width 640 --height 360)" info
-  interop=map
-  row "heat2d 4096^2 stream, map path" "$b2" "$(measure measure-heat2d-4096-map --size 4096 --variant stream)" info
-  interop=external
-  row "heat2d 4096^2 stream, external path" "$b2" "$(measure measure-heat2d-4096-external --size 4096 --variant stream)" info
-  interop=
-  row "heat2d 4096^2 stream, unpaced" "$b2" "$(measure measure-heat2d-4096-unpaced --size 4096 --variant stream --display-hz 0)" info
   row "heat2d 4096^2 stream, host copy" "$b2" "$(measure measure-heat2d-4096-host --size 4096 --variant stream --upload host-copy)" info
-  # Where a frame's cost goes: without the drawing, and without the uploads too.
-  row "heat2d 4096^2 stream, no drawing" "$b2" "$(measure measure-heat2d-4096-nodraw --size 4096 --variant stream --no-draw)" info
-  row "heat2d 4096^2 stream, no drawing, no uploads" "$b2" "$(measure measure-heat2d-4096-bare --size 4096 --variant stream --no-draw --draw-every 1000000)" info
+  case_info_rows "heat2d 4096^2 stream" "$b2" measure-heat2d-4096 --size 4096 --variant stream
   probe=gl-clear-only
   row "heat2d 4096^2 stream, no drawing, a GL clear" "$b2" "$(measure measure-heat2d-4096-clear --size 4096 --variant stream --no-draw)" info
   probe=
@@ -135,14 +143,7 @@ b3_long=$(bench_steps_per_s bench-heat3d-256-long heat3d stream25d 1000 --size 2
 row "heat3d 256^3 stream25d" "$b3" "$(measure_median measure-heat3d-256 --model heat3d --size 256 --variant stream25d)"
 row "heat3d 256^3 stream25d, panels on" "$b3" "$(measure_median measure-heat3d-256-ui --model heat3d --size 256 --variant stream25d --ui)"
 if all_rows; then
-  interop=map
-  row "heat3d 256^3 stream25d, map path" "$b3" "$(measure measure-heat3d-256-map --model heat3d --size 256 --variant stream25d)" info
-  interop=external
-  row "heat3d 256^3 stream25d, external path" "$b3" "$(measure measure-heat3d-256-external --model heat3d --size 256 --variant stream25d)" info
-  interop=
-  row "heat3d 256^3 stream25d, unpaced" "$b3" "$(measure measure-heat3d-256-unpaced --model heat3d --size 256 --variant stream25d --display-hz 0)" info
-  row "heat3d 256^3 stream25d, no drawing, no uploads" "$b3" "$(measure measure-heat3d-256-bare --model heat3d --size 256 --variant stream25d --no-draw --draw-every 1000000)" info
-  row "heat3d 256^3 stream25d, no drawing" "$b3" "$(measure measure-heat3d-256-nodraw --model heat3d --size 256 --variant stream25d --no-draw)" info
+  case_info_rows "heat3d 256^3 stream25d" "$b3" measure-heat3d-256 --model heat3d --size 256 --variant stream25d
   for probe in ${PROBES:-}; do
     row "heat3d 256^3 stream25d, probe $probe" "$b3" "$(measure measure-heat3d-256-$probe --model heat3d --size 256 --variant stream25d)" info
   done

@@ -7,7 +7,12 @@
 #  2. the table (order 8, float, copy ratio of the same run, best of --repeat):
 #     heat2d stream 8192^2; heat3d stream25d 512^3 under the four rules, 256^3 analytic;
 #     deriv3d stream 512^3 x/y/z;
-#  3. SWEEP=1 (default): heat2d 8192^2 with strips of 8..48 rows and one or two packs a lane.
+#  3. SWEEP=1 (default): heat2d 8192^2 with strips of 8..48 rows and one or two packs a lane;
+#  4. SEISMIC=1: issue 23's rows, 512^3, order 8, float, 5 steps (elastic3d steps and
+#     register25d: goal 3x steps and 0.65 of copy on the H100; acoustic3d global and
+#     stream25d: goal 0.85);
+#  5. TESTS=1: the heat2d and deriv3d GPU tests (every forced strip height included) before
+#     the benches.
 # Logs in $OUT/i18 (or ./out/i18); the table last.
 #   TOOLS="memcheck initcheck" tests/device/issue18-table.sh
 set -uo pipefail
@@ -27,6 +32,21 @@ bench() {  # name env-assignment bench-arguments...
   env $envset STENCILSCOPE_BENCH_NO_REFERENCE=1 timeout 90 "$exe" bench "$@" --json "$log/$name.json" \
     >"$log/$name.txt" 2>&1 || { echo "bench $name failed: $(tail -1 "$log/$name.txt")"; status=1; }
 }
+if [[ ${TESTS:-0} == 1 ]]; then
+  cmake --build "$b" --parallel "$(nproc)" --target test_heat2d_gpu test_deriv3d_gpu >>"$out/build.log" 2>&1 || status=1
+  gpu_test() {  # name env-assignment binary [gtest arguments]
+    local name=$1 envset=$2 bin=$3
+    shift 3
+    env $envset timeout 300 "$b/bin/$bin" "$@" >"$log/test-$name.log" 2>&1 || status=1
+    echo "$name: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?[,.]' "$log/test-$name.log" | tr '\n' ' ')"
+    grep -E '^\[  FAILED  \] [A-Z]' "$log/test-$name.log" | head -5
+  }
+  gpu_test heat2d "" test_heat2d_gpu
+  for rows in 12 20 40; do
+    gpu_test "heat2d-rows$rows" "STENCILSCOPE_STREAM_ROWS=$rows" test_heat2d_gpu --gtest_filter='OrdersAndOddSizes/*:All/GpuBoundaries.*'
+  done
+  gpu_test deriv3d "" test_deriv3d_gpu
+fi
 t1=$SECONDS
 bench h2-8192 "" heat2d --variant stream --size 8192 --order 8 --repeat 10 --device gpu
 for rule in analytic periodic fixed insulated; do
@@ -42,6 +62,14 @@ if [[ ${SWEEP:-1} == 1 ]]; then
       bench "h2-sweep-p$packs-r$rows" "STENCILSCOPE_STREAM_PACKS=$packs STENCILSCOPE_STREAM_ROWS=$rows" \
         heat2d --variant stream --size 8192 --order 8 --repeat 10 --device gpu
     done
+  done
+fi
+if [[ ${SEISMIC:-0} == 1 ]]; then
+  for v in steps register25d; do
+    bench "el-512-$v" "" elastic3d --variant $v --size 512 --order 8 --steps 5 --repeat 3 --device gpu
+  done
+  for v in global stream25d; do
+    bench "ac-512-$v" "" acoustic3d --variant $v --size 512 --order 8 --steps 10 --repeat 3 --device gpu
   done
 fi
 echo "benches: $((SECONDS - t1)) s"
@@ -74,6 +102,9 @@ rows = [("heat2d stream 8192^2 (goal 0.90)", "h2-8192")]
 rows += [(f"heat3d stream25d 512^3 {r} (goal 0.85)", f"h3-512-{r}") for r in ("analytic", "periodic", "fixed", "insulated")]
 rows += [("heat3d stream25d 256^3 analytic (goal 0.80)", "h3-256-analytic")]
 rows += [(f"deriv3d stream 512^3 {a} (goal 0.90)", f"d3-512-{a}") for a in "xyz"]
+if os.path.exists(os.path.join(log, "el-512-steps.json")):
+    rows += [("elastic3d steps 512^3", "el-512-steps"), ("elastic3d register25d 512^3 (goal 0.65, 3x steps)", "el-512-register25d"),
+             ("acoustic3d global 512^3", "ac-512-global"), ("acoustic3d stream25d 512^3 (goal 0.85)", "ac-512-stream25d")]
 device = "?"
 for title, stem in rows:
     c, d = cell(stem)

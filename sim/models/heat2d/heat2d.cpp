@@ -60,13 +60,13 @@ Heat2DVariant parse_heat2d_variant(std::string_view s) { return parse_word(s, kA
 
 bool is_gpu(Heat2DVariant v) { return v != Heat2DVariant::cpu && v != Heat2DVariant::reference; }
 
+int heat2d_stream_strip_rows(double peak_gbps_per_sm) {
+  return peak_gbps_per_sm > kSmBoundPeakGbpsPerSm ? kStreamStripRowsSmBound : kStreamStripRows;
+}
+
 double AnalyticHeat2D::amplitude(int m, double t, double alpha) const {
   const SineMode& s = mode[m];
   return s.amplitude * std::exp(-alpha * (s.kx * s.kx + s.ky * s.ky) * t);
-}
-
-int heat2d_stream_strip_rows(double peak_gbps_per_sm) {
-  return peak_gbps_per_sm > kSmBoundPeakGbpsPerSm ? kStreamStripRowsSmBound : kStreamStripRows;
 }
 
 double AnalyticHeat2D::value(double x, double y, double t, double alpha) const {

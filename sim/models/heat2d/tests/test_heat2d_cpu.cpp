@@ -285,16 +285,16 @@ TEST(Heat2DReference, SteppingInPiecesAndCarryingTheFieldChangeNothing) {
   EXPECT_NE(b.interior(), whole);
 }
 
-}  // namespace
-}  // namespace ss
-
 // The GPU stream variant's strip height follows the device's DRAM bandwidth per SM
 // (cuda_peak_gbps_per_sm): 12 rows where DRAM binds (an H100 SXM, about 25 GB/s per SM, or
 // no device), 20 where the SM binds (an H200, about 37); docs/perf.md, session 22.
 TEST(Heat2DStream, TheStripHeightFollowsTheDevice) {
-  EXPECT_EQ(ss::heat2d_stream_strip_rows(0), ss::kStreamStripRows);
-  EXPECT_EQ(ss::heat2d_stream_strip_rows(25.4), 12);
-  EXPECT_EQ(ss::heat2d_stream_strip_rows(ss::kSmBoundPeakGbpsPerSm), 12);
-  EXPECT_EQ(ss::heat2d_stream_strip_rows(36.7), 20);
-  EXPECT_EQ(ss::heat2d_stream_strip_rows(36.7), ss::kStreamStripRowsSmBound);
+  EXPECT_EQ(heat2d_stream_strip_rows(0), kStreamStripRows);
+  EXPECT_EQ(heat2d_stream_strip_rows(25.4), 12);
+  EXPECT_EQ(heat2d_stream_strip_rows(kSmBoundPeakGbpsPerSm), 12);
+  EXPECT_EQ(heat2d_stream_strip_rows(36.7), 20);
+  EXPECT_EQ(heat2d_stream_strip_rows(36.7), kStreamStripRowsSmBound);
 }
+
+}  // namespace
+}  // namespace ss

@@ -23,13 +23,26 @@ probe() {  # name size precision top print-limit
   local n fault
   n=$(sed -n 's/^========= ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$log/$name.txt" | head -1)
   fault=$(grep -c "unspecified launch failure" "$log/$name.txt")
-  printf "%-34s exit %3s  reports %6s  fault lines %s\n" "$name" "$rc" "${n:-?}" "$fault"
+  printf "%-34s exit %3s  reports %6s  fault lines %s  last: %s\n" "$name" "$rc" "${n:-?}" "$fault" \
+    "$(grep -vE '^=========  +' "$log/$name.txt" | tail -1 | cut -c1-110)"
 }
+# The cases run PROBE_JOBS at a time (default 8); their lines are printed in order at the end.
+jobs=${PROBE_JOBS:-8}
+cases=()
 for size in 29x23x19 45x37x29 61x53x41; do
   for prec in double float; do
     for top in absorbing free; do
-      probe "$size-$prec-$top-limit200" "$size" "$prec" "$top" 200
+      cases+=("$size-$prec-$top-limit200 $size $prec $top 200")
     done
   done
-  probe "$size-double-absorbing-limit0" "$size" double absorbing 0
+  cases+=("$size-double-absorbing-limit0 $size double absorbing 0")
 done
+i=0
+for c in "${cases[@]}"; do
+  # shellcheck disable=SC2086
+  probe $c >"$log/line-$(printf %02d $i).txt" &
+  i=$((i + 1))
+  (( i % jobs == 0 )) && wait
+done
+wait
+cat "$log"/line-*.txt

@@ -278,7 +278,10 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // Every thread arrives on `empty` after its own reads: racecheck does not follow a
   // lane's reads through __syncwarp to lane 0's arrival, and reported each refill of a
   // slot as a WAR hazard; the arrivals cost nothing measurable (docs/sanitizer.md).
-  __shared__ std::uint64_t full[RING], empty[RING];
+  // One array for both (full, then empty): one base address for every barrier call.
+  __shared__ std::uint64_t barriers[2 * RING];
+  std::uint64_t* const full = barriers;
+  std::uint64_t* const empty = barriers + RING;
   if (tid == 0) {
     rule = *rule_ptr;
     for (int i = 0; i < RING; ++i) {
@@ -345,13 +348,24 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   const int k0 = block_z * slab, k1 = min(k0 + slab, g.nz);
   const int c = i0 + tx * W * PX, j = j0 + ty;  // this thread's first column and its row
   const std::ptrdiff_t plane = static_cast<std::ptrdiff_t>(g.plane());
+  // Copy sources are 32-bit offsets from the origin of their plane (x = y = 0): a plane of
+  // the grids this kernel is launched for holds far fewer than 2^31 values (heat3d_device.cu).
+  const std::ptrdiff_t origin = static_cast<std::ptrdiff_t>(g.index(0, 0, 0));
 
   // Copy duties, the same for every plane: the source offset within plane 0 and
   // the ring offset with the fill kind above it. Core and y-halo rows first (32
   // packs each, a warp per row), then x-halo packs (spread out, see XSTRIDE).
   // Rows that are ghosts take their image row.
-  std::ptrdiff_t src[S::PER_THREAD];
-  int dst_slot[S::PER_THREAD];  // ring offset, kFillCopy or kFillFixed above kFillShift; -1: neither
+  // The plane loop issues the copy and face duties (bits of copy_duties, face_duties) as one
+  // predicated 16-byte cp.async each, from a source base it advances by a plane per fetch
+  // plus the duty's 32-bit offset within the plane (src_off), into the ring slot at the
+  // duty's offset (dst_off). Fixed packs (ghosts under the fixed rule) are stored into every
+  // slot once, here: no later plane writes there. Session 22's SASS (nvcc 13, sm_90, float,
+  // order 8, periodic): 292 instructions a step, 180 of them not arithmetic.
+  int src_off[S::PER_THREAD];  // copy: from the field's plane origin; face: within a face plane
+  int dst_off[S::PER_THREAD];  // offset in a ring slot, values
+  unsigned dst_byte[S::PER_THREAD];  // ... in bytes
+  unsigned copy_duties = 0, face_duties = 0;
   unsigned boundary_duties = 0;  // bit n: duty n is a boundary duty (bit PER_THREAD: the own pack)
 #pragma unroll
   for (int n = 0; n < S::PER_THREAD; ++n) {
@@ -414,8 +428,21 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       }
     }
     const bool inline_kind = kind == kFillCopy || kind == kFillFixed || kind == kFillFace;
-    src[n] = kind == kFillCopy ? static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) : kind == kFillFace ? xs : 0;
-    dst_slot[n] = inline_kind ? ry * LW + cx + (kind << kFillShift) : -1;
+    src_off[n] = kind == kFillCopy ? static_cast<int>(static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) - origin)
+                 : kind == kFillFace ? xs : 0;
+    dst_off[n] = ry * LW + cx;
+    dst_byte[n] = static_cast<unsigned>(dst_off[n] * sizeof(T));
+    if (kind == kFillCopy) copy_duties |= 1u << n;
+    if (kind == kFillFace) face_duties |= 1u << n;
+    if (kind == kFillFixed) {
+#pragma unroll 1
+      for (int si = 0; si < RING; ++si) {
+        Pack<T> v;
+#pragma unroll
+        for (int w = 0; w < W; ++w) v.v[w] = rule.fixed_value;
+        *reinterpret_cast<Pack<T>*>(ring + si * S::PLANE + dst_off[n]) = v;
+      }
+    }
     if (kind != kFillNone && !inline_kind) {
       boundary_duties |= 1u << n;
       where[n * kStream25Threads] = ry * LW + cx + (kind << kFillShift);
@@ -480,39 +507,51 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // A plane past the slab's last step (z >= k1 + R) is neither fetched nor arrived
   // for: no warp waits for it, and an arrival whose phase nobody waits on is what
   // compute-sanitizer's synccheck reported as "Missing wait" (docs/sanitizer.md).
+  // Fetches come in plane order, one per plane from k0: each advances the sources by a plane.
+  const T* next_src = a.in + origin + static_cast<std::ptrdiff_t>(k0) * plane;
+  const T* next_face = kSine && a.faces ? a.faces + static_cast<std::ptrdiff_t>(k0) * face_plane : nullptr;
+  const unsigned ring_s = shared_address(ring), full_s = shared_address(full), empty_s = full_s + 8 * RING;
   auto fetch_plane = [&](int gi, int off) {
     const int z = k0 + gi * Q + off, si = slot_of(gi, off);
     if (z >= k1 + R) return;
     T* slot = ring + si * S::PLANE;
-    // The one-GPU kernel's expressions stay apart from the box's (kBox): shared (with
-    // `|| plane_mem`, false there), they changed the one-GPU kernel's code (see
-    // stream25d_fill_boundary_body).
-    bool plane_mem = false;  // a ghost plane the exchange wrote
-    std::ptrdiff_t zoff;
-    bool rows = z < g.nz || copies;
-    if constexpr (kBox) {
-      plane_mem = z >= g.nz && (mem & 32u);
-      zoff = (z < g.nz || plane_mem ? z : stream25d_image(z, g.nz, wrap)) * plane;
-      rows = rows || plane_mem;
-    } else {
-      zoff = (z < g.nz ? z : stream25d_image(z, g.nz, wrap)) * plane;
-    }
-    if (rows) {
+    const unsigned slot_s = ring_s + static_cast<unsigned>(si * S::PLANE * sizeof(T));
+    const T* src = next_src;
+    next_src += plane;
+    const T* face = next_face;
+    if constexpr (kSine) next_face += face_plane;
+    auto copy_rows = [&](const T* from, unsigned faces) {
+      auto issue = [&](bool with_faces) {
 #pragma unroll
-      for (int n = 0; n < S::PER_THREAD; ++n) {
-        if (dst_slot[n] < 0) continue;
-        T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
-        if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
-        else if (kBox && plane_mem) continue;  // a ghost plane: only the own packs (copies) are read
-        else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
-        else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
-      }
+        for (int n = 0; n < S::PER_THREAD; ++n) {
+          const unsigned to = slot_s + dst_byte[n];
+          // A duty copies from the field or (kSine) from the face array: one copy, its base chosen.
+          const T* base = with_faces && (faces & (1u << n)) ? face : from;
+          copy16_async_if(to, slot + dst_off[n], base + src_off[n], (copy_duties | faces) & (1u << n));
+        }
+      };
+      // Only the threads of the tiles at the domain's x and y faces have face duties: the
+      // others take the plain copies.
+      if (kSine && faces) issue(true);
+      else issue(false);
+    };
+    if (z < g.nz) {
+      copy_rows(src, face_duties);
+    } else {
+      // A ghost plane past the field's last (the slab's last planes only): the image plane's
+      // rows under periodic and insulated, or (kBox) the rows the exchange wrote there. The
+      // one-GPU kernel's expressions stay apart from the box's: shared (with `|| plane_mem`,
+      // false there), they changed the one-GPU kernel's code (stream25d_fill_boundary_body).
+      bool plane_mem = false;
+      if constexpr (kBox) plane_mem = mem & 32u;
+      if (!plane_mem) src = a.in + origin + stream25d_image(z, g.nz, wrap) * plane;
+      if (copies || plane_mem) copy_rows(src, 0u);  // no face ghosts: only the own packs are read
     }
     // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
-    if (boundary_duties) fill_boundary(slot, z, zoff);
-    mbarrier_arrive_copies(&full[si]);
+    if (boundary_duties) fill_boundary(slot, z, src - a.in - origin);
+    mbarrier_arrive_copies_at(full_s + 8 * si);
     __syncwarp();
-    if (lane0()) mbarrier_arrive(&full[si]);  // after the warp's stores and copy arrivals
+    if (lane0()) mbarrier_arrive_at(full_s + 8 * si);  // after the warp's stores and copy arrivals
   };
 #pragma unroll
   for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(0, d);
@@ -552,13 +591,13 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       const int d = s0 + s;  // this step's plane is k0 + d
       if (k0 + d >= k1) break;
       stream25d_sync();
-      mbarrier_wait(&full[slot_of(gi, s + R)], parity_of(gi, s + R));  // plane k0 + d + R has landed
+      mbarrier_wait_at(full_s + 8 * slot_of(gi, s + R), parity_of(gi, s + R));  // plane k0 + d + R has landed
 #pragma unroll
       for (int p = 0; p < PX; ++p)
         q[p][(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + slot_of(gi, s + R) * S::PLANE + own + p * W);
       // The fetch below reuses the slot of plane d - 1: every warp has read it.
       constexpr int reused = R + S::AHEAD - RING;
-      if (d + reused >= 0) mbarrier_wait(&empty[slot_of(gi, s + reused)], parity_of(gi, s + reused));
+      if (d + reused >= 0) mbarrier_wait_at(empty_s + 8 * slot_of(gi, s + reused), parity_of(gi, s + reused));
       fetch_plane(gi, s + R + S::AHEAD);
       if (inside) {
         const T* ps = ring + slot_of(gi, s) * S::PLANE + own;
@@ -573,9 +612,11 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
           for (int w = 0; w < W; ++w) win[v * W + w] = pk.v[w];
         }
         if (reversed) {  // only threads at an insulated x face
+          // Own packs hold interior columns: never mirrored, so the window's copies of the
+          // queue's registers need no moves.
 #pragma unroll
           for (int v = 0; v < WP; ++v)
-            if (reversed & (1u << v)) {
+            if ((v < S::HV || v >= S::HV + PX) && (reversed & (1u << v))) {
 #pragma unroll
               for (int w = 0; w < W / 2; ++w) {
                 const T t = win[v * W + w];
@@ -602,7 +643,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
             }
             out.v[w] = heat3d_point<T, R>(row, col, dep, a.c);
           }
-          T* o = dst + d * plane + p * W;
+          T* o = dst + p * W;
           if (c + p * W + W <= g.nx) {
             *reinterpret_cast<Pack<T>*>(o) = out;
           } else {
@@ -612,7 +653,8 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
           }
         }
       }
-      mbarrier_arrive(&empty[slot_of(gi, s)]);  // plane d read by this thread
+      mbarrier_arrive_at(empty_s + 8 * slot_of(gi, s));  // plane d read by this thread
+      dst += plane;
     }
   }
   // Every phase a thread arrives on is waited on before the block ends (synccheck's

@@ -60,19 +60,23 @@ __device__ SS_FORCEINLINE void mbarrier_init([[maybe_unused]] std::uint64_t* bar
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
 #endif
 }
-__device__ SS_FORCEINLINE void mbarrier_arrive([[maybe_unused]] std::uint64_t* bar) {  // release: this thread's writes so far
+// Each barrier call below comes in two forms: on a generic pointer, and on a 32-bit shared
+// address (`_at`). A kernel that computes its barriers' shared addresses once and adds a
+// constant slot offset lets ptxas fold the offset into the instruction; from a generic
+// pointer it rebuilt the shared window's address (S2R of the CTA id) at every call.
+__device__ SS_FORCEINLINE void mbarrier_arrive_at([[maybe_unused]] unsigned bar) {  // release: this thread's writes so far
 #if SS_STREAM25_MBARRIERS
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(bar)) : "memory");
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
 #endif
 }
 // Holds the phase open until this thread's cp.async issued so far have landed
 // (the pending count goes up now and down then).
-__device__ SS_FORCEINLINE void mbarrier_arrive_copies([[maybe_unused]] std::uint64_t* bar) {
+__device__ SS_FORCEINLINE void mbarrier_arrive_copies_at([[maybe_unused]] unsigned bar) {
 #if SS_STREAM25_MBARRIERS
-  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(shared_address(bar)) : "memory");
+  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
 #endif
 }
-__device__ SS_FORCEINLINE void mbarrier_wait([[maybe_unused]] std::uint64_t* bar, [[maybe_unused]] unsigned parity) {  // acquire
+__device__ SS_FORCEINLINE void mbarrier_wait_at([[maybe_unused]] unsigned bar, [[maybe_unused]] unsigned parity) {  // acquire
 #if !SS_STREAM25_MBARRIERS
 #elif __CUDA_ARCH__ >= 900
   asm volatile(
@@ -81,7 +85,7 @@ __device__ SS_FORCEINLINE void mbarrier_wait([[maybe_unused]] std::uint64_t* bar
       "waiting:\n"
       "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
       "@!done bra waiting;\n"
-      "}\n" ::"r"(shared_address(bar)),
+      "}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
 #elif __CUDA_ARCH__ >= 800
@@ -91,11 +95,34 @@ __device__ SS_FORCEINLINE void mbarrier_wait([[maybe_unused]] std::uint64_t* bar
       "waiting:\n"
       "mbarrier.test_wait.parity.shared::cta.b64 done, [%0], %1;\n"
       "@!done bra waiting;\n"
-      "}\n" ::"r"(shared_address(bar)),
+      "}\n" ::"r"(bar),
       "r"(parity)
       : "memory");
 #endif
 }
+__device__ SS_FORCEINLINE void mbarrier_arrive(std::uint64_t* bar) { mbarrier_arrive_at(shared_address(bar)); }
+__device__ SS_FORCEINLINE void mbarrier_arrive_copies(std::uint64_t* bar) { mbarrier_arrive_copies_at(shared_address(bar)); }
+__device__ SS_FORCEINLINE void mbarrier_wait(std::uint64_t* bar, unsigned parity) { mbarrier_wait_at(shared_address(bar), parity); }
+
+// A 16-byte cp.async (L1 bypassed, as __pipeline_memcpy_async of 16 bytes) into shared
+// address `to` where `go` is non-zero: one predicated instruction, no branch around it.
+// Before sm_80 a plain copy (to_generic: the same place as a generic pointer).
+__device__ SS_FORCEINLINE void copy16_async_if(unsigned to, [[maybe_unused]] void* to_generic, const void* from, unsigned go) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.u32 p, %2, 0;\n"
+      "@p cp.async.cg.shared.global [%0], [%1], 16;\n"
+      "}\n" ::"r"(to),
+      "l"(from), "r"(go)
+      : "memory");
+#else
+  (void)to;
+  if (go) *static_cast<int4*>(to_generic) = *static_cast<const int4*>(from);
+#endif
+}
+
 // Where a step waits for its planes: without mbarriers, a block barrier (every
 // warp then has fetched plane d + R and read plane d - 1).
 __device__ SS_FORCEINLINE void stream25d_sync() {

@@ -340,10 +340,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     return stream25d_sine_pack(rule, &product(0, n), S::DUTIES * kStream25Threads, z_table + (z - zfirst), zn);
   };
   // An insulated pack of x ghosts only is its image pack in reverse: when that is
-  // aligned it is copied value by value into the reversed places (rev_duties). Copied
-  // whole and read back reversed, it made every warp with such a reader (half the
-  // blocks at 512^3) swap registers at every plane: 0.83 of copy against 0.87 for periodic
-  // on an H200 (session 23).
+  // aligned it is copied as it is (16 bytes) and read back reversed.
   auto mirrored_pack = [&](int x) {
     const int image = x < 0 ? -x - W : 2 * g.nx - x - W;
     return copies && !wrap && (x >= g.nx || x + W <= 0) && image % W == 0 && !mem_x(x);
@@ -369,7 +366,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   int src_off[S::PER_THREAD];  // copy: from the field's plane origin; face: within a face plane
   int dst_off[S::PER_THREAD];  // offset in a ring slot, values
   unsigned dst_byte[S::PER_THREAD];  // ... in bytes
-  unsigned copy_duties = 0, face_duties = 0, rev_duties = 0;
+  unsigned copy_duties = 0, face_duties = 0;
   unsigned boundary_duties = 0;  // bit n: duty n is a boundary duty (bit PER_THREAD: the own pack)
 #pragma unroll
   for (int n = 0; n < S::PER_THREAD; ++n) {
@@ -411,7 +408,6 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
     if (kind == kFillMixed && mirrored_pack(x)) {
       kind = kFillCopy;
       xs = x < 0 ? -x - W : 2 * g.nx - x - W;
-      rev_duties |= 1u << n;
     }
     if constexpr (kBox) {  // a ghost row, or ghost columns, of faces between ranks: the pack as it is
       const bool row_mem = ghost_row && mem_y(y);
@@ -455,7 +451,6 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       if (sine) stage_products(n, x, y);
     }
   }
-  const unsigned whole_copies = copy_duties & ~rev_duties;  // one 16-byte copy each
   // Starts the copy of plane k0 + d into the ring (one cp.async group, possibly
   // empty); values of computed ghosts are stored straight away. A plane past the
   // last is a ghost plane: only the threads' own packs are ever read from it.
@@ -464,6 +459,10 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   const bool inside = c < g.nx && j < g.ny;
   auto pack_inside = [inside, c, nx = g.nx](int p) { return p == 0 ? inside : inside && c + p * W < nx; };
   constexpr int WP = PX + 2 * S::HV;  // packs in the x window: halo, own packs, halo
+  unsigned reversed = 0;  // bit v: pack v of this thread's x window is a mirrored pack
+#pragma unroll
+  for (int v = 0; v < WP; ++v)
+    if (mirrored_pack(c - H + v * W)) reversed |= 1u << v;
   const int own = (R + ty) * LW + H + tx * W * PX;  // this thread's first pack in a ring plane
 #pragma unroll
   for (int p = 0; p < PX; ++p) {
@@ -529,15 +528,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
           const unsigned to = slot_s + dst_byte[n];
           // A duty copies from the field or (kSine) from the face array: one copy, its base chosen.
           const T* base = with_faces && (faces & (1u << n)) ? face : from;
-          copy16_async_if(to, slot + dst_off[n], base + src_off[n], (whole_copies | faces) & (1u << n));
-        }
-        if (rev_duties) {  // threads of the tiles at an insulated x face only
-#pragma unroll
-          for (int n = 0; n < S::PER_THREAD; ++n)
-            if (rev_duties & (1u << n)) {
-#pragma unroll
-              for (int w = 0; w < W; ++w) __pipeline_memcpy_async(slot + dst_off[n] + W - 1 - w, from + src_off[n] + w, sizeof(T));
-            }
+          copy16_async_if(to, slot + dst_off[n], base + src_off[n], (copy_duties | faces) & (1u << n));
         }
       };
       // Only the threads of the tiles at the domain's x and y faces have face duties: the
@@ -620,6 +611,20 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
                                       : *reinterpret_cast<const Pack<T>*>(ps - H + v * W);
 #pragma unroll
           for (int w = 0; w < W; ++w) win[v * W + w] = pk.v[w];
+        }
+        if (reversed) {  // only threads at an insulated x face
+          // Own packs hold interior columns: never mirrored, so the window's copies of the
+          // queue's registers need no moves.
+#pragma unroll
+          for (int v = 0; v < WP; ++v)
+            if ((v < S::HV || v >= S::HV + PX) && (reversed & (1u << v))) {
+#pragma unroll
+              for (int w = 0; w < W / 2; ++w) {
+                const T t = win[v * W + w];
+                win[v * W + w] = win[v * W + W - 1 - w];
+                win[v * W + W - 1 - w] = t;
+              }
+            }
         }
 #pragma unroll
         for (int p = 0; p < PX; ++p) {

@@ -531,10 +531,10 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
           copy16_async_if(to, slot + dst_off[n], base + src_off[n], (copy_duties | faces) & (1u << n));
         }
       };
-      // Only the threads of the tiles at the domain's x and y faces have face duties: the
-      // others take the plain copies.
-      if (kSine && faces) issue(true);
-      else issue(false);
+      // One path for every thread: a branch on the threads with face duties (those of the
+      // tiles at the domain's x and y faces, spread over most warps there) made those warps
+      // take both paths.
+      issue(kSine);
     };
     if (z < g.nz) {
       copy_rows(src, face_duties);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parse_word.hpp"
 
@@ -55,6 +56,8 @@ double heat3d_dt_limit(int order, double alpha, double h) {
   const double rho = second_derivative_spectral_radius(order);
   return 2.0 * h * h / (alpha * rho * 3.0);
 }
+
+bool heat3d_stream25d_lean(double peak_gbps_per_sm) { return peak_gbps_per_sm > kSmBoundPeakGbpsPerSm; }
 
 int stream25d_slab_planes(long long columns, int nz, long long resident) {
   columns = std::max<long long>(columns, 1);

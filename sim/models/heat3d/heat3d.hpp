@@ -88,6 +88,11 @@ double heat3d_dt_limit(int order, double alpha, double h);
 /// at 384 x 384 x 512 on an H100 (72 tiles, 132 SMs) 9 slabs instead of one wave
 /// with 60 SMs idle.
 int stream25d_slab_planes(long long columns, int nz, long long resident);
+/// Whether stream25d's default shape runs its lean kernel on a device of this peak DRAM
+/// bandwidth per SM (cuda_peak_gbps_per_sm): where the SM binds (above kSmBoundPeakGbpsPerSm,
+/// the H200) fewer instructions a plane are worth 13-19% at 512^3; where DRAM binds (the
+/// H100) the classic kernel is 1-10% faster (docs/perf.md, session 23).
+bool heat3d_stream25d_lean(double peak_gbps_per_sm);
 /// The cost of starting a slab, in planes: it reads 2R planes around it again and
 /// waits for its first planes (session 5's slab measurements at 512^3 give 4-10).
 inline constexpr int kStream25SlabStart = 8;

@@ -41,6 +41,14 @@ int stream25d_shape_from_env() {
   return 1;
 }
 
+// Whether stream25d's default shape runs its lean kernel: heat3d_stream25d_lean of the
+// device, or STENCILSCOPE_STREAM25_LEAN=0|1 (read once per process).
+bool stream25d_lean_from_env() {
+  const char* e = std::getenv("STENCILSCOPE_STREAM25_LEAN");
+  if (e && *e) return std::string(e) != "0";
+  return heat3d_stream25d_lean(cuda_peak_gbps_per_sm());
+}
+
 // Planes each stream25d block marches (stream25d_slab_planes);
 // STENCILSCOPE_STREAM25_SLAB asks for slabs of about that many planes, for tuning.
 int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_blocks) {
@@ -55,10 +63,10 @@ int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_bloc
 // Resident blocks of a stream25d kernel on this device: its shared ring sets it.
 // The analytic kernel's tables after the ring (a few KB) only ever leave room for
 // fewer blocks where the ring alone would fit several, which no shape does.
-template <typename T, int R, int BY, int RING, bool kSine, int PX, bool kBox = false>
+template <typename T, int R, int BY, int RING, bool kSine, int PX, bool kBox = false, bool kLean = false>
 long long stream25d_resident(int sm_count, int smem_optin) {
   static const long long resident = [&] {
-    const auto kernel = heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox>;
+    const auto kernel = heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox, kLean>;
     cudaFuncAttributes attributes{};
     SS_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));  // its static shared memory counts too
     const int dynamic = smem_optin - static_cast<int>(attributes.sharedSizeBytes);
@@ -143,11 +151,11 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
       // more. In double the ring of 9 was slower than that of 8 (0.81 of copy at
       // 512^3, order 8, on an H100, against 0.84; session 11).
       constexpr int kRing16 = R >= 3 && sizeof(T) == 4 ? 2 * R + 1 : 8;
-      auto go = [&]<int BY, int RING, bool kSine, int PX = 1>() {
+      auto go = [&]<int BY, int RING, bool kSine, int PX = 1, bool kLean = false>() {
         using S = Stream25Shape<T, R, BY, RING, PX>;
         const long long bx = blocks_for(g.nx, S::TW), by = blocks_for(g.ny, BY);
         const long long resident =
-            std::max(1LL, stream25d_resident<T, R, BY, RING, kSine, PX, kBox>(sm_count, smem_optin) - reserve);
+            std::max(1LL, stream25d_resident<T, R, BY, RING, kSine, PX, kBox, kLean>(sm_count, smem_optin) - reserve);
         int slab = stream25d_slab(g, bx * by, resident);
         if (kSine) slab = std::min(slab, kSineSlab);
         const long long tile_blocks = bx * by * blocks_for(g.nz, slab);
@@ -174,7 +182,7 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         if (faces) faces->produced = producers > 0;
         Heat3DStepArgs<T> args = a;
         if (!faces) args.faces = args.faces_next = nullptr;  // the kernel computes every ghost
-        heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox>
+        heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox, kLean>
             <<<static_cast<unsigned>(tile_blocks + producers), dim3(S::TXT, BY), S::smem_bytes_for(sine_modes, slab), s>>>(
                 args, slab, in_rule, out_rule);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
@@ -213,14 +221,21 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         if constexpr (sizeof(T) == 4) launched = shape == kShape2Pack24 && two_packs.template operator()<24>();
         if (!launched && shape >= kShape2Pack) launched = two_packs.template operator()<16>();
         if (launched) return false;
+        // The default shape's kernel in its lean form where the SM binds (stream25d_lean).
+        static const bool lean = stream25d_lean_from_env();
         if (sine_modes) {  // the 16x16 shape is for tuning the other rules only
           if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, true>();
+          else if (lean) go.template operator()<16, kRing16, true, 1, true>();
           else go.template operator()<16, kRing16, true>();
         } else {
           const bool big_ring_fits = fits.template operator()<16, 16>();
           if (shape == 0 || !small_ring_fits) go.template operator()<8, 8, false>();
-          else if (shape != 2 || !big_ring_fits) go.template operator()<16, kRing16, false>();
-          else go.template operator()<16, 16, false>();
+          else if (shape != 2 || !big_ring_fits) {
+            if (lean) go.template operator()<16, kRing16, false, 1, true>();
+            else go.template operator()<16, kRing16, false>();
+          } else {
+            go.template operator()<16, 16, false>();
+          }
         }
         return false;  // the next stream25d step stages the ghosts itself
       }

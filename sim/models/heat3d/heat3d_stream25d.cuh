@@ -138,8 +138,9 @@ inline constexpr int kFillShift = 20;  // the fill kind rides above the ring off
 // The exact solution on a pack whose x-y products are staged at `product` (one per
 // mode, `stride` packs apart), at a plane whose z table values are at `zt` (`zn`
 // apart): the rounding of analytic_ghost_value3d. Out of line, as the function
-// below: only ghost planes and the rare computed duties need it.
-template <typename T>
+// below: only ghost planes and the rare computed duties need it. kLean: the kernel form
+// that calls it, each with its own copy (see stream25d_fill_boundary).
+template <typename T, bool kLean = false>
 __device__ __noinline__ Pack<T> stream25d_sine_pack(const GhostRule3D<T>& rule, const Pack<T>* product, int stride,
                                                       const T* zt, int zn) {
   Pack<T> v;
@@ -167,7 +168,7 @@ __device__ __noinline__ Pack<T> stream25d_sine_pack(const GhostRule3D<T>& rule, 
 // before boxes existed: with `mem` added to its call and the box's terms in its plane
 // expressions (3143ce4), the analytic kernel ran 8.6% slower at 512^3 on an H200, and
 // apart it is back to within 1% (docs/perf.md, session 19).
-template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN, bool kBox>
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN, bool kBox, bool kLean = false>
 __device__ __forceinline__ void stream25d_fill_boundary_body(T* slot, int z, std::ptrdiff_t zoff, unsigned todo,
                                                              const int* where, const std::ptrdiff_t* from,
                                                              const Pack<T>* product, const T* zt, int zn,
@@ -185,7 +186,7 @@ __device__ __forceinline__ void stream25d_fill_boundary_body(T* slot, int z, std
     T* to = slot + offset;
     Pack<T> computed;
     if constexpr (kSine) {
-      computed = stream25d_sine_pack(rule, product + n * THREADS, (PER_THREAD + OWN) * THREADS, zt, zn);
+      computed = stream25d_sine_pack<T, kLean>(rule, product + n * THREADS, (PER_THREAD + OWN) * THREADS, zt, zn);
     } else {
 #pragma unroll
       for (int w = 0; w < W; ++w) computed.v[w] = rule.fixed_value;
@@ -210,11 +211,14 @@ __device__ __forceinline__ void stream25d_fill_boundary_body(T* slot, int z, std
   }
 }
 
-template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1>
+// kLean: which kernel form calls it. Each has its own copy: one callee shared by both
+// changed the code ptxas made for each caller (the classic kernel's SASS differed from the
+// kernel's alone, session 23).
+template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1, bool kLean = false>
 __device__ __noinline__ void stream25d_fill_boundary(T* slot, int z, std::ptrdiff_t zoff, unsigned todo, const int* where,
                                                      const std::ptrdiff_t* from, const Pack<T>* product, const T* zt, int zn,
                                                      const GhostRule3D<T>& rule, const T* in, int nx, int x_first) {
-  stream25d_fill_boundary_body<T, PER_THREAD, THREADS, LW, kSine, OWN, false>(slot, z, zoff, todo, where, from, product, zt,
+  stream25d_fill_boundary_body<T, PER_THREAD, THREADS, LW, kSine, OWN, false, kLean>(slot, z, zoff, todo, where, from, product, zt,
                                                                               zn, rule, in, nx, x_first, 0u);
 }
 template <typename T, int PER_THREAD, int THREADS, int LW, bool kSine, int OWN = 1>
@@ -235,7 +239,7 @@ __device__ __noinline__ void stream25d_fill_boundary_box(T* slot, int z, std::pt
 // them; its domain faces are staged from the rule as the one-GPU kernel stages all six
 // (a template parameter: a first, run-time, form took the one-GPU kernel from 0.90 to
 // 0.83 of copy at 512^3 on an H100, analytic, and from 0.97 to 0.78 periodic, session 17).
-template <typename T, int R, int BY, int RING, bool kSine, int PX = 1, bool kBox = false>
+template <typename T, int R, int BY, int RING, bool kSine, int PX = 1, bool kBox = false, bool kLean = false>
 __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Threads,
                                   Stream25Shape<T, R, BY, RING, PX>::kMinBlocks)
     heat3d_step_stream25d(Heat3DStepArgs<T> a, int slab, const GhostRule3D<T>* rule_ptr, const GhostRule3D<T>* next_rule) {
@@ -278,10 +282,11 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // Every thread arrives on `empty` after its own reads: racecheck does not follow a
   // lane's reads through __syncwarp to lane 0's arrival, and reported each refill of a
   // slot as a WAR hazard; the arrivals cost nothing measurable (docs/sanitizer.md).
-  // One array for both (full, then empty): one base address for every barrier call.
-  __shared__ std::uint64_t barriers[2 * RING];
-  std::uint64_t* const full = barriers;
-  std::uint64_t* const empty = barriers + RING;
+  // The lean kernel keeps both in one array (full, then empty): one base address for
+  // every barrier call.
+  __shared__ std::uint64_t full_classic[RING], empty_classic[RING], barriers[2 * RING];
+  std::uint64_t* const full = kLean ? barriers : full_classic;
+  std::uint64_t* const empty = kLean ? barriers + RING : empty_classic;
   if (tid == 0) {
     rule = *rule_ptr;
     for (int i = 0; i < RING; ++i) {
@@ -298,9 +303,10 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // value and one 16-byte load per mode and plane. Reading the tables on each
   // plane instead put their loads on the edge blocks' path (0.39 of copy at
   // 512^3 against 0.63 for periodic, in a first version).
-  // kSine is the analytic rule: no ghost there is a copy, and the compiler drops those paths.
-  const bool wrap = !kSine && rule.boundary == Boundary::periodic;
-  const bool copies = !kSine && (wrap || rule.boundary == Boundary::insulated);
+  // kSine is the analytic rule: no ghost there is a copy, and the lean kernel's compiler drops
+  // those paths.
+  const bool wrap = !(kLean && kSine) && rule.boundary == Boundary::periodic;
+  const bool copies = !(kLean && kSine) && (wrap || rule.boundary == Boundary::insulated);
   // A box's faces between ranks (kBox): their ghosts are read where they are, whole packs
   // from the ghost frame the halo exchange wrote (bit 2 axis + side of a.memory_faces).
   const unsigned mem = kBox ? a.memory_faces : 0u;
@@ -337,7 +343,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   };
   // The exact solution on the pack of duty n in plane z.
   auto sine_pack = [&](int n, int z) {
-    return stream25d_sine_pack(rule, &product(0, n), S::DUTIES * kStream25Threads, z_table + (z - zfirst), zn);
+    return stream25d_sine_pack<T, kLean>(rule, &product(0, n), S::DUTIES * kStream25Threads, z_table + (z - zfirst), zn);
   };
   // An insulated pack of x ghosts only is its image pack in reverse: when that is
   // aligned it is copied as it is (16 bytes) and read back reversed.
@@ -357,12 +363,17 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // the ring offset with the fill kind above it. Core and y-halo rows first (32
   // packs each, a warp per row), then x-halo packs (spread out, see XSTRIDE).
   // Rows that are ghosts take their image row.
-  // The plane loop issues the copy and face duties (bits of copy_duties, face_duties) as one
-  // predicated 16-byte cp.async each, from a source base it advances by a plane per fetch
-  // plus the duty's 32-bit offset within the plane (src_off), into the ring slot at the
-  // duty's offset (dst_off). Fixed packs (ghosts under the fixed rule) are stored into every
-  // slot once, here: no later plane writes there. Session 22's SASS (nvcc 13, sm_90, float,
-  // order 8, periodic): 292 instructions a step, 180 of them not arithmetic.
+  // The classic kernel (kLean false) keeps each duty's source offset within plane 0 and its
+  // ring offset with the fill kind above it, and decides per duty and plane what to do.
+  // The lean kernel issues the copy and face duties (bits of copy_duties, face_duties) as
+  // one predicated 16-byte cp.async each, from a source base it advances by a plane per
+  // fetch plus the duty's 32-bit offset within the plane (src_off), into the ring slot at
+  // the duty's offset (dst_off); fixed packs (ghosts under the fixed rule) it stores into
+  // every slot once, here: no later plane writes there. SASS (nvcc 13, sm_90, float, order
+  // 8, periodic): 292 instructions a step, 180 of them not arithmetic, against 264 and 152
+  // (session 23; docs/perf.md has where each kernel wins).
+  std::ptrdiff_t src[S::PER_THREAD];
+  int dst_slot[S::PER_THREAD];  // ring offset, kFillCopy or kFillFixed above kFillShift; -1: neither
   int src_off[S::PER_THREAD];  // copy: from the field's plane origin; face: within a face plane
   int dst_off[S::PER_THREAD];  // offset in a ring slot, values
   unsigned dst_byte[S::PER_THREAD];  // ... in bytes
@@ -429,19 +440,25 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       }
     }
     const bool inline_kind = kind == kFillCopy || kind == kFillFixed || kind == kFillFace;
-    src_off[n] = kind == kFillCopy ? static_cast<int>(static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) - origin)
-                 : kind == kFillFace ? xs : 0;
-    dst_off[n] = ry * LW + cx;
-    dst_byte[n] = static_cast<unsigned>(dst_off[n] * sizeof(T));
-    if (kind == kFillCopy) copy_duties |= 1u << n;
-    if (kind == kFillFace) face_duties |= 1u << n;
-    if (kind == kFillFixed) {
+    if constexpr (!kLean) {
+      src[n] = kind == kFillCopy ? static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) : kind == kFillFace ? xs : 0;
+      dst_slot[n] = inline_kind ? ry * LW + cx + (kind << kFillShift) : -1;
+    }
+    if constexpr (kLean) {
+      src_off[n] = kind == kFillCopy ? static_cast<int>(static_cast<std::ptrdiff_t>(g.index(xs, ys, 0)) - origin)
+                   : kind == kFillFace ? xs : 0;
+      dst_off[n] = ry * LW + cx;
+      dst_byte[n] = static_cast<unsigned>(dst_off[n] * sizeof(T));
+      if (kind == kFillCopy) copy_duties |= 1u << n;
+      if (kind == kFillFace) face_duties |= 1u << n;
+      if (kind == kFillFixed) {
 #pragma unroll 1
-      for (int si = 0; si < RING; ++si) {
-        Pack<T> v;
+        for (int si = 0; si < RING; ++si) {
+          Pack<T> v;
 #pragma unroll
-        for (int w = 0; w < W; ++w) v.v[w] = rule.fixed_value;
-        *reinterpret_cast<Pack<T>*>(ring + si * S::PLANE + dst_off[n]) = v;
+          for (int w = 0; w < W; ++w) v.v[w] = rule.fixed_value;
+          *reinterpret_cast<Pack<T>*>(ring + si * S::PLANE + dst_off[n]) = v;
+        }
       }
     }
     if (kind != kFillNone && !inline_kind) {
@@ -490,7 +507,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       stream25d_fill_boundary_box<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX>(
           slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H, mem);
     else
-      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX>(
+      stream25d_fill_boundary<T, S::PER_THREAD, kStream25Threads, LW, kSine, PX, kLean>(
           slot, z, zoff, todo, where, from, &product(0, 0), z_table + (z - zfirst), zn, rule, a.in, g.nx, i0 - H);
   };
   const std::ptrdiff_t face_plane = FaceGhosts<T, R>::plane(g);
@@ -509,50 +526,86 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   // for: no warp waits for it, and an arrival whose phase nobody waits on is what
   // compute-sanitizer's synccheck reported as "Missing wait" (docs/sanitizer.md).
   // Fetches come in plane order, one per plane from k0: each advances the sources by a plane.
-  const T* next_src = a.in + origin + static_cast<std::ptrdiff_t>(k0) * plane;
-  const T* next_face = kSine && a.faces ? a.faces + static_cast<std::ptrdiff_t>(k0) * face_plane : nullptr;
-  const unsigned ring_s = shared_address(ring), full_s = shared_address(full), empty_s = full_s + 8 * RING;
+  const T* next_src = kLean ? a.in + origin + static_cast<std::ptrdiff_t>(k0) * plane : nullptr;
+  const T* next_face = kLean && kSine && a.faces ? a.faces + static_cast<std::ptrdiff_t>(k0) * face_plane : nullptr;
+  const unsigned ring_s = kLean ? shared_address(ring) : 0u, full_s = kLean ? shared_address(full) : 0u;
+  const unsigned empty_s = full_s + 8 * RING;
   auto fetch_plane = [&](int gi, int off) {
-    const int z = k0 + gi * Q + off, si = slot_of(gi, off);
-    if (z >= k1 + R) return;
-    T* slot = ring + si * S::PLANE;
-    const unsigned slot_s = ring_s + static_cast<unsigned>(si * S::PLANE * sizeof(T));
-    const T* src = next_src;
-    next_src += plane;
-    const T* face = next_face;
-    if constexpr (kSine) next_face += face_plane;
-    auto copy_rows = [&](const T* from, unsigned faces) {
-      auto issue = [&](bool with_faces) {
-#pragma unroll
-        for (int n = 0; n < S::PER_THREAD; ++n) {
-          const unsigned to = slot_s + dst_byte[n];
-          // A duty copies from the field or (kSine) from the face array: one copy, its base chosen.
-          const T* base = with_faces && (faces & (1u << n)) ? face : from;
-          copy16_async_if(to, slot + dst_off[n], base + src_off[n], (copy_duties | faces) & (1u << n));
-        }
+    if constexpr (kLean) {
+      const int z = k0 + gi * Q + off, si = slot_of(gi, off);
+      if (z >= k1 + R) return;
+      T* slot = ring + si * S::PLANE;
+      const unsigned slot_s = ring_s + static_cast<unsigned>(si * S::PLANE * sizeof(T));
+      const T* src = next_src;
+      next_src += plane;
+      const T* face = next_face;
+      if constexpr (kSine) next_face += face_plane;
+      auto copy_rows = [&](const T* from, unsigned faces) {
+        auto issue = [&](bool with_faces) {
+  #pragma unroll
+          for (int n = 0; n < S::PER_THREAD; ++n) {
+            const unsigned to = slot_s + dst_byte[n];
+            // A duty copies from the field or (kSine) from the face array: one copy, its base chosen.
+            const T* base = with_faces && (faces & (1u << n)) ? face : from;
+            copy16_async_if(to, slot + dst_off[n], base + src_off[n], (copy_duties | faces) & (1u << n));
+          }
+        };
+        // Only the threads of the tiles at the domain's x and y faces have face duties: the
+        // others take the plain copies.
+        if (kSine && faces) issue(true);
+        else issue(false);
       };
-      // One path for every thread: a branch on the threads with face duties (those of the
-      // tiles at the domain's x and y faces, spread over most warps there) made those warps
-      // take both paths.
-      issue(kSine);
-    };
-    if (z < g.nz) {
-      copy_rows(src, face_duties);
+      if (z < g.nz) {
+        copy_rows(src, face_duties);
+      } else {
+        // A ghost plane past the field's last (the slab's last planes only): the image plane's
+        // rows under periodic and insulated, or (kBox) the rows the exchange wrote there. The
+        // one-GPU kernel's expressions stay apart from the box's: shared (with `|| plane_mem`,
+        // false there), they changed the one-GPU kernel's code (stream25d_fill_boundary_body).
+        bool plane_mem = false;
+        if constexpr (kBox) plane_mem = mem & 32u;
+        if (!plane_mem) src = a.in + origin + stream25d_image(z, g.nz, wrap) * plane;
+        if (copies || plane_mem) copy_rows(src, 0u);  // no face ghosts: only the own packs are read
+      }
+      // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
+      if (boundary_duties) fill_boundary(slot, z, src - a.in - origin);
+      mbarrier_arrive_copies_at(full_s + 8 * si);
+      __syncwarp();
+      if (lane0()) mbarrier_arrive_at(full_s + 8 * si);  // after the warp's stores and copy arrivals
     } else {
-      // A ghost plane past the field's last (the slab's last planes only): the image plane's
-      // rows under periodic and insulated, or (kBox) the rows the exchange wrote there. The
-      // one-GPU kernel's expressions stay apart from the box's: shared (with `|| plane_mem`,
-      // false there), they changed the one-GPU kernel's code (stream25d_fill_boundary_body).
-      bool plane_mem = false;
-      if constexpr (kBox) plane_mem = mem & 32u;
-      if (!plane_mem) src = a.in + origin + stream25d_image(z, g.nz, wrap) * plane;
-      if (copies || plane_mem) copy_rows(src, 0u);  // no face ghosts: only the own packs are read
+      const int z = k0 + gi * Q + off, si = slot_of(gi, off);
+      if (z >= k1 + R) return;
+      T* slot = ring + si * S::PLANE;
+      // The one-GPU kernel's expressions stay apart from the box's (kBox): shared (with
+      // `|| plane_mem`, false there), they changed the one-GPU kernel's code (see
+      // stream25d_fill_boundary_body).
+      bool plane_mem = false;  // a ghost plane the exchange wrote
+      std::ptrdiff_t zoff;
+      bool rows = z < g.nz || copies;
+      if constexpr (kBox) {
+        plane_mem = z >= g.nz && (mem & 32u);
+        zoff = (z < g.nz || plane_mem ? z : stream25d_image(z, g.nz, wrap)) * plane;
+        rows = rows || plane_mem;
+      } else {
+        zoff = (z < g.nz ? z : stream25d_image(z, g.nz, wrap)) * plane;
+      }
+      if (rows) {
+  #pragma unroll
+        for (int n = 0; n < S::PER_THREAD; ++n) {
+          if (dst_slot[n] < 0) continue;
+          T* to = slot + (dst_slot[n] & ((1 << kFillShift) - 1));
+          if (dst_slot[n] >> kFillShift == kFillCopy) __pipeline_memcpy_async(to, a.in + src[n] + zoff, 16);
+          else if (kBox && plane_mem) continue;  // a ghost plane: only the own packs (copies) are read
+          else if (kSine) __pipeline_memcpy_async(to, a.faces + src[n] + z * face_plane, 16);  // kFillFace
+          else *reinterpret_cast<Pack<T>*>(to) = fixed_pack();  // one store: cheaper than a trip through fill_boundary
+        }
+      }
+      // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
+      if (boundary_duties) fill_boundary(slot, z, zoff);
+      mbarrier_arrive_copies(&full[si]);
+      __syncwarp();
+      if (lane0()) mbarrier_arrive(&full[si]);  // after the warp's stores and copy arrivals
     }
-    // In a ghost plane under periodic or insulated the mixed duties run too: they hold own packs.
-    if (boundary_duties) fill_boundary(slot, z, src - a.in - origin);
-    mbarrier_arrive_copies_at(full_s + 8 * si);
-    __syncwarp();
-    if (lane0()) mbarrier_arrive_at(full_s + 8 * si);  // after the warp's stores and copy arrivals
   };
 #pragma unroll
   for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(0, d);
@@ -592,13 +645,17 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       const int d = s0 + s;  // this step's plane is k0 + d
       if (k0 + d >= k1) break;
       stream25d_sync();
-      mbarrier_wait_at(full_s + 8 * slot_of(gi, s + R), parity_of(gi, s + R));  // plane k0 + d + R has landed
+      if constexpr (kLean) mbarrier_wait_at(full_s + 8 * slot_of(gi, s + R), parity_of(gi, s + R));  // plane k0 + d + R has landed
+      else mbarrier_wait(&full[slot_of(gi, s + R)], parity_of(gi, s + R));
 #pragma unroll
       for (int p = 0; p < PX; ++p)
         q[p][(2 * R + s) % Q] = *reinterpret_cast<const Pack<T>*>(ring + slot_of(gi, s + R) * S::PLANE + own + p * W);
       // The fetch below reuses the slot of plane d - 1: every warp has read it.
       constexpr int reused = R + S::AHEAD - RING;
-      if (d + reused >= 0) mbarrier_wait_at(empty_s + 8 * slot_of(gi, s + reused), parity_of(gi, s + reused));
+      if (d + reused >= 0) {
+        if constexpr (kLean) mbarrier_wait_at(empty_s + 8 * slot_of(gi, s + reused), parity_of(gi, s + reused));
+        else mbarrier_wait(&empty[slot_of(gi, s + reused)], parity_of(gi, s + reused));
+      }
       fetch_plane(gi, s + R + S::AHEAD);
       if (inside) {
         const T* ps = ring + slot_of(gi, s) * S::PLANE + own;
@@ -613,11 +670,11 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
           for (int w = 0; w < W; ++w) win[v * W + w] = pk.v[w];
         }
         if (reversed) {  // only threads at an insulated x face
-          // Own packs hold interior columns: never mirrored, so the window's copies of the
-          // queue's registers need no moves.
+          // Own packs hold interior columns: never mirrored, so (said to the lean kernel) the
+          // window's copies of the queue's registers need no moves.
 #pragma unroll
           for (int v = 0; v < WP; ++v)
-            if ((v < S::HV || v >= S::HV + PX) && (reversed & (1u << v))) {
+            if ((!kLean || v < S::HV || v >= S::HV + PX) && (reversed & (1u << v))) {
 #pragma unroll
               for (int w = 0; w < W / 2; ++w) {
                 const T t = win[v * W + w];
@@ -644,7 +701,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
             }
             out.v[w] = heat3d_point<T, R>(row, col, dep, a.c);
           }
-          T* o = dst + p * W;
+          T* o = (kLean ? dst : dst + d * plane) + p * W;
           if (c + p * W + W <= g.nx) {
             *reinterpret_cast<Pack<T>*>(o) = out;
           } else {
@@ -654,8 +711,12 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
           }
         }
       }
-      mbarrier_arrive_at(empty_s + 8 * slot_of(gi, s));  // plane d read by this thread
-      dst += plane;
+      if constexpr (kLean) {
+        mbarrier_arrive_at(empty_s + 8 * slot_of(gi, s));  // plane d read by this thread
+        dst += plane;
+      } else {
+        mbarrier_arrive(&empty[slot_of(gi, s)]);
+      }
     }
   }
   // Every phase a thread arrives on is waited on before the block ends (synccheck's

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
 #include "sim/models/heat3d/heat3d_solver.hpp"
 
@@ -156,6 +157,15 @@ TEST(Heat3DCpu, DtAboveTheLimitIsAnError) {
 
 // stream25d's slab plan (host only): one slab while the tiles fill the device,
 // more where they leave SMs idle, never below 16 planes.
+// The lean kernel where the SM binds (the H200, about 37 GB/s of DRAM per SM), the classic
+// one where DRAM does (the H100 SXM, about 25; no device, 0).
+TEST(Stream25dLean, TheKernelFollowsTheDevice) {
+  EXPECT_FALSE(heat3d_stream25d_lean(0));
+  EXPECT_FALSE(heat3d_stream25d_lean(25.4));
+  EXPECT_FALSE(heat3d_stream25d_lean(kSmBoundPeakGbpsPerSm));
+  EXPECT_TRUE(heat3d_stream25d_lean(36.7));
+}
+
 TEST(Stream25dSlabs, OneSlabWhenTheTilesFillTheDevice) {
   EXPECT_EQ(stream25d_slab_planes(128, 512, 132), 512);  // 512^3 on an H100: 128 tiles
   EXPECT_EQ(stream25d_slab_planes(500, 512, 132), 512);  // more tiles than blocks: waves anyway

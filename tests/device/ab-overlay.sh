@@ -2,7 +2,9 @@
 # A change to heat3d's kernels against the tree before it, in one device call: the working
 # tree is built as it is (build-gpu-nogui: stencilscope, test_heat3d_gpu, the GPU box test)
 # and, in parallel, a copy of it with the files under ab-old/ (the same paths, the old
-# contents; an untracked folder that the device call carries) laid over it. Then
+# contents; an untracked folder that the device call carries) laid over it. ab-old/ must
+# hold every file the change touched that the old files do not compile against (session 23
+# lost a call to an overlay of two headers whose launcher had moved on). Then
 #  1. ab-trees.sh: the new and the old build alternately (AB_CASES, AB_ROUNDS);
 #  2. test_heat3d_gpu and, with BOXES=1, the GPU boxes of two and three ranks on this GPU;
 #  3. with TOOLS (e.g. "memcheck racecheck"), sanitize.sh on heat3d's stream25d.

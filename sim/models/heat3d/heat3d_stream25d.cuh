@@ -59,6 +59,13 @@ namespace ss {
 // packs: 2 loads serve 8 outputs instead of 4) is then shared by twice the
 // outputs, for a z queue twice as long in registers (1 block of 256 threads per
 // SM at 16 rows, up to 255 registers each).
+//
+// kLean (session 23): the same steps with fewer instructions a plane (the copy duties as
+// predicated cp.async from an advancing source, fixed packs stored once, barriers by shared
+// address; 264 instead of 292 a step in float, order 8, periodic). It wins where the SM binds
+// (the H200: 0.83-0.87 of copy at 512^3 against 0.70-0.74) and loses where DRAM does (the
+// H100: 0.84 against 0.94 under the analytic rule), so heat3d_device.cu picks per device
+// (heat3d_stream25d_lean). Both forms write the same bits.
 inline constexpr int kStream25BX = 32;  // packs per tile row
 
 template <typename T, int R, int BY, int RING, int PX = 1>

@@ -12,7 +12,10 @@
 #     register25d: goal 3x steps and 0.65 of copy on the H100; acoustic3d global and
 #     stream25d: goal 0.85);
 #  5. TESTS=1: the heat2d and deriv3d GPU tests (every forced strip height included) before
-#     the benches.
+#     the benches;
+#  6. FORMS=1: heat3d's rows again with the other stream25d form forced (lean on an H100,
+#     classic on an H200: STENCILSCOPE_STREAM25_LEAN), and 256^3 analytic without face
+#     producers (STENCILSCOPE_FACE_PRODUCERS=0) in both forms.
 # Logs in $OUT/i18 (or ./out/i18); the table last.
 #   TOOLS="memcheck initcheck" tests/device/issue18-table.sh
 set -uo pipefail
@@ -53,6 +56,16 @@ for rule in analytic periodic fixed insulated; do
   bench "h3-512-$rule" "" heat3d --variant stream25d --size 512 --order 8 --steps 20 --repeat 3 --device gpu --boundary $rule
 done
 bench h3-256-analytic "" heat3d --variant stream25d --size 256 --order 8 --steps 20 --repeat 3 --device gpu --boundary analytic
+if [[ ${FORMS:-0} == 1 ]]; then
+  for lean in 0 1; do
+    for rule in analytic periodic fixed insulated; do
+      bench "h3-512-$rule-lean$lean" "STENCILSCOPE_STREAM25_LEAN=$lean" heat3d --variant stream25d --size 512 --order 8 --steps 20 \
+        --repeat 3 --device gpu --boundary $rule
+    done
+    bench "h3-256-analytic-lean$lean-noprod" "STENCILSCOPE_STREAM25_LEAN=$lean STENCILSCOPE_FACE_PRODUCERS=0" heat3d --variant stream25d \
+      --size 256 --order 8 --steps 20 --repeat 3 --device gpu --boundary analytic
+  done
+fi
 for axis in x y z; do
   bench "d3-512-$axis" "" deriv3d --variant stream --size 512 --order 8 --repeat 10 --device gpu --param axis=$axis
 done
@@ -102,6 +115,11 @@ rows = [("heat2d stream 8192^2 (goal 0.90)", "h2-8192")]
 rows += [(f"heat3d stream25d 512^3 {r} (goal 0.85)", f"h3-512-{r}") for r in ("analytic", "periodic", "fixed", "insulated")]
 rows += [("heat3d stream25d 256^3 analytic (goal 0.80)", "h3-256-analytic")]
 rows += [(f"deriv3d stream 512^3 {a} (goal 0.90)", f"d3-512-{a}") for a in "xyz"]
+for lean in (0, 1):
+    if os.path.exists(os.path.join(log, f"h3-512-analytic-lean{lean}.json")):
+        rows += [(f"heat3d 512^3 {r}, {'lean' if lean else 'classic'} form", f"h3-512-{r}-lean{lean}")
+                 for r in ("analytic", "periodic", "fixed", "insulated")]
+        rows += [(f"heat3d 256^3 analytic, {'lean' if lean else 'classic'}, no producers", f"h3-256-analytic-lean{lean}-noprod")]
 if os.path.exists(os.path.join(log, "el-512-steps.json")):
     rows += [("elastic3d steps 512^3", "el-512-steps"), ("elastic3d register25d 512^3 (goal 0.65, 3x steps)", "el-512-register25d"),
              ("acoustic3d global 512^3", "ac-512-global"), ("acoustic3d stream25d 512^3 (goal 0.85)", "ac-512-stream25d")]

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -42,10 +43,14 @@ int stream25d_shape_from_env() {
 }
 
 // Whether stream25d's default shape runs its lean kernel: heat3d_stream25d_lean of the
-// device, or STENCILSCOPE_STREAM25_LEAN=0|1 (read once per process).
+// device, or STENCILSCOPE_STREAM25_LEAN=1 or 0 (read once per process; another value is
+// ignored, with a line that says so).
 bool stream25d_lean_from_env() {
   const char* e = std::getenv("STENCILSCOPE_STREAM25_LEAN");
-  if (e && *e) return std::string(e) != "0";
+  const std::string v = e ? e : "";
+  if (v == "1") return true;
+  if (v == "0") return false;
+  if (!v.empty()) std::fprintf(stderr, "stencilscope: STENCILSCOPE_STREAM25_LEAN=%s ignored (1 or 0)\n", v.c_str());
   return heat3d_stream25d_lean(cuda_peak_gbps_per_sm());
 }
 

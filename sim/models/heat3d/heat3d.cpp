@@ -57,6 +57,13 @@ double heat3d_dt_limit(int order, double alpha, double h) {
   return 2.0 * h * h / (alpha * rho * 3.0);
 }
 
+std::optional<Heat3DFaceWriters> parse_heat3d_face_writers(std::string_view s) {
+  if (s == "tiles") return Heat3DFaceWriters::tiles;
+  if (s == "producers") return Heat3DFaceWriters::producers;
+  if (s == "kernel") return Heat3DFaceWriters::kernel;
+  return std::nullopt;
+}
+
 bool heat3d_stream25d_lean(double peak_gbps_per_sm) { return peak_gbps_per_sm > kSmBoundPeakGbpsPerSm; }
 
 int stream25d_slab_planes(long long columns, int nz, long long resident) {

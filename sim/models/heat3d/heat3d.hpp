@@ -6,6 +6,7 @@
 // ghost faces are written by the explicit boundary step of ghost3d.hpp.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -93,6 +94,13 @@ int stream25d_slab_planes(long long columns, int nz, long long resident);
 /// the H200) fewer instructions a plane are worth 13-19% at 512^3; where DRAM binds (the
 /// H100) the classic kernel is 1-10% faster (docs/perf.md, session 23).
 bool heat3d_stream25d_lean(double peak_gbps_per_sm);
+/// Who writes the face ghosts of the next step that stream25d copies under the analytic
+/// rule: every tile block a share after its last plane (tiles, the default), producer
+/// blocks on the SMs the tiles leave idle (producers; at 256^3 four SMs took longer than
+/// the step), or a kernel of their own before each step (kernel). STENCILSCOPE_FACES.
+enum class Heat3DFaceWriters { tiles, producers, kernel };
+/// "tiles", "producers" or "kernel"; anything else: nullopt.
+std::optional<Heat3DFaceWriters> parse_heat3d_face_writers(std::string_view s);
 /// The cost of starting a slab, in planes: it reads 2R planes around it again and
 /// waits for its first planes (session 5's slab measurements at 512^3 give 4-10).
 inline constexpr int kStream25SlabStart = 8;

@@ -166,6 +166,15 @@ TEST(Stream25dLean, TheKernelFollowsTheDevice) {
   EXPECT_TRUE(heat3d_stream25d_lean(36.7));
 }
 
+TEST(Stream25dFaces, TheWritersAreNamed) {
+  EXPECT_EQ(parse_heat3d_face_writers("tiles"), Heat3DFaceWriters::tiles);
+  EXPECT_EQ(parse_heat3d_face_writers("producers"), Heat3DFaceWriters::producers);
+  EXPECT_EQ(parse_heat3d_face_writers("kernel"), Heat3DFaceWriters::kernel);
+  EXPECT_EQ(parse_heat3d_face_writers(""), std::nullopt);
+  EXPECT_EQ(parse_heat3d_face_writers("Tiles"), std::nullopt);
+  EXPECT_EQ(parse_heat3d_face_writers("0"), std::nullopt);
+}
+
 TEST(Stream25dSlabs, OneSlabWhenTheTilesFillTheDevice) {
   EXPECT_EQ(stream25d_slab_planes(128, 512, 132), 512);  // 512^3 on an H100: 128 tiles
   EXPECT_EQ(stream25d_slab_planes(500, 512, 132), 512);  // more tiles than blocks: waves anyway

@@ -43,10 +43,10 @@ row() {  # label env-assignment bench-arguments...
 }
 for s in 512 256; do
   for r in $(seq "${ROUNDS:-2}"); do
-    for w in tiles producers kernel; do row "$s analytic faces=$w run $r" "STENCILSCOPE_FACES=$w" --size $s --boundary analytic; done
+    for w in producers kernel; do row "$s analytic faces=$w run $r" "STENCILSCOPE_FACES=$w" --size $s --boundary analytic; done
   done
 done
-for w in tiles producers kernel; do
+for w in producers kernel; do
   for lean in 0 1; do
     row "256 analytic faces=$w lean=$lean" "STENCILSCOPE_FACES=$w STENCILSCOPE_STREAM25_LEAN=$lean" --size 256 --boundary analytic
   done

@@ -99,7 +99,7 @@ struct FaceState {
 Heat3DFaceWriters face_writers() {
   static const Heat3DFaceWriters w = [] {
     const char* e = std::getenv("STENCILSCOPE_FACES");
-    if (!e || !*e) return Heat3DFaceWriters::tiles;
+    if (!e || !*e) return Heat3DFaceWriters::producers;
     if (const auto p = parse_heat3d_face_writers(e)) return *p;
     std::fprintf(stderr, "stencilscope: STENCILSCOPE_FACES=%s ignored (tiles, producers or kernel)\n", e);
     return Heat3DFaceWriters::tiles;
@@ -185,7 +185,7 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         const int producers = next_faces && writers == Heat3DFaceWriters::producers
                                   ? static_cast<int>(std::clamp<long long>(resident - tile_blocks, 0, max_face_producers()))
                                   : 0;
-        const bool tiles_write = next_faces && writers == Heat3DFaceWriters::tiles;
+        const bool tiles_write = false;
         if (tile_blocks + producers > std::numeric_limits<int>::max()) throw Error("stream25d: grid too large for this launch");
         if (kSine && faces && !faces->ready) {  // the face ghosts of a.in's time, which the kernel copies
           // A few waves of blocks, each thread walking the planes (one block per

@@ -87,48 +87,6 @@ __device__ void write_face_ghosts(T* __restrict__ faces, const Grid3D& g, const 
   }
 }
 
-// Writes a share of the face cells of planes z0 .. z1 - 1 of an nx x ny x nz grid: cells
-// c = worker, worker + workers, ... of those planes in array order (plane by plane), so
-// that any number of workers splits them evenly whatever the plane's size. stream25d's
-// tile blocks call it after their last plane (Heat3DFaceWriters::tiles), each block the
-// planes of its slab with its xy tile's index among the slab's tiles. The rounding of
-// write_face_ghosts. Out of line, with scalar arguments and the rule in global memory, so
-// that the calling kernel's plane loop keeps its code (inline, or given the grid by
-// reference, it cost stream25d 8-14 instructions a plane and spills). kTag: a distinct
-// instance per caller kernel form (an out-of-line callee shared by two kernels of one
-// file changes the code of both).
-template <typename T, int R, int kTag>
-__device__ __noinline__ void write_face_ghost_share(T* __restrict__ faces, int nx, int ny, const GhostRule3D<T>* __restrict__ rule,
-                                                    int z0, int z1, long long worker, long long workers) {
-  constexpr int H = FaceGhosts<T, R>::H, W = FaceGhosts<T, R>::W;
-  const long long nxp = (nx + W - 1) / W * W;
-  const long long xs = 2LL * ny * H, per_plane = xs + 2LL * R * nxp;
-  const std::uint64_t keep = l2_evict_last_policy();
-  const int modes = rule->modes;
-  const long long cells = per_plane * (z1 - z0);
-  for (long long c = worker; c < cells; c += workers) {
-    const int z = z0 + static_cast<int>(c / per_plane);
-    const long long o = c % per_plane;
-    int x, y;
-    if (o < xs) {
-      const bool right = o >= static_cast<long long>(ny) * H;
-      const int r = static_cast<int>(right ? o - static_cast<long long>(ny) * H : o);
-      y = r / H;
-      x = right ? nx + r % H : r % H - H;
-    } else {
-      const int row = static_cast<int>((o - xs) / nxp);
-      x = static_cast<int>(o - xs - row * nxp);
-      y = row < R ? row - R : ny + row - R;
-    }
-    T v = rule->offset;
-#pragma unroll
-    for (int m = 0; m < kMaxModes; ++m)
-      if (m < modes)
-        v = fma_t(rule->amplitude[m], (rule->table_x[m][x + kGhost] * rule->table_y[m][y + kGhost]) * rule->table_z[m][z + kGhost], v);
-    store_l2_hint(faces + static_cast<std::ptrdiff_t>(z) * per_plane + o, v, keep);
-  }
-}
-
 // The face ghosts of one time in a kernel of their own: cells along x of the
 // grid, planes along y. Runs before a stream of stream25d steps whose first
 // input has no face ghosts yet; the steps' producer blocks write the later ones.

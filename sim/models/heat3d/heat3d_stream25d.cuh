@@ -269,16 +269,6 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
                               producers * kStream25Threads, 0, 1);
       return;
     }
-    // Heat3DFaceWriters::tiles (no producer blocks, a next rule given): every tile block
-    // first writes its share of the next step's face ghosts, those of its slab. Before the
-    // tile's own work (no value of it live yet) and out of line: after the plane loop, or
-    // inline, it cost the loop 4-20 instructions a plane and spills.
-    if (next_rule && a.faces_next && static_cast<long long>(gridDim.x) == tile_blocks) {
-      const int z0 = static_cast<int>(block / tiles_xy) * slab;
-      write_face_ghost_share<T, R, kLean ? 1 : (kBox ? 2 : 0)>(a.faces_next, g.nx, g.ny, next_rule, z0, min(z0 + slab, g.nz),
-                                                              (block % tiles_xy) * kStream25Threads + threadIdx.y * TXT + threadIdx.x,
-                                                              tiles_xy * kStream25Threads);
-    }
   }
   const int block_x = static_cast<int>(block % tiles_x), block_y = static_cast<int>(block / tiles_x % tiles_y);
   const int block_z = static_cast<int>(block / tiles_xy);
@@ -626,6 +616,12 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   };
 #pragma unroll
   for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(0, d);
+  // q[p][(m + s) % Q] holds own pack p of plane k + m - R at step s of an unrolled
+  // group of Q planes. Planes k0 - R .. k0 - 1 come straight from global memory
+  // (only the thread's own columns of them are used: ghost planes take their image
+  // or the fixed value); planes k0 .. k0 + R - 1 from the ring, once they have
+  // landed, because their x ghosts are also read, as x neighbours (so are own
+  // packs past the last column, by the pack before them).
   Pack<T> q[PX][Q];
   const T* own_col = a.in + g.index(inside ? c : 0, inside ? j : 0, 0);
 #pragma unroll

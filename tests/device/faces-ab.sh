@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # heat3d stream25d under the analytic rule with each writer of the next step's face ghosts
-# (STENCILSCOPE_FACES=tiles|producers|kernel, Heat3DFaceWriters), in one device call:
+# (STENCILSCOPE_FACES=auto|producers|kernel, Heat3DFaceWriters), in one device call:
 #  1. builds stencilscope and test_heat3d_gpu ($BUILD, default build-gpu-nogui);
 #  2. TESTS=1 (default): test_heat3d_gpu whole (the default writers), its analytic tests with
 #     each other writer, and whole with each stream25d form forced;
 #  3. 512^3 and 256^3, order 8, float, 20 steps, best of 3: each writer, ROUNDS runs each
 #     (default 2) in the device's form, interleaved; 256^3 once in each form forced; 512^3
 #     periodic once as a control (its kernel has no face writers).
+#  4. NCU=1: Nsight Compute's duration of each kernel of 256^3 steps (face kernel, producers,
+#     periodic).
 # Logs in $OUT/faces; the table last.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -43,14 +45,23 @@ row() {  # label env-assignment bench-arguments...
 }
 for s in 512 256; do
   for r in $(seq "${ROUNDS:-2}"); do
-    for w in producers kernel; do row "$s analytic faces=$w run $r" "STENCILSCOPE_FACES=$w" --size $s --boundary analytic; done
+    for w in auto producers kernel; do row "$s analytic faces=$w run $r" "STENCILSCOPE_FACES=$w" --size $s --boundary analytic; done
   done
 done
-for w in producers kernel; do
+for w in auto producers kernel; do
   for lean in 0 1; do
     row "256 analytic faces=$w lean=$lean" "STENCILSCOPE_FACES=$w STENCILSCOPE_STREAM25_LEAN=$lean" --size 256 --boundary analytic
   done
 done
 row "512 periodic (control)" "" --size 512 --boundary periodic
+if [[ ${NCU:-0} == 1 ]]; then  # each kernel's duration in a 256^3 step (steps 3 and 4 of 4)
+  for c in "analytic kernel" "analytic producers" "periodic auto"; do
+    set -- $c
+    echo "== ncu 256^3 $1, faces=$2"
+    STENCILSCOPE_FACES=$2 STENCILSCOPE_BENCH_NO_REFERENCE=1 timeout 120 ncu --kernel-name regex:'heat3d_(step_stream25d|face_ghosts)' \
+      --launch-skip 4 --launch-count 4 --metrics gpu__time_duration.sum "$exe" bench heat3d --variant stream25d --device gpu \
+      --size 256 --order 8 --steps 6 --repeat 1 --boundary "$1" 2>&1 | grep -E "heat3d_|gpu__time_duration" | sed -E 's/ +/ /g; s/\(.*//'
+  done
+fi
 echo "total: $((SECONDS - t0)) s"
 exit $status

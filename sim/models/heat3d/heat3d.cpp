@@ -58,10 +58,16 @@ double heat3d_dt_limit(int order, double alpha, double h) {
 }
 
 std::optional<Heat3DFaceWriters> parse_heat3d_face_writers(std::string_view s) {
-  if (s == "tiles") return Heat3DFaceWriters::tiles;
+  if (s == "auto") return Heat3DFaceWriters::automatic;
   if (s == "producers") return Heat3DFaceWriters::producers;
   if (s == "kernel") return Heat3DFaceWriters::kernel;
   return std::nullopt;
+}
+
+int stream25d_face_producers(long long face_cells, long long points, long long tile_blocks, long long idle) {
+  if (idle <= 0 || tile_blocks <= 0) return 0;
+  // face_cells / idle <= 1.5 points / tile_blocks, in integers (at most ~1e12 x ~1e6)
+  return 2.0L * face_cells * tile_blocks <= 3.0L * points * idle ? static_cast<int>(idle) : 0;
 }
 
 bool heat3d_stream25d_lean(double peak_gbps_per_sm) { return peak_gbps_per_sm > kSmBoundPeakGbpsPerSm; }

@@ -95,12 +95,19 @@ int stream25d_slab_planes(long long columns, int nz, long long resident);
 /// H100) the classic kernel is 1-10% faster (docs/perf.md, session 23).
 bool heat3d_stream25d_lean(double peak_gbps_per_sm);
 /// Who writes the face ghosts of the next step that stream25d copies under the analytic
-/// rule: every tile block a share after its last plane (tiles, the default), producer
-/// blocks on the SMs the tiles leave idle (producers; at 256^3 four SMs took longer than
-/// the step), or a kernel of their own before each step (kernel). STENCILSCOPE_FACES.
-enum class Heat3DFaceWriters { tiles, producers, kernel };
-/// "tiles", "producers" or "kernel"; anything else: nullopt.
+/// rule (STENCILSCOPE_FACES): producer blocks on the SMs the tiles leave idle, or a kernel
+/// of their own before each step, or (automatic, the default) the producers where
+/// stream25d_face_producers says they keep up with the tiles.
+enum class Heat3DFaceWriters { automatic, producers, kernel };
+/// "auto", "producers" or "kernel"; anything else: nullopt.
 std::optional<Heat3DFaceWriters> parse_heat3d_face_writers(std::string_view s);
+/// Producer blocks for a stream25d step under Heat3DFaceWriters::automatic: the `idle` ones
+/// (resident blocks the `tile_blocks` leave free, capped) where each producer's face cells
+/// are at most 1.5 times a tile block's points, else none (the face kernel). At 512^3 the
+/// ratio is 1 (4 producers, 128 tiles) and producers win (H200: 0.82-0.85 of copy against
+/// 0.79); at 256^3 it is 2 and the face kernel wins (H200 0.65-0.66 against 0.57, H100 0.79
+/// against 0.67; docs/perf.md, session 24).
+int stream25d_face_producers(long long face_cells, long long points, long long tile_blocks, long long idle);
 /// The cost of starting a slab, in planes: it reads 2R planes around it again and
 /// waits for its first planes (session 5's slab measurements at 512^3 give 4-10).
 inline constexpr int kStream25SlabStart = 8;

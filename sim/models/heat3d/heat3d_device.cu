@@ -93,20 +93,20 @@ struct FaceState {
   bool ready = false;
   bool produced = false;
 };
-// Who writes the next step's face ghosts (Heat3DFaceWriters): STENCILSCOPE_FACES=tiles,
+// Who writes the next step's face ghosts (Heat3DFaceWriters): STENCILSCOPE_FACES=auto,
 // producers or kernel (read once per process; another value is ignored, with a line
-// that says so), else tiles.
+// that says so), else auto.
 Heat3DFaceWriters face_writers() {
   static const Heat3DFaceWriters w = [] {
     const char* e = std::getenv("STENCILSCOPE_FACES");
-    if (!e || !*e) return Heat3DFaceWriters::producers;
+    if (!e || !*e) return Heat3DFaceWriters::automatic;
     if (const auto p = parse_heat3d_face_writers(e)) return *p;
-    std::fprintf(stderr, "stencilscope: STENCILSCOPE_FACES=%s ignored (tiles, producers or kernel)\n", e);
-    return Heat3DFaceWriters::tiles;
+    std::fprintf(stderr, "stencilscope: STENCILSCOPE_FACES=%s ignored (auto, producers or kernel)\n", e);
+    return Heat3DFaceWriters::automatic;
   }();
   return w;
 }
-// Under Heat3DFaceWriters::producers at most this many producer blocks;
+// At most this many producer blocks;
 // STENCILSCOPE_FACE_PRODUCERS=N asks for at most N (0: the face kernel before every step).
 int max_face_producers() {
   static const int n = [] {
@@ -177,15 +177,19 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         int slab = stream25d_slab(g, bx * by, resident);
         if (kSine) slab = std::min(slab, kSineSlab);
         const long long tile_blocks = bx * by * blocks_for(g.nz, slab);
-        // Under the analytic rule the face ghosts of the next step are written by every
-        // tile block after its slab (tiles), or by producer blocks on the SMs the tiles
-        // leave idle (producers: 4 of 132 at 512^3 on an H100), or not in this step.
-        const bool next_faces = kSine && faces && a.faces_next;
-        const Heat3DFaceWriters writers = face_writers();
-        const int producers = next_faces && writers == Heat3DFaceWriters::producers
-                                  ? static_cast<int>(std::clamp<long long>(resident - tile_blocks, 0, max_face_producers()))
-                                  : 0;
-        const bool tiles_write = false;
+        // Under the analytic rule producer blocks on the SMs the tiles leave idle (4 of 132 at
+        // 512^3) write the face ghosts of the next step where they keep up with the tiles
+        // (Heat3DFaceWriters); else the face kernel writes them before the next step.
+        const long long idle = kSine && faces && a.faces_next ? std::clamp<long long>(resident - tile_blocks, 0, max_face_producers()) : 0;
+        int producers = 0;
+        switch (face_writers()) {
+          case Heat3DFaceWriters::producers: producers = static_cast<int>(idle); break;
+          case Heat3DFaceWriters::kernel: break;
+          case Heat3DFaceWriters::automatic:
+            producers = stream25d_face_producers(FaceGhosts<T, R>::plane(g) * g.nz,
+                                                 static_cast<long long>(g.nx) * g.ny * g.nz, tile_blocks, idle);
+            break;
+        }
         if (tile_blocks + producers > std::numeric_limits<int>::max()) throw Error("stream25d: grid too large for this launch");
         if (kSine && faces && !faces->ready) {  // the face ghosts of a.in's time, which the kernel copies
           // A few waves of blocks, each thread walking the planes (one block per
@@ -202,12 +206,12 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
           heat3d_face_ghosts<T, R><<<dim3(face_bx, face_by), 256, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
           SS_CUDA_LAUNCH_CHECK("heat3d_face_ghosts");
         }
-        if (faces) faces->produced = producers > 0 || tiles_write;
+        if (faces) faces->produced = producers > 0;
         Heat3DStepArgs<T> args = a;
         if (!faces) args.faces = args.faces_next = nullptr;  // the kernel computes every ghost
         heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox, kLean>
             <<<static_cast<unsigned>(tile_blocks + producers), dim3(S::TXT, BY), S::smem_bytes_for(sine_modes, slab), s>>>(
-                args, slab, in_rule, producers > 0 || tiles_write ? out_rule : nullptr);
+                args, slab, in_rule, out_rule);
         SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
       };
       auto fits = [&]<int BY, int RING, int PX = 1>() {

@@ -167,12 +167,27 @@ TEST(Stream25dLean, TheKernelFollowsTheDevice) {
 }
 
 TEST(Stream25dFaces, TheWritersAreNamed) {
-  EXPECT_EQ(parse_heat3d_face_writers("tiles"), Heat3DFaceWriters::tiles);
+  EXPECT_EQ(parse_heat3d_face_writers("auto"), Heat3DFaceWriters::automatic);
   EXPECT_EQ(parse_heat3d_face_writers("producers"), Heat3DFaceWriters::producers);
   EXPECT_EQ(parse_heat3d_face_writers("kernel"), Heat3DFaceWriters::kernel);
   EXPECT_EQ(parse_heat3d_face_writers(""), std::nullopt);
-  EXPECT_EQ(parse_heat3d_face_writers("Tiles"), std::nullopt);
+  EXPECT_EQ(parse_heat3d_face_writers("Kernel"), std::nullopt);
   EXPECT_EQ(parse_heat3d_face_writers("0"), std::nullopt);
+}
+
+// Producers where each keeps up with a tile block (512^3 on 132 SMs: 128 tiles, 4 idle),
+// the face kernel where they would not (256^3: each producer has twice a tile's cells).
+TEST(Stream25dFaces, ProducersOnlyWhereTheyKeepUp) {
+  auto cells = [](long long n) { return (2 * n * 4 + 2 * 4 * n) * n; };  // FaceGhosts<float, 4>
+  EXPECT_EQ(stream25d_face_producers(cells(512), 512LL * 512 * 512, 128, 4), 4);
+  EXPECT_EQ(stream25d_face_producers(cells(256), 256LL * 256 * 256, 128, 4), 0);
+  EXPECT_EQ(stream25d_face_producers(cells(512), 512LL * 512 * 512, 128, 0), 0);  // no idle SM
+  EXPECT_EQ(stream25d_face_producers(cells(512), 512LL * 512 * 512, 0, 4), 0);
+  // at the limit: 1.5 a tile's points per producer, and just past it
+  EXPECT_EQ(stream25d_face_producers(1500, 1000, 1, 1), 1);
+  EXPECT_EQ(stream25d_face_producers(1501, 1000, 1, 1), 0);
+  // large grids: no overflow in the products (4096^3: about 7e10 points)
+  EXPECT_EQ(stream25d_face_producers(cells(4096), 4096LL * 4096 * 4096, 128, 4), 4);
 }
 
 TEST(Stream25dSlabs, OneSlabWhenTheTilesFillTheDevice) {

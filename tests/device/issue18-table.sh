@@ -14,8 +14,8 @@
 #  5. TESTS=1: the heat2d and deriv3d GPU tests (every forced strip height included) before
 #     the benches;
 #  6. FORMS=1: heat3d's rows again with the other stream25d form forced (lean on an H100,
-#     classic on an H200: STENCILSCOPE_STREAM25_LEAN), and 256^3 analytic without face
-#     producers (STENCILSCOPE_FACE_PRODUCERS=0) in both forms.
+#     classic on an H200: STENCILSCOPE_STREAM25_LEAN), and 256^3 analytic with face producers
+#     (STENCILSCOPE_FACES=producers; the default there is the face kernel) in both forms.
 # Logs in $OUT/i18 (or ./out/i18); the table last.
 #   TOOLS="memcheck initcheck" tests/device/issue18-table.sh
 set -uo pipefail
@@ -62,7 +62,7 @@ if [[ ${FORMS:-0} == 1 ]]; then
       bench "h3-512-$rule-lean$lean" "STENCILSCOPE_STREAM25_LEAN=$lean" heat3d --variant stream25d --size 512 --order 8 --steps 20 \
         --repeat 3 --device gpu --boundary $rule
     done
-    bench "h3-256-analytic-lean$lean-noprod" "STENCILSCOPE_STREAM25_LEAN=$lean STENCILSCOPE_FACE_PRODUCERS=0" heat3d --variant stream25d \
+    bench "h3-256-analytic-lean$lean-producers" "STENCILSCOPE_STREAM25_LEAN=$lean STENCILSCOPE_FACES=producers" heat3d --variant stream25d \
       --size 256 --order 8 --steps 20 --repeat 3 --device gpu --boundary analytic
   done
 fi
@@ -119,7 +119,7 @@ for lean in (0, 1):
     if os.path.exists(os.path.join(log, f"h3-512-analytic-lean{lean}.json")):
         rows += [(f"heat3d 512^3 {r}, {'lean' if lean else 'classic'} form", f"h3-512-{r}-lean{lean}")
                  for r in ("analytic", "periodic", "fixed", "insulated")]
-        rows += [(f"heat3d 256^3 analytic, {'lean' if lean else 'classic'}, no producers", f"h3-256-analytic-lean{lean}-noprod")]
+        rows += [(f"heat3d 256^3 analytic, {'lean' if lean else 'classic'}, face producers", f"h3-256-analytic-lean{lean}-producers")]
 if os.path.exists(os.path.join(log, "el-512-steps.json")):
     rows += [("elastic3d steps 512^3", "el-512-steps"), ("elastic3d register25d 512^3 (goal 0.65, 3x steps)", "el-512-register25d"),
              ("acoustic3d global 512^3", "ac-512-global"), ("acoustic3d stream25d 512^3 (goal 0.85)", "ac-512-stream25d")]

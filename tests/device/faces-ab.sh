@@ -7,8 +7,11 @@
 #  3. 512^3 and 256^3, order 8, float, 20 steps, best of 3: each writer, ROUNDS runs each
 #     (default 2) in the device's form, interleaved; 256^3 once in each form forced; 512^3
 #     periodic once as a control (its kernel has no face writers).
-#  4. NCU=1: Nsight Compute's duration of each kernel of 256^3 steps (face kernel, producers,
-#     periodic).
+#  4. NCU=1: Nsight Compute's duration of each kernel of 256^3 steps (face kernel in each form,
+#     producers, periodic);
+#  5. FACE_KERNEL=1: the face kernel's forms (STENCILSCOPE_FACE_KERNEL=staged|walk) at 256^3
+#     (auto) and 512^3 (faces=kernel), ROUNDS runs each, before the rows of 3 (WRITERS=0
+#     leaves those out).
 # Logs in $OUT/faces; the table last.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -21,6 +24,8 @@ echo "build: $((SECONDS - t0)) s"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 exe=$b/bin/stencilscope
 status=0
+sizes=(512 256)
+writers_forms=(auto producers kernel)
 if [[ ${TESTS:-1} == 1 ]]; then
   gpu_test() {  # name env-assignment [gtest arguments]
     local name=$1 envset=$2
@@ -31,6 +36,7 @@ if [[ ${TESTS:-1} == 1 ]]; then
   }
   gpu_test default ""
   for w in producers kernel; do gpu_test "faces-$w" "STENCILSCOPE_FACES=$w" --gtest_filter='*analytic*:Heat3DGpuAnalytic.*'; done
+  gpu_test "faces-kernel-walk" "STENCILSCOPE_FACES=kernel STENCILSCOPE_FACE_KERNEL=walk" --gtest_filter='*analytic*:Heat3DGpuAnalytic.*'
   for lean in 0 1; do gpu_test "lean$lean" "STENCILSCOPE_STREAM25_LEAN=$lean"; done
   echo "tests: $((SECONDS - t0)) s"
 fi
@@ -43,22 +49,32 @@ row() {  # label env-assignment bench-arguments...
   [[ -n $r ]] || status=1
   echo "$label: ${r:-failed}" | tee -a "$log/table.txt"
 }
-for s in 512 256; do
+if [[ ${FACE_KERNEL:-0} == 1 ]]; then  # the face kernel's two forms, where the face kernel runs every step
+  for r in $(seq "${ROUNDS:-2}"); do
+    for k in staged walk; do
+      row "256 analytic auto, face kernel $k, run $r" "STENCILSCOPE_FACE_KERNEL=$k" --size 256 --boundary analytic
+      row "512 analytic faces=kernel, face kernel $k, run $r" "STENCILSCOPE_FACES=kernel STENCILSCOPE_FACE_KERNEL=$k" --size 512 \
+        --boundary analytic
+    done
+  done
+fi
+[[ ${WRITERS:-1} == 1 ]] || { sizes=(); writers_forms=(); }
+for s in "${sizes[@]}"; do
   for r in $(seq "${ROUNDS:-2}"); do
     for w in auto producers kernel; do row "$s analytic faces=$w run $r" "STENCILSCOPE_FACES=$w" --size $s --boundary analytic; done
   done
 done
-for w in auto producers kernel; do
+for w in "${writers_forms[@]}"; do
   for lean in 0 1; do
     row "256 analytic faces=$w lean=$lean" "STENCILSCOPE_FACES=$w STENCILSCOPE_STREAM25_LEAN=$lean" --size 256 --boundary analytic
   done
 done
 row "512 periodic (control)" "" --size 512 --boundary periodic
 if [[ ${NCU:-0} == 1 ]]; then  # each kernel's duration in a 256^3 step (steps 3 and 4 of 4)
-  for c in "analytic kernel" "analytic producers" "periodic auto"; do
+  for c in "analytic kernel staged" "analytic kernel walk" "analytic producers staged" "periodic auto staged"; do
     set -- $c
-    echo "== ncu 256^3 $1, faces=$2"
-    STENCILSCOPE_FACES=$2 STENCILSCOPE_BENCH_NO_REFERENCE=1 timeout 120 ncu --kernel-name regex:'heat3d_(step_stream25d|face_ghosts)' \
+    echo "== ncu 256^3 $1, faces=$2, face kernel $3"
+    STENCILSCOPE_FACES=$2 STENCILSCOPE_FACE_KERNEL=$3 STENCILSCOPE_BENCH_NO_REFERENCE=1 timeout 120 ncu --kernel-name regex:'heat3d_(step_stream25d|face_ghosts)' \
       --launch-skip 4 --launch-count 4 --metrics gpu__time_duration.sum "$exe" bench heat3d --variant stream25d --device gpu \
       --size 256 --order 8 --steps 6 --repeat 1 --boundary "$1" 2>&1 | grep -E "heat3d_|gpu__time_duration" | sed -E 's/ +/ /g; s/\(.*//'
   done

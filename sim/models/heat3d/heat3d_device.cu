@@ -106,6 +106,15 @@ Heat3DFaceWriters face_writers() {
   }();
   return w;
 }
+// The face kernel: heat3d_face_ghosts_staged, or with STENCILSCOPE_FACE_KERNEL=walk the
+// walking heat3d_face_ghosts it replaced (for A/B runs; read once per process).
+bool face_kernel_walks() {
+  static const bool walk = [] {
+    const char* e = std::getenv("STENCILSCOPE_FACE_KERNEL");
+    return e && std::string(e) == "walk";
+  }();
+  return walk;
+}
 // At most this many producer blocks;
 // STENCILSCOPE_FACE_PRODUCERS=N asks for at most N (0: the face kernel before every step).
 int max_face_producers() {
@@ -198,12 +207,19 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
           static const bool carveout = [] {
             SS_CUDA_CHECK(cudaFuncSetAttribute(heat3d_face_ghosts<T, R>, cudaFuncAttributePreferredSharedMemoryCarveout,
                                                cudaSharedmemCarveoutMaxShared));
+            SS_CUDA_CHECK(cudaFuncSetAttribute(heat3d_face_ghosts_staged<T, R>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                               cudaSharedmemCarveoutMaxShared));
             return true;
           }();
           (void)carveout;
-          const unsigned face_bx = blocks_for(FaceGhosts<T, R>::plane(g), 256);
-          const unsigned face_by = std::clamp<unsigned>(8U * sm_count / face_bx, 1U, std::min<unsigned>(g.nz, kMaxGridYZ));
-          heat3d_face_ghosts<T, R><<<dim3(face_bx, face_by), 256, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
+          const unsigned face_bx = blocks_for(FaceGhosts<T, R>::plane(g), kFaceThreads);
+          if (face_kernel_walks()) {
+            const unsigned face_by = std::clamp<unsigned>(8U * sm_count / face_bx, 1U, std::min<unsigned>(g.nz, kMaxGridYZ));
+            heat3d_face_ghosts<T, R><<<dim3(face_bx, face_by), kFaceThreads, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
+          } else {
+            const unsigned face_by = std::min<unsigned>(blocks_for(g.nz, kFaceZB), kMaxGridYZ);
+            heat3d_face_ghosts_staged<T, R><<<dim3(face_bx, face_by), kFaceThreads, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
+          }
           SS_CUDA_LAUNCH_CHECK("heat3d_face_ghosts");
         }
         if (faces) faces->produced = producers > 0;

@@ -125,6 +125,37 @@ int max_face_producers() {
   return n;
 }
 
+// The face ghosts of the times of rules[0 .. ahead - 1] into slots first_slot, first_slot + 1,
+// ... (modulo `slots`) of `faces`, `slot_elements` values each: heat3d_face_ghosts_staged, one
+// launch (or the walking kernel once per time, STENCILSCOPE_FACE_KERNEL=walk).
+template <typename T, int R>
+void launch_face_ghosts_ahead(T* faces, std::size_t slot_elements, int first_slot, int slots, int ahead, const Grid3D& g,
+                              const GhostRule3D<T>* rules, cudaStream_t s) {
+  static const bool carveout = [] {  // the carveout stream25d runs with: no SM reconfigures between them
+    SS_CUDA_CHECK(cudaFuncSetAttribute(heat3d_face_ghosts<T, R>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       cudaSharedmemCarveoutMaxShared));
+    SS_CUDA_CHECK(cudaFuncSetAttribute(heat3d_face_ghosts_staged<T, R>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       cudaSharedmemCarveoutMaxShared));
+    return true;
+  }();
+  (void)carveout;
+  const unsigned face_bx = blocks_for(FaceGhosts<T, R>::plane(g), kFaceThreads);
+  if (face_kernel_walks()) {
+    int dev = 0, sm_count = 0;
+    SS_CUDA_CHECK(cudaGetDevice(&dev));
+    SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
+    const unsigned face_by = std::clamp<unsigned>(8U * sm_count / face_bx, 1U, std::min<unsigned>(g.nz, kMaxGridYZ));
+    for (int j = 0; j < ahead; ++j)
+      heat3d_face_ghosts<T, R><<<dim3(face_bx, face_by), kFaceThreads, 0, s>>>(
+          faces + static_cast<std::size_t>((first_slot + j) % slots) * slot_elements, g, rules + j);
+  } else {
+    const unsigned face_by = std::min<unsigned>(blocks_for(g.nz, kFaceZB), kMaxGridYZ);
+    heat3d_face_ghosts_staged<T, R><<<dim3(face_bx, face_by, static_cast<unsigned>(ahead)), kFaceThreads, 0, s>>>(
+        faces, static_cast<std::ptrdiff_t>(slot_elements), first_slot, slots, g, rules);
+  }
+  SS_CUDA_LAUNCH_CHECK("heat3d_face_ghosts");
+}
+
 // One time step from a.in to a.out. `in_rule` is the boundary rule at the time
 // of a.in, `out_rule` the one at the time of a.out; `sine_modes` the number of
 // modes of the analytic rule, if that is the rule; `faces` stream25d's face
@@ -201,26 +232,7 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         }
         if (tile_blocks + producers > std::numeric_limits<int>::max()) throw Error("stream25d: grid too large for this launch");
         if (kSine && faces && !faces->ready) {  // the face ghosts of a.in's time, which the kernel copies
-          // A few waves of blocks, each thread walking the planes (one block per
-          // plane, 16K tiny blocks at 512^3, took 33 us), asking for the shared
-          // memory carveout stream25d runs with so that no SM reconfigures between them.
-          static const bool carveout = [] {
-            SS_CUDA_CHECK(cudaFuncSetAttribute(heat3d_face_ghosts<T, R>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                               cudaSharedmemCarveoutMaxShared));
-            SS_CUDA_CHECK(cudaFuncSetAttribute(heat3d_face_ghosts_staged<T, R>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                               cudaSharedmemCarveoutMaxShared));
-            return true;
-          }();
-          (void)carveout;
-          const unsigned face_bx = blocks_for(FaceGhosts<T, R>::plane(g), kFaceThreads);
-          if (face_kernel_walks()) {
-            const unsigned face_by = std::clamp<unsigned>(8U * sm_count / face_bx, 1U, std::min<unsigned>(g.nz, kMaxGridYZ));
-            heat3d_face_ghosts<T, R><<<dim3(face_bx, face_by), kFaceThreads, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
-          } else {
-            const unsigned face_by = std::min<unsigned>(blocks_for(g.nz, kFaceZB), kMaxGridYZ);
-            heat3d_face_ghosts_staged<T, R><<<dim3(face_bx, face_by), kFaceThreads, 0, s>>>(const_cast<T*>(a.faces), g, in_rule);
-          }
-          SS_CUDA_LAUNCH_CHECK("heat3d_face_ghosts");
+          launch_face_ghosts_ahead<T, R>(const_cast<T*>(a.faces), 0, 0, 1, 1, g, in_rule, s);
         }
         if (faces) faces->produced = producers > 0;
         Heat3DStepArgs<T> args = a;
@@ -332,11 +344,16 @@ struct DeviceHeat3D<T>::Impl {
   std::vector<GhostRule3D<T>> rules_host;
   std::vector<T> initial;
   DeviceBuffer<T> tables;
-  // stream25d's face ghosts (FaceGhosts) under the analytic rule, double
-  // buffered: faces[face_cur] holds those of step faces_step's input.
-  DeviceBuffer<T> faces[2];
-  int face_cur = 0;
-  long faces_step = -1;
+  // stream25d's face ghosts (FaceGhosts) under the analytic rule, in kFaceSlots slots of
+  // face_elements values: slot s % kFaceSlots holds those of step s's input for the steps
+  // s = faces_from .. faces_to. The face kernel writes up to kFaceSlots steps ahead in one
+  // launch; stream25d's producer blocks write the next step's.
+  static constexpr int kFaceSlots = 4;
+  std::size_t face_elements = 0;
+  DeviceBuffer<T> faces;
+  long faces_from = -1, faces_to = -2;
+  T* face_slot(long step) { return faces.get() + static_cast<std::size_t>(step % kFaceSlots) * face_elements; }
+  bool faces_hold(long step) const { return faces_from <= step && step <= faces_to; }
   int current = 0;
   long steps_done = 0;
   CudaEvent batch0, batch1;
@@ -349,11 +366,11 @@ struct DeviceHeat3D<T>::Impl {
     SS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev));
     const std::vector<T> host_tables = analytic_tables3d<T>(s);
     const bool analytic = s.config.boundary == Boundary::analytic;
-    const std::size_t face_elements = analytic ? FaceGhosts<T, 1>::elements_max(s.grid) : 0;
-    check_device_memory((2 * s.grid.elements() + host_tables.size() + 2 * face_elements) * sizeof(T), "this grid");
+    face_elements = analytic ? FaceGhosts<T, 1>::elements_max(s.grid) : 0;
+    check_device_memory((2 * s.grid.elements() + host_tables.size() + kFaceSlots * face_elements) * sizeof(T), "this grid");
     field[0] = DeviceBuffer<T>(s.grid.elements());
     field[1] = DeviceBuffer<T>(s.grid.elements());
-    if (analytic) faces[0] = DeviceBuffer<T>(face_elements), faces[1] = DeviceBuffer<T>(face_elements);
+    if (analytic) faces = DeviceBuffer<T>(kFaceSlots * face_elements);
     tables = DeviceBuffer<T>(std::max<std::size_t>(host_tables.size(), 1));
     if (!host_tables.empty())
       SS_CUDA_CHECK(cudaMemcpy(tables.get(), host_tables.data(), host_tables.size() * sizeof(T), cudaMemcpyHostToDevice));
@@ -412,14 +429,27 @@ void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
         }
         const bool analytic = m.setup.config.boundary == Boundary::analytic;
         const std::optional<int> sine_modes = analytic ? std::optional<int>(m.setup.analytic.modes) : std::nullopt;
+        const long s = m.steps_done;
+        const bool face_ghosts = variant == Heat3DVariant::stream25d && analytic;
+        if (face_ghosts && !m.faces_hold(s)) {
+          // The face ghosts of this step's input and of up to kFaceSlots - 1 steps after it
+          // whose rules this chunk has (slots k .. chunk), in one launch.
+          const int ahead = std::min(Impl::kFaceSlots, chunk - k + 1);
+          launch_face_ghosts_ahead<T, R>(m.faces.get(), m.face_elements, static_cast<int>(s % Impl::kFaceSlots),
+                                         Impl::kFaceSlots, ahead, m.setup.grid, in_rule, m.stream.get());
+          m.faces_from = s;
+          m.faces_to = s + ahead - 1;
+        }
+        // The producers write the next step's faces only where no launch has yet.
+        T* faces_next = face_ghosts && !m.faces_hold(s + 1) ? m.face_slot(s + 1) : nullptr;
         const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c,
-                                  m.faces[m.face_cur].get(), m.faces[1 - m.face_cur].get()};
-        FaceState faces{m.faces_step == m.steps_done, false};
+                                  face_ghosts ? m.face_slot(s) : nullptr, faces_next};
+        FaceState faces{face_ghosts, false};
         m.ghosts_stale = !launch_step<T, R>(variant, sine_modes, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1,
                                             analytic ? &faces : nullptr);
-        if (variant == Heat3DVariant::stream25d && analytic) {  // what the faces buffers hold now
-          if (faces.produced) m.face_cur = 1 - m.face_cur;
-          m.faces_step = faces.produced ? m.steps_done + 1 : m.steps_done;
+        if (face_ghosts && faces.produced) {  // slot (s + 1) % kFaceSlots held step s + 1 - kFaceSlots's
+          m.faces_to = s + 1;
+          m.faces_from = std::max(m.faces_from, s + 2 - Impl::kFaceSlots);
         }
         m.current = 1 - m.current;
         ++m.steps_done;
@@ -475,7 +505,8 @@ void DeviceHeat3D<T>::set_order(int order) {
   impl_->setup = make_heat3d_setup(c);
   // The time of the field (steps x dt) moves with dt: its ghosts follow, and
   // stream25d's face ghosts (laid out for one radius, too) are written again.
-  impl_->faces_step = -1;
+  impl_->faces_from = -1;
+  impl_->faces_to = -2;
   refresh_ghosts();
 }
 

@@ -97,16 +97,21 @@ __global__ void heat3d_face_ghosts(T* __restrict__ faces, Grid3D g, const GhostR
 }
 
 // The face kernel with each block's z tables staged in shared memory (session 24): block
-// (bx, by) writes cells o = bx 256 + thread of planes by kFaceZB .. by kFaceZB + kFaceZB - 1
-// (then further planes by gridDim.y kFaceZB), so that its plane loop is shared loads, fused
-// multiply-adds and stores, with no global load to wait for: the walking kernel above waited
-// for table_z at every plane (7-8 us of a 256^3 step, 4 MB, on an H100 under ncu). The
-// rounding of write_face_ghosts.
+// (bx, by, j) writes the face ghosts of the time of rules[j] into slot (first_slot + j) %
+// slots of `faces` (slot_stride values apart): cells o = bx 256 + thread of planes by kFaceZB
+// .. by kFaceZB + kFaceZB - 1 (then further planes by gridDim.y kFaceZB). Its plane loop is
+// shared loads, fused multiply-adds and stores, with no global load to wait for (the walking
+// kernel above waited for table_z at every plane: 7-8 us of a 256^3 step, 4 MB, on an H100
+// under ncu), and one launch writes the faces of several steps ahead (gridDim.z). The rounding
+// of write_face_ghosts.
 inline constexpr int kFaceZB = 16;
 inline constexpr int kFaceThreads = 256;
 template <typename T, int R>
 __global__ void __launch_bounds__(kFaceThreads)
-    heat3d_face_ghosts_staged(T* __restrict__ faces, Grid3D g, const GhostRule3D<T>* __restrict__ rule) {
+    heat3d_face_ghosts_staged(T* __restrict__ faces_base, std::ptrdiff_t slot_stride, int first_slot, int slots, Grid3D g,
+                              const GhostRule3D<T>* __restrict__ rules) {
+  const GhostRule3D<T>* rule = rules + blockIdx.z;
+  T* __restrict__ faces = faces_base + static_cast<std::ptrdiff_t>((first_slot + static_cast<int>(blockIdx.z)) % slots) * slot_stride;
   using F = FaceGhosts<T, R>;
   __shared__ T tz[kMaxModes][kFaceZB];
   const int per_plane = static_cast<int>(F::plane(g)), xs = 2 * g.ny * F::H, nxp = F::nxp(g);

@@ -14,8 +14,9 @@ namespace ss {
 // array that stream25d copies into its ring like image packs, so that no warp
 // computes sines between two of its block barriers (computed there, they held
 // the face blocks' warps back). The array of a step's input is written either
-// by heat3d_face_ghosts (first step of a run) or by the previous step's producer
-// blocks, on the SMs its tiles leave idle. On an H100 at 512^3, order 8, float:
+// by the face kernel (heat3d_face_ghosts_staged, up to four steps a launch) or by
+// the previous step's producer blocks, on the SMs its tiles leave idle
+// (Heat3DFaceWriters picks). On an H100 at 512^3, order 8, float:
 // copy ratio 0.822-0.828 with producers, 0.818 with the face kernel before
 // every step (11 us), 0.811 computing every ghost in the step (no array);
 // periodic 0.860-0.868 in the same runs. Double 0.855.
@@ -87,9 +88,9 @@ __device__ void write_face_ghosts(T* __restrict__ faces, const Grid3D& g, const 
   }
 }
 
-// The face ghosts of one time in a kernel of their own: cells along x of the
-// grid, planes along y. Runs before a stream of stream25d steps whose first
-// input has no face ghosts yet; the steps' producer blocks write the later ones.
+// The face ghosts of one time in a kernel of their own: cells along x of the grid,
+// planes along y, each thread walking its planes. Replaced by heat3d_face_ghosts_staged
+// below; kept for A/B runs (STENCILSCOPE_FACE_KERNEL=walk).
 template <typename T, int R>
 __global__ void heat3d_face_ghosts(T* __restrict__ faces, Grid3D g, const GhostRule3D<T>* __restrict__ rule) {
   write_face_ghosts<T, R>(faces, g, *rule, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x, blockIdx.y,

@@ -104,9 +104,10 @@ std::optional<Heat3DFaceWriters> parse_heat3d_face_writers(std::string_view s);
 /// Producer blocks for a stream25d step under Heat3DFaceWriters::automatic: the `idle` ones
 /// (resident blocks the `tile_blocks` leave free, capped) where each producer's face cells
 /// are at most 1.5 times a tile block's points, else none (the face kernel). At 512^3 the
-/// ratio is 1 (4 producers, 128 tiles) and producers win (H200: 0.82-0.85 of copy against
-/// 0.79); at 256^3 it is 2 and the face kernel wins (H200 0.65-0.66 against 0.57, H100 0.79
-/// against 0.67; docs/perf.md, session 24).
+/// ratio is 1 (4 producers, 128 tiles) and producers win or tie (H200: 0.82-0.83 of copy
+/// against 0.81 for the face kernel); at 256^3 it is 2 and the face kernel wins (H200
+/// 0.68-0.71 against 0.61-0.62, H100 1.31 ms against 1.49 for 20 steps; docs/perf.md,
+/// session 24).
 int stream25d_face_producers(long long face_cells, long long points, long long tile_blocks, long long idle);
 /// The cost of starting a slab, in planes: it reads 2R planes around it again and
 /// waits for its first planes (session 5's slab measurements at 512^3 give 4-10).

@@ -1,62 +1,108 @@
 #!/usr/bin/env bash
-# Where heat3d stream25d's analytic kernel executes the instructions periodic does not
-# (docs/perf.md, session 24: 17% more warp instructions at 256^3): Nsight Compute's source
-# counters of one step under each rule, per CUDA source line (the build has -lineinfo), and
-# the lines whose executed instructions differ most between the two. Needs a built
+# Where heat3d stream25d executes, under another rule, the instructions periodic does not
+# (docs/perf.md, sessions 24-25: 15-17% more warp instructions under the analytic rule at
+# 256^3): Nsight Compute's source counters of one step under each rule, per SASS instruction
+# (ncu's CUDA-source page carries no metrics), summed by opcode and by how many times a line
+# ran (the unrolled plane loop, the set-up, a branch some warps take). Needs a built
 # stencilscope (BUILD, default build-gpu-nogui; builds it where missing).
-#   NCU_SIZE=256 tests/device/ncu-source.sh
-# Logs in $OUT/ncu-source: each rule's report (.ncu-rep), its source page as CSV, and the
-# table of lines (top 40 by difference) printed last. Not run yet at the time of writing:
-# the CSV's column names are printed so that the summary can be adjusted if they differ.
+#   NCU_SIZE=256 RULES="analytic insulated periodic" tests/device/ncu-source.sh
+# Logs in $OUT/ncu-source: each rule's report (.ncu-rep) and SASS page as CSV; the
+# comparisons with periodic are printed last.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 b=${BUILD:-build-gpu-nogui}
 log=$out/ncu-source
 mkdir -p "$log"
 [[ -x $b/bin/stencilscope ]] || build_no_gui "$b" stencilscope || exit 1
-for rule in analytic periodic; do
+for rule in ${RULES:-analytic periodic}; do
   STENCILSCOPE_BENCH_NO_REFERENCE=1 timeout 180 ncu --kernel-name regex:heat3d_step_stream25d --launch-skip 3 --launch-count 1 \
     --section SourceCounters --import-source yes -f -o "$log/$rule" "$b/bin/stencilscope" bench heat3d --variant stream25d \
     --device gpu --size "${NCU_SIZE:-256}" --order 8 --steps 4 --repeat 1 --boundary "$rule" >"$log/$rule-run.txt" 2>&1 ||
     { echo "ncu $rule failed: $(tail -3 "$log/$rule-run.txt")"; continue; }
-  ncu --import "$log/$rule.ncu-rep" --page source --print-source cuda --csv >"$log/$rule-source.csv" 2>"$log/$rule-source.err" ||
-    echo "source page of $rule failed: $(tail -2 "$log/$rule-source.err")"
-  echo "$rule columns: $(head -1 "$log/$rule-source.csv" | cut -c1-400)"
+  # The CUDA source page lists lines without metrics (session 25): the SASS page carries them.
+  ncu --import "$log/$rule.ncu-rep" --page source --print-source sass --csv >"$log/$rule-sass.csv" 2>"$log/$rule-sass.err" ||
+    echo "SASS page of $rule failed: $(tail -2 "$log/$rule-sass.err")"
+  echo "$rule columns: $(sed -n 1,3p "$log/$rule-sass.csv" | cut -c1-300 | tr '\n' ' ')"
 done
-python3 - "$log" <<'PY'
-import csv, os, sys
+python3 - "$log" ${RULES:-analytic periodic} <<'PY'
+import csv, os, re, sys, collections
 log = sys.argv[1]
-def lines(rule):
-    path = os.path.join(log, rule + "-source.csv")
+def rows(rule):
+    path = os.path.join(log, rule + "-sass.csv")
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return None
-    rows = list(csv.reader(open(path)))
-    # The header row is the one naming a source column; the count column is the first whose
-    # name mentions executed instructions.
-    for h, head in enumerate(rows):
+    table = list(csv.reader(open(path)))
+    for h, head in enumerate(table):
         low = [c.lower() for c in head]
-        src = next((i for i, c in enumerate(low) if c in ("source", "# source", "line")), None)
-        cnt = next((i for i, c in enumerate(low) if "instructions executed" in c or c == "inst_executed"), None)
+        src = next((i for i, c in enumerate(low) if c == "source"), None)
+        cnt = next((i for i, c in enumerate(low) if c in ("instructions executed", "warp instructions executed")), None)
+        if cnt is None:
+            cnt = next((i for i, c in enumerate(low) if "instructions executed" in c), None)
         if src is not None and cnt is not None:
-            out = {}
-            for n, r in enumerate(rows[h + 1:]):
+            out = []
+            for r in table[h + 1:]:
                 if len(r) <= max(src, cnt):
                     continue
                 try:
-                    v = float(r[cnt].replace(",", ""))
+                    out.append((r[src].strip(), float(r[cnt].replace(",", "") or 0)))
                 except ValueError:
-                    continue
-                key = f"{n:5d} {r[src].strip()[:90]}"
-                out[key] = out.get(key, 0) + v
+                    pass
             return out
-    print(f"{rule}: no source and instruction columns found in {path}")
+    print(f"{rule}: no source and instruction columns in {path}: {table[:2]}")
     return None
-a, p = lines("analytic"), lines("periodic")
-if a is None or p is None:
+def stalls(rule):
+    """Warp-stall samples of the rule's kernel, by reason (ncu's stall_* columns, all samples)."""
+    path = os.path.join(log, rule + "-sass.csv")
+    table = list(csv.reader(open(path)))
+    for h, head in enumerate(table):
+        cols = [(i, c) for i, c in enumerate(head) if c.startswith("stall_") and "Not Issued" not in c]
+        if cols:
+            out = collections.Counter()
+            for r in table[h + 1:]:
+                if len(r) == len(head):
+                    for i, c in cols:
+                        try:
+                            out[c[6:]] += int(float(r[i] or 0))
+                        except ValueError:
+                            pass
+            return out
+    return collections.Counter()
+def opcode(text):
+    t = re.sub(r"^@!?U?P[T0-9]+\s+", "", text)
+    return t.split(" ")[0] if t else "?"
+names = sys.argv[2:]
+base = rows("periodic")
+if base is None:
     sys.exit(0)
-print(f"warp instructions: analytic {sum(a.values()):.0f}, periodic {sum(p.values()):.0f}")
-diff = sorted(((a.get(k, 0) - p.get(k, 0), k) for k in set(a) | set(p)), reverse=True)
-print("line (row of the source page) | analytic | periodic | difference")
-for d, k in diff[:40]:
-    print(f"{k} | {a.get(k, 0):.0f} | {p.get(k, 0):.0f} | {d:+.0f}")
+for rule in [n for n in names if n != "periodic"]:
+    a = rows(rule)
+    if a is None:
+        continue
+    ta, tp = sum(v for _, v in a), sum(v for _, v in base)
+    print(f"== {rule} against periodic: warp instructions {ta:.0f} / {tp:.0f} ({ta / tp - 1:+.1%}); SASS lines {len(a)} / {len(base)}")
+    mix = {}
+    for key, rs in ((rule, a), ("periodic", base)):
+        m = collections.Counter()
+        for t, v in rs:
+            m[opcode(t)] += v
+        mix[key] = m
+    print(f"opcode | {rule} | periodic | difference")
+    for op in sorted(set(mix[rule]) | set(mix["periodic"]), key=lambda o: -(mix[rule][o] - mix["periodic"][o]))[:20]:
+        print(f"{op} | {mix[rule][op]:.0f} | {mix['periodic'][op]:.0f} | {mix[rule][op] - mix['periodic'][op]:+.0f}")
+    # Lines executed the same number of times belong to one path (the unrolled plane loop, the
+    # set-up, a branch taken by some warps): the paths whose totals differ most.
+    buckets = {}
+    for key, rs in ((rule, a), ("periodic", base)):
+        b = collections.Counter()
+        for _, v in rs:
+            b[v] += v
+        buckets[key] = b
+    print(f"times executed | {rule} lines | periodic lines | difference in instructions")
+    for n in sorted(set(buckets[rule]) | set(buckets["periodic"]), key=lambda k: -abs(buckets[rule][k] - buckets["periodic"][k]))[:15]:
+        if n:
+            print(f"{n:.0f} | {buckets[rule][n] / n:.0f} | {buckets['periodic'][n] / n:.0f} | {buckets[rule][n] - buckets['periodic'][n]:+.0f}")
+    sa, sp = stalls(rule), stalls("periodic")
+    print(f"warp-stall samples: {rule} {sum(sa.values())}, periodic {sum(sp.values())}; by reason ({rule} | periodic | difference):")
+    for k in sorted(set(sa) | set(sp), key=lambda k: -abs(sa[k] - sp[k]))[:8]:
+        print(f"  {k} | {sa[k]} | {sp[k]} | {sa[k] - sp[k]:+d}")
 PY

@@ -558,8 +558,9 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
           }
         };
         // Only the threads of the tiles at the domain's x and y faces have face duties: the
-        // others take the plain copies.
-        if (kSine && faces) issue(true);
+        // others take the plain copies. The choice is the warp's (every lane fetches each
+        // plane): a warp with a face duty in any lane issues one set of copies, not both.
+        if (kSine && __any_sync(0xffffffffu, faces != 0u)) issue(true);
         else issue(false);
       };
       if (z < g.nz) {

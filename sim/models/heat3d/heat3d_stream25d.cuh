@@ -96,9 +96,15 @@ struct Stream25Shape {
   static constexpr int ITEMS = TH * kStream25BX + XH;           // packs copied per plane
   static constexpr int PER_THREAD = (ITEMS + kStream25Threads - 1) / kStream25Threads;
   static constexpr int DUTIES = PER_THREAD + PX;  // boundary duty slots: the copy duties, then the own packs
-  // The x-halo packs go to every XSTRIDE-th thread of those with a spare duty, so
-  // that the edge blocks' extra work on them is spread over several warps.
+  // The x-halo packs go to every XSTRIDE-th thread of those with a spare duty. Spread
+  // (the classic form), the edge blocks' extra work on them is shared by several
+  // warps; consecutive (XSTRIDE_LEAN, the lean form), one warp of a tile at an x face
+  // has the ghost packs and the others none, as a warp spends as many instructions on
+  // a pack whether one lane needs it or all. Measured in session 25 (docs/perf.md):
+  // consecutive, the lean form gained 1.2% at 512^3 analytic on an H200; the classic
+  // form lost 1-3% there on an H100.
   static constexpr int XSTRIDE = (PER_THREAD * kStream25Threads - TH * kStream25BX) / XH;
+  static constexpr int XSTRIDE_LEAN = 1;
   static_assert(XSTRIDE >= 1);
   // Shared memory: the ring, then the threads' boundary duties (packs other than
   // plain 16-byte copies: where each goes with its fill kind, for every duty and
@@ -368,7 +374,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
 
   // Copy duties, the same for every plane: the source offset within plane 0 and
   // the ring offset with the fill kind above it. Core and y-halo rows first (32
-  // packs each, a warp per row), then x-halo packs (spread out, see XSTRIDE).
+  // packs each, a warp per row), then x-halo packs (see XSTRIDE).
   // Rows that are ghosts take their image row.
   // The classic kernel (kLean false) keeps each duty's source offset within plane 0 and its
   // ring offset with the fill kind above it, and decides per duty and plane what to do.
@@ -386,19 +392,20 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   unsigned dst_byte[S::PER_THREAD];  // ... in bytes
   unsigned copy_duties = 0, face_duties = 0;
   unsigned boundary_duties = 0;  // bit n: duty n is a boundary duty (bit PER_THREAD: the own pack)
+  constexpr int xstride = kLean ? S::XSTRIDE_LEAN : S::XSTRIDE;
 #pragma unroll
   for (int n = 0; n < S::PER_THREAD; ++n) {
     const int e = tid + n * kStream25Threads;
     int x = 0, ry = 0, cx = 0;
     const int spare = e - S::TH * kStream25BX;
-    const bool item = spare < 0 || (spare % S::XSTRIDE == 0 && spare / S::XSTRIDE < S::XH);
+    const bool item = spare < 0 || (spare % xstride == 0 && spare / xstride < S::XH);
     if (e < S::TH * kStream25BX) {
       ry = e / kStream25BX;
       const int px = e % kStream25BX;
       x = i0 + px * W;
       cx = H + px * W;
     } else {
-      const int h = spare / S::XSTRIDE;  // 2 HV packs per core row
+      const int h = spare / xstride;  // 2 HV packs per core row
       ry = R + h / (2 * S::HV);
       const int p = h % (2 * S::HV);
       x = p < S::HV ? i0 - H + p * W : i0 + S::TW + (p - S::HV) * W;

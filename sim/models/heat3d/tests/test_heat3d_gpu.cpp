@@ -87,6 +87,17 @@ TEST_P(Heat3DGpu, TailPacksBitwiseEqualToCpu) {
   check_case<double>(setup_of(43, 19, 21, order, b, InitialCondition::hot_spots), 3, 1e-13);
 }
 
+// Widths that are whole packs but not whole stream25d tiles (128 floats or 64 doubles a
+// tile row): the last tile's core rows end in packs of ghosts only, which under the
+// insulated rule are mirrored packs in the same duties as interior packs (and under
+// periodic, wrapped ones), not only in the x-halo duties.
+TEST_P(Heat3DGpu, WholePacksPastTheLastTileBitwiseEqualToCpu) {
+  SKIP_WITHOUT_DEVICE();
+  const auto [order, b] = GetParam();
+  check_case<float>(setup_of(132, 21, 13, order, b, InitialCondition::analytic), 3, 1e-6);
+  check_case<double>(setup_of(66, 19, 11, order, b, InitialCondition::hot_spots), 3, 1e-13);
+}
+
 INSTANTIATE_TEST_SUITE_P(OrdersAndBoundaries, Heat3DGpu,
                          ::testing::Combine(::testing::Values(2, 4, 6, 8),
                                             ::testing::Values(Boundary::analytic, Boundary::periodic, Boundary::fixed,

@@ -6,6 +6,7 @@
 # ab-trees.sh benches them in turns (AB_CASES, AB_ROUNDS), test_heat3d_gpu runs on the
 # combined build and, with TOOLS, sanitize.sh on its stream25d.
 #   AB_CASES="512:analytic 512:insulated" tests/device/patches-ab.sh PATCH...
+# PAB_COMBINED=PATCH: the combined tree from this patch (where the others conflict).
 # Never run it in a checkout you keep: it applies the patches to the working tree.
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -22,7 +23,8 @@ for p in "$@"; do
   apply "$root/$name" "$p" || { echo "patches-ab: $p does not apply alone"; exit 1; }
   trees+=("$root/$name")
 done
-for p in "$@"; do apply . "$p" || { echo "patches-ab: $p does not apply on top of the others"; exit 1; }; done
+if [[ -n ${PAB_COMBINED:-} ]]; then apply . "$PAB_COMBINED" || { echo "patches-ab: $PAB_COMBINED does not apply"; exit 1; }
+else for p in "$@"; do apply . "$p" || { echo "patches-ab: $p does not apply on top of the others"; exit 1; }; done; fi
 echo "patches-ab: ${#trees[@]} trees and the combined working tree"
 jobs=$(( $(nproc) / (${#trees[@]} + 1) )); (( jobs < 2 )) && jobs=2
 pids=()

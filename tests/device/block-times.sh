@@ -4,7 +4,8 @@
 # %globaltimer at its start and end) and, for each case of BT_CASES (SIZE:RULE, heat3d
 # stream25d order 8 float, 20 steps), prints per launch the span (first start to last end)
 # against the blocks' own times by kind of tile: interior, x face, y face, corner (both).
-# With BT_TESTS=1 the tree as it is builds test_heat3d_gpu in parallel and runs it.
+# With BT_TESTS=1 the tree as it is builds test_heat3d_gpu in parallel and runs it; with
+# BT_BASE=1 its stencilscope, benched after the probe in each case.
 #   BT_CASES="512:analytic 512:periodic" tests/device/block-times.sh      logs in $OUT
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
@@ -14,7 +15,10 @@ rm -rf "$probe" && mkdir -p "$probe"
 tar --exclude='./build*' --exclude=./out --exclude=./.devdeps --exclude=./ab-old -cf - . | tar -C "$probe" -xf -
 (cd "$probe" && patch -p1 --forward <tests/device/patches/probe-block-times.patch >/dev/null) || { echo "block-times: the probe does not apply"; exit 1; }
 pids=()
-if [[ ${BT_TESTS:-0} == 1 ]]; then ( build_no_gui build-gpu-nogui test_heat3d_gpu ) & pids+=($!); fi
+base_targets=()
+[[ ${BT_TESTS:-0} == 1 ]] && base_targets+=(test_heat3d_gpu)
+[[ ${BT_BASE:-0} == 1 ]] && base_targets+=(stencilscope)
+if ((${#base_targets[@]})); then ( build_no_gui build-gpu-nogui "${base_targets[@]}" ) & pids+=($!); fi
 ( cmake -S "$probe" -B "$probe/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTENCILSCOPE_GUI=OFF \
     -DCMAKE_CUDA_ARCHITECTURES=90-real >"$out/cfg-probe.log" 2>&1 &&
   cmake --build "$probe/build" --target stencilscope --parallel "$(nproc)" >"$out/build-probe.log" 2>&1 ) ||
@@ -27,7 +31,12 @@ for c in ${BT_CASES:-512:analytic 512:periodic}; do
   f=$out/bt-$size-$rule.txt
   STENCILSCOPE_BENCH_NO_REFERENCE=1 "$probe/build/bin/stencilscope" bench heat3d --variant stream25d --device gpu \
     --size "$size" --order 8 --steps 20 --repeat 3 --precision float --param boundary="$rule" >"$f" 2>&1 || status=1
-  echo "== $size^3 $rule: $(awk '$1 == "stream25d" { print $4 " ms, copy " $7 }' "$f" | head -1)"
+  echo "== $size^3 $rule: $(awk '$1 == "stream25d" { print $4 " ms, copy " $7 }' "$f" | head -1) with the probe"
+  if [[ ${BT_BASE:-0} == 1 ]]; then
+    STENCILSCOPE_BENCH_NO_REFERENCE=1 build-gpu-nogui/bin/stencilscope bench heat3d --variant stream25d --device gpu \
+      --size "$size" --order 8 --steps 20 --repeat 3 --precision float --param boundary="$rule" >"$f.base" 2>&1
+    echo "   without: $(awk '$1 == "stream25d" { print $4 " ms, copy " $7 }' "$f.base" | head -1)"
+  fi
   python3 - "$f" <<'PY'
 import sys, statistics as st
 rows = []

@@ -68,6 +68,11 @@ for k in ("interior", "x face", "y face", "corner"):
     d = per[k]
     print(f"  {k:8s} {len(d)//len(full):4d} blocks: own time median {st.median(x[0] for x in d):8.1f} us, max {max(x[0] for x in d):8.1f};"
           f" start median {st.median(x[1] for x in d):6.1f} us; end median {st.median(x[2] for x in d):8.1f}")
+own = {}
+for l in full:
+    for r in l: own.setdefault((r[2], r[3], r[4]), []).append(((r[1] - r[0]) / 1e3, r[7]))
+slow = sorted(own.items(), key=lambda kv: -st.median(x[0] for x in kv[1]))[:6]
+print("  slowest tiles (x, y, z): median us, SMs:", "; ".join(f"{k} {st.median(x[0] for x in v):.1f} {sorted(set(x[1] for x in v))[:3]}" for k, v in slow))
 last = {}
 for l in full:
     r = max(l, key=lambda r: r[1]); last[kind(r)] = last.get(kind(r), 0) + 1

@@ -105,8 +105,7 @@ void launch_step(Heat2DVariant v, Heat2DStepArgs<T> a, cudaStream_t s, const Gho
         constexpr int threads = kStreamThreadsFor<PX>, tile = threads * Pack<T>::n * PX;
         a.block_rows_y = stream_strips(g);
         const dim3 grid(blocks_for(g.nx, tile), std::min<unsigned>(a.block_rows_y, kMaxGridY));
-        heat2d_step_stream<T, R, threads, PX><<<grid, threads, 0, s>>>(a, rule);
-        SS_CUDA_LAUNCH_CHECK("heat2d_step_stream");
+        launch_pdl("heat2d_step_stream", heat2d_step_stream<T, R, threads, PX>, grid, dim3(threads), 0, s, a, rule);
       };
       if (stream_packs() == 2) go.template operator()<2>();
       else go.template operator()<1>();

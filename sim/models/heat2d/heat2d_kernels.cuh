@@ -12,6 +12,7 @@
 
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/pack.cuh"
+#include "sim/core/pdl.cuh"
 #include "sim/models/heat2d/heat2d.hpp"
 
 namespace ss {
@@ -221,6 +222,7 @@ __global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R, PX>)
   using P = Pack<T>;
 
   const std::ptrdiff_t pitch = a.g.pitch;
+  pdl_wait();  // the fields from here on (sim/core/pdl.cuh: the set-up above overlaps the previous step)
   for (int by = blockIdx.y; by < a.block_rows_y; by += gridDim.y) {
     const int j0 = static_cast<int>(static_cast<long long>(by) * ny / a.block_rows_y);
     const int j1 = static_cast<int>(static_cast<long long>(by + 1) * ny / a.block_rows_y);
@@ -315,6 +317,7 @@ __global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R, PX>)
       fill_ghosts_of_region(a.out, a.g, rule, i0, ie, j0, j1);
     }
   }
+  pdl_trigger();
 }
 
 }  // namespace ss

@@ -14,6 +14,7 @@
 
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/ghost3d_kernels.cuh"
+#include "sim/core/pdl.cuh"
 #include "sim/models/heat3d/heat3d_kernels.cuh"
 #include "sim/core/slice3d_kernels.cuh"
 #include "sim/core/device.hpp"
@@ -237,10 +238,15 @@ bool launch_step(Heat3DVariant v, std::optional<int> sine_modes, const Heat3DSte
         if (faces) faces->produced = producers > 0;
         Heat3DStepArgs<T> args = a;
         if (!faces) args.faces = args.faces_next = nullptr;  // the kernel computes every ghost
-        heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox, kLean>
-            <<<static_cast<unsigned>(tile_blocks + producers), dim3(S::TXT, BY), S::smem_bytes_for(sine_modes, slab), s>>>(
-                args, slab, in_rule, out_rule);
-        SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
+        const dim3 grid(static_cast<unsigned>(tile_blocks + producers)), block(S::TXT, BY);
+        const std::size_t smem = S::smem_bytes_for(sine_modes, slab);
+        if constexpr (kBox) {  // a box's step follows the exchange's events: launched plainly
+          heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox, kLean><<<grid, block, smem, s>>>(args, slab, in_rule, out_rule);
+          SS_CUDA_LAUNCH_CHECK("heat3d_step_stream25d");
+        } else {  // one GPU: the next step is scheduled during this one's tail (sim/core/pdl.cuh)
+          launch_pdl("heat3d_step_stream25d", heat3d_step_stream25d<T, R, BY, RING, kSine, PX, kBox, kLean>, grid, block, smem, s,
+                     args, slab, in_rule, out_rule);
+        }
       };
       auto fits = [&]<int BY, int RING, int PX = 1>() {
         // The kernel's static shared memory holds its ghost rule and the ring's barriers.

@@ -8,6 +8,7 @@
 
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/pack.cuh"
+#include "sim/core/pdl.cuh"
 #include "sim/core/ghost3d.hpp"
 #include "sim/models/heat3d/heat3d.hpp"
 #include "sim/models/heat3d/heat3d_face_ghosts.cuh"
@@ -269,6 +270,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
   const long long block = blockIdx.x;
   if constexpr (kSine) {
     if (block >= tile_blocks) {
+      pdl_wait();  // the slot it writes may be one the step before still reads
       const int producers = static_cast<int>(gridDim.x - tile_blocks);
       write_face_ghosts<T, R>(a.faces_next, g, *next_rule,
                               static_cast<int>(block - tile_blocks) * kStream25Threads + threadIdx.y * TXT + threadIdx.x,
@@ -622,6 +624,10 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       if (lane0()) mbarrier_arrive(&full[si]);  // after the warp's stores and copy arrivals
     }
   };
+  // Everything above reads only the launch's arguments, the rule and its tables: under a
+  // programmatic dependent launch (sim/core/pdl.cuh) it overlaps the previous step's tail.
+  // From here on the fields and the face array are read and written.
+  pdl_wait();
 #pragma unroll
   for (int d = 0; d < R + S::AHEAD; ++d) fetch_plane(0, d);
   // q[p][(m + s) % Q] holds own pack p of plane k + m - R at step s of an unrolled
@@ -734,6 +740,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       }
     }
   }
+  pdl_trigger();  // the next step may be scheduled now; it waits for this grid in pdl_wait
   // Every phase a thread arrives on is waited on before the block ends (synccheck's
   // "Missing wait", docs/sanitizer.md): the `empty` phases of the slab's last planes,
   // which no later fetch waited for.

@@ -19,19 +19,19 @@ for round in $(seq 1 "${PDL_ROUNDS:-2}"); do
       f=$out/bench-$c-pdl$pdl-$round.txt
       if [[ $c == heat2d ]]; then
         STENCILSCOPE_PDL=$pdl timeout 60 $e bench heat2d --variant stream --device gpu --size 8192 --order 8 --repeat 10 \
-          --precision float >"$f" 2>&1 || status=1
+          --precision float >"$f" 2>&1 || { rc=$?; status=1; echo "bench exit $rc: $f"; }
         echo "round $round heat2d 8192 pdl $pdl: $(awk '$1 == "stream" && $2 == "gpu" { print $4 " ms, copy " $7 }' "$f" | head -1)"
       else
         size=${c%%:*} rule=${c#*:}
         STENCILSCOPE_PDL=$pdl timeout 60 $e bench heat3d --variant stream25d --device gpu --size "$size" --order 8 --steps 20 \
-          --repeat 3 --precision float --param boundary="$rule" >"$f" 2>&1 || status=1
+          --repeat 3 --precision float --param boundary="$rule" >"$f" 2>&1 || { rc=$?; status=1; echo "bench exit $rc: $f"; }
         echo "round $round $size $rule pdl $pdl: $(awk '$1 == "stream25d" { print $4 " ms, copy " $7 }' "$f" | head -1)"
       fi
     done
   done
 done
 for t in test_heat3d_gpu test_heat2d_gpu; do
-  timeout 240 build-gpu-nogui/bin/$t >"$out/$t.log" 2>&1 || status=1
+  timeout 240 build-gpu-nogui/bin/$t >"$out/$t.log" 2>&1 || { rc=$?; status=1; echo "$t exit $rc"; }
   echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?[,.]' "$out/$t.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \] [A-Z]' "$out/$t.log" | head -5
 done

@@ -151,8 +151,9 @@ void launch_face_ghosts_ahead(T* faces, std::size_t slot_elements, int first_slo
           faces + static_cast<std::size_t>((first_slot + j) % slots) * slot_elements, g, rules + j);
   } else {
     const unsigned face_by = std::min<unsigned>(blocks_for(g.nz, kFaceZB), kMaxGridYZ);
-    heat3d_face_ghosts_staged<T, R><<<dim3(face_bx, face_by, static_cast<unsigned>(ahead)), kFaceThreads, 0, s>>>(
-        faces, static_cast<std::ptrdiff_t>(slot_elements), first_slot, slots, g, rules);
+    launch_pdl("heat3d_face_ghosts_staged", heat3d_face_ghosts_staged<T, R>, dim3(face_bx, face_by, static_cast<unsigned>(ahead)),
+               dim3(kFaceThreads), 0, s, faces, static_cast<std::ptrdiff_t>(slot_elements), first_slot, slots, g, rules);
+    return;
   }
   SS_CUDA_LAUNCH_CHECK("heat3d_face_ghosts");
 }

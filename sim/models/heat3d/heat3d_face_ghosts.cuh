@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "sim/core/ghost3d.hpp"
+#include "sim/core/pdl.cuh"
 #include "sim/models/heat3d/heat3d.hpp"
 #include "sim/models/heat3d/heat3d_sync.cuh"
 
@@ -138,6 +139,12 @@ __global__ void __launch_bounds__(kFaceThreads)
     }
   const T offset = rule->offset;
   const std::uint64_t keep = l2_evict_last_policy();
+  // Under a programmatic dependent launch (sim/core/pdl.cuh): the step after this kernel may be
+  // scheduled once every block of it has started; this kernel overwrites the slot the step
+  // before it reads, so it waits for that step first (and so the step after it, waiting for
+  // this kernel, waits for that one too).
+  pdl_trigger();
+  pdl_wait();
   for (int z0 = blockIdx.y * kFaceZB; z0 < g.nz; z0 += gridDim.y * kFaceZB) {
     const int zn = min(kFaceZB, g.nz - z0);
     __syncthreads();  // the previous chunk's tables read

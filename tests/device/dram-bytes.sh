@@ -13,8 +13,8 @@ metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,gp
 for c in ${DB_CASES:-512:analytic 512:periodic}; do
   size=${c%%:*} rule=${c#*:}
   f=$out/ncu-$size-$rule.csv
-  STENCILSCOPE_BENCH_NO_REFERENCE=1 timeout 120 "$ncu" --csv --metrics "$metrics" -k regex:'heat3d_step_stream25d|face_ghosts' -s 4 -c 3 \
-    "$build/bin/stencilscope" bench heat3d --variant stream25d --device gpu --size "$size" --order 8 --steps 4 --repeat 1 \
+  STENCILSCOPE_BENCH_NO_REFERENCE=1 timeout 120 "$ncu" --csv --metrics "$metrics" -k regex:'heat3d_step_stream25d|face_ghosts' -s ${DB_SKIP:-4} -c ${DB_COUNT:-3} \
+    "$build/bin/stencilscope" bench heat3d --variant stream25d --device gpu --size "$size" --order 8 --steps ${DB_STEPS:-4} --repeat 1 \
     --precision float --param boundary="$rule" >"$f" 2>"$f.err"
   python3 - "$f" "$size $rule" <<'PY'
 import csv, sys, collections

@@ -151,8 +151,7 @@ struct DeviceDeriv3D<T>::Impl {
           const long long rows = static_cast<long long>(g.ny) * g.nz;
           const dim3 grid(static_cast<unsigned>(std::min<long long>(blocks_for(packs, kStreamXThreadsX), (1LL << 31) - 1)),
                           std::min<unsigned>(blocks_for(rows, kStreamXThreadsY * kStreamXRows), kMaxGridYZ));
-          deriv3d_stream_x<T, R><<<grid, dim3(kStreamXThreadsX, kStreamXThreadsY), 0, st>>>(args);
-          SS_CUDA_LAUNCH_CHECK("deriv3d_stream_x");
+          launch_pdl("deriv3d_stream_x", deriv3d_stream_x<T, R>, grid, dim3(kStreamXThreadsX, kStreamXThreadsY), 0, st, args);
         } else {
           const int n = A == 1 ? g.ny : g.nz, n_other = A == 1 ? g.nz : g.ny;
           const long long bx = blocks_for(packs, kStreamYZThreadsX);
@@ -160,8 +159,8 @@ struct DeviceDeriv3D<T>::Impl {
           const int strip = stream_strip(n, bx * by, sm_count);
           const unsigned bz = blocks_for(n, strip);
           if (bx > (1LL << 31) - 1 || bz > kMaxGridYZ) throw Error("stream: grid too large for this launch");
-          deriv3d_stream_yz<T, R, A><<<dim3(bx, by, bz), dim3(kStreamYZThreadsX, kStreamYZThreadsY), 0, st>>>(args, strip);
-          SS_CUDA_LAUNCH_CHECK("deriv3d_stream_yz");
+          launch_pdl("deriv3d_stream_yz", deriv3d_stream_yz<T, R, A>, dim3(bx, by, bz), dim3(kStreamYZThreadsX, kStreamYZThreadsY), 0,
+                     st, args, strip);
         }
         return;
       }

@@ -21,6 +21,7 @@
 
 #include "sim/core/cuda_check.cuh"
 #include "sim/core/pack.cuh"
+#include "sim/core/pdl.cuh"
 #include "sim/models/deriv3d/deriv3d.hpp"
 
 namespace ss {
@@ -176,6 +177,7 @@ __global__ void __launch_bounds__(kStreamXThreadsX* kStreamXThreadsY) deriv3d_st
     halo_x = S::TW + (lane - (kStreamXThreadsX - HV)) * W;
     halo_slot = H + S::TW + (lane - (kStreamXThreadsX - HV)) * W;
   }
+  pdl_wait();  // sim/core/pdl.cuh: the launch before it has written what this one reads and writes
   for (int seg = blockIdx.x; seg < segments; seg += gridDim.x) {
     const int x0 = seg * S::TW;
     const int c = x0 + lane * W;
@@ -231,6 +233,7 @@ __global__ void __launch_bounds__(kStreamXThreadsX* kStreamXThreadsY) deriv3d_st
       __syncwarp();  // the rows are read before the next group overwrites them
     }
   }
+  pdl_trigger();
 }
 
 inline constexpr int kStreamYZThreadsX = 32, kStreamYZThreadsY = 4;
@@ -253,6 +256,7 @@ __global__ void __launch_bounds__(kStreamYZThreadsX* kStreamYZThreadsY)
   const int px = blockIdx.x * kStreamYZThreadsX + threadIdx.x;
   const int c0 = px * W;
   if (c0 >= g.nx) return;
+  pdl_wait();  // sim/core/pdl.cuh: the launch before it has written what this one reads and writes
   const int a0 = blockIdx.z * strip;
   const int a1 = min(a0 + strip, n);
   for (int o = blockIdx.y * kStreamYZThreadsY + threadIdx.y; o < n_other; o += gridDim.y * kStreamYZThreadsY) {
@@ -289,6 +293,7 @@ __global__ void __launch_bounds__(kStreamYZThreadsX* kStreamYZThreadsY)
       }
     }
   }
+  pdl_trigger();
 }
 
 }  // namespace ss

@@ -21,7 +21,7 @@ for round in $(seq 1 "${PDL_ROUNDS:-2}"); do
       if [[ $c == deriv3d-* ]]; then
         STENCILSCOPE_PDL=$pdl timeout 60 $e bench deriv3d --variant stream --device gpu --size 512 --order 8 --repeat 10 \
           --param axis=${c#deriv3d-} >"$f" 2>&1 || { rc=$?; status=1; echo "bench exit $rc: $f"; }
-        echo "round $round $c 512 pdl $pdl: $(awk '$1 == "stream" && $2 == "gpu" { print $4 " ms, copy " $7 }' "$f" | head -1)"
+        echo "round $round $c 512 pdl $pdl: $(awk '$2 == "stream" && $3 == "gpu" { print $7 " ms, copy " $10 }' "$f" | head -1)"
       elif [[ $c == heat2d ]]; then
         STENCILSCOPE_PDL=$pdl timeout 60 $e bench heat2d --variant stream --device gpu --size 8192 --order 8 --repeat 10 \
           --precision float >"$f" 2>&1 || { rc=$?; status=1; echo "bench exit $rc: $f"; }

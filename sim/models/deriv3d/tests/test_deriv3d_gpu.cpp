@@ -89,6 +89,40 @@ TEST_P(Deriv3DGpu, NoiseFieldCatchesAxisMixUps) {
 INSTANTIATE_TEST_SUITE_P(Orders, Deriv3DGpu, ::testing::Values(2, 4, 6, 8),
                          [](const auto& info) { return "order" + std::to_string(info.param); });
 
+// stream's launches follow each other as programmatic dependent launches (sim/core/pdl.cuh):
+// twenty of one axis back to back, then the three axes one after another on a new input
+// uploaded between them, each output bitwise equal to `cpu` on the input of its time.
+TEST(Deriv3DGpuStream, BackToBackLaunchesAndANewInputBetweenThem) {
+  SKIP_WITHOUT_DEVICE();
+  const Deriv3DSetup s = setup_of(67, 45, 38, 8);
+  std::vector<float> first = deriv3d_input<float>(s), second = first;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int k = 0; k < s.grid.nz; ++k)
+    for (int j = 0; j < s.grid.ny; ++j)
+      for (int i = 0; i < s.grid.nx; ++i) second[s.grid.index(i, j, k)] = static_cast<float>(u(rng));
+  fill_ghosts3d_host(second.data(), s.grid, simple_ghost_rule3d<float>(Boundary::periodic));
+  auto cpu_of = [&](const std::vector<float>& in, Axis a) {
+    std::vector<float> out(s.grid.elements(), std::numeric_limits<float>::quiet_NaN());
+    deriv3d_cpu(s, a, in.data(), out.data());
+    return extract_interior3d(out, s.grid);
+  };
+  DeviceDeriv3D<float> gpu(s);
+  gpu.set_input(first);
+  for (Axis a : kAllAxes) {
+    gpu.poison_output();
+    gpu.timed(Deriv3DVariant::stream, a, 20);
+    const std::vector<float> out = gpu.output_interior(), cpu = cpu_of(first, a);
+    EXPECT_EQ(std::memcmp(out.data(), cpu.data(), out.size() * sizeof(float)), 0) << "20 launches along " << to_string(a);
+  }
+  gpu.set_input(second);
+  for (Axis a : kAllAxes) {
+    gpu.run(Deriv3DVariant::stream, a);
+    const std::vector<float> out = gpu.output_interior(), cpu = cpu_of(second, a);
+    EXPECT_EQ(std::memcmp(out.data(), cpu.data(), out.size() * sizeof(float)), 0) << "after the new input, along " << to_string(a);
+  }
+}
+
 TEST(Deriv3DGpuLarge, Cube256Order8Float) {
   SKIP_WITHOUT_DEVICE();
   check_case<float>(setup_of(256, 256, 256, 8), false, 1e-5);

@@ -33,19 +33,24 @@ Deriv3DSetup setup_of(int nx, int ny, int nz, int order) {
   return make_deriv3d_setup(c);
 }
 
+// Uniform noise in [-1, 1) on the interior (seeded), its ghosts periodic.
+template <typename T>
+std::vector<T> noise_input(const Deriv3DSetup& s, unsigned seed) {
+  std::vector<T> in = deriv3d_input<T>(s);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int k = 0; k < s.grid.nz; ++k)
+    for (int j = 0; j < s.grid.ny; ++j)
+      for (int i = 0; i < s.grid.nx; ++i) in[s.grid.index(i, j, k)] = static_cast<T>(u(rng));
+  fill_ghosts3d_host(in.data(), s.grid, simple_ghost_rule3d<T>(Boundary::periodic));
+  return in;
+}
+
 // Every GPU variant that can run this grid, along every axis: bitwise equal to
 // `cpu` on the field given (the test function, or noise when `noise`).
 template <typename T>
 void check_case(const Deriv3DSetup& s, bool noise, double rel_tolerance) {
-  std::vector<T> in = deriv3d_input<T>(s);
-  if (noise) {
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    for (int k = 0; k < s.grid.nz; ++k)
-      for (int j = 0; j < s.grid.ny; ++j)
-        for (int i = 0; i < s.grid.nx; ++i) in[s.grid.index(i, j, k)] = static_cast<T>(u(rng));
-    fill_ghosts3d_host(in.data(), s.grid, simple_ghost_rule3d<T>(Boundary::periodic));
-  }
+  const std::vector<T> in = noise ? noise_input<T>(s, 7) : deriv3d_input<T>(s);
   DeviceDeriv3D<T> gpu(s);
   gpu.set_input(in);
   for (Axis a : kAllAxes) {
@@ -95,13 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Orders, Deriv3DGpu, ::testing::Values(2, 4, 6, 8),
 TEST(Deriv3DGpuStream, BackToBackLaunchesAndANewInputBetweenThem) {
   SKIP_WITHOUT_DEVICE();
   const Deriv3DSetup s = setup_of(67, 45, 38, 8);
-  std::vector<float> first = deriv3d_input<float>(s), second = first;
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (int k = 0; k < s.grid.nz; ++k)
-    for (int j = 0; j < s.grid.ny; ++j)
-      for (int i = 0; i < s.grid.nx; ++i) second[s.grid.index(i, j, k)] = static_cast<float>(u(rng));
-  fill_ghosts3d_host(second.data(), s.grid, simple_ghost_rule3d<float>(Boundary::periodic));
+  const std::vector<float> first = deriv3d_input<float>(s), second = noise_input<float>(s, 11);
   auto cpu_of = [&](const std::vector<float>& in, Axis a) {
     std::vector<float> out(s.grid.elements(), std::numeric_limits<float>::quiet_NaN());
     deriv3d_cpu(s, a, in.data(), out.data());

@@ -5,10 +5,13 @@
 # STENCILSCOPE_PDL=0 and 1 in turns (PDL_ROUNDS), and PDL_MORE (default heat2d; deriv3d-x|y|z:
 # deriv3d stream 512^3 on that axis, --repeat 10), runs the tests with it on (the default)
 # and, with TOOLS, sanitize.sh on heat2d stream and heat3d stream25d.
+# AB_VAR names another 0/1 switch to compare the same way (default STENCILSCOPE_PDL; e.g.
+# STENCILSCOPE_ANALYTIC_FRAME with patches/s26-analytic-from-the-frame.patch applied).
 #   PDL_CASES="256:analytic 512:analytic" TOOLS="memcheck racecheck" tests/device/pdl-ab.sh   logs in $OUT
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 t0=$SECONDS
+var=${AB_VAR:-STENCILSCOPE_PDL}
 build_no_gui build-gpu-nogui stencilscope test_heat3d_gpu test_heat2d_gpu test_deriv3d_gpu || exit 1
 echo "== built, $((SECONDS - t0)) s"
 e=build-gpu-nogui/bin/stencilscope
@@ -19,18 +22,18 @@ for round in $(seq 1 "${PDL_ROUNDS:-2}"); do
     for pdl in 0 1; do
       f=$out/bench-$c-pdl$pdl-$round.txt
       if [[ $c == deriv3d-* ]]; then
-        STENCILSCOPE_PDL=$pdl timeout 60 $e bench deriv3d --variant stream --device gpu --size 512 --order 8 --repeat 10 \
+        env "$var=$pdl" timeout 60 $e bench deriv3d --variant stream --device gpu --size 512 --order 8 --repeat 10 \
           --param axis=${c#deriv3d-} >"$f" 2>&1 || { rc=$?; status=1; echo "bench exit $rc: $f"; }
-        echo "round $round $c 512 pdl $pdl: $(awk '$2 == "stream" && $3 == "gpu" { print $7 " ms, copy " $10 }' "$f" | head -1)"
+        echo "round $round $c 512 $var=$pdl: $(awk '$2 == "stream" && $3 == "gpu" { print $7 " ms, copy " $10 }' "$f" | head -1)"
       elif [[ $c == heat2d ]]; then
-        STENCILSCOPE_PDL=$pdl timeout 60 $e bench heat2d --variant stream --device gpu --size 8192 --order 8 --repeat 10 \
+        env "$var=$pdl" timeout 60 $e bench heat2d --variant stream --device gpu --size 8192 --order 8 --repeat 10 \
           --precision float >"$f" 2>&1 || { rc=$?; status=1; echo "bench exit $rc: $f"; }
-        echo "round $round heat2d 8192 pdl $pdl: $(awk '$1 == "stream" && $2 == "gpu" { print $4 " ms, copy " $7 }' "$f" | head -1)"
+        echo "round $round heat2d 8192 $var=$pdl: $(awk '$1 == "stream" && $2 == "gpu" { print $4 " ms, copy " $7 }' "$f" | head -1)"
       else
         size=${c%%:*} rule=${c#*:}
-        STENCILSCOPE_PDL=$pdl timeout 60 $e bench heat3d --variant stream25d --device gpu --size "$size" --order 8 --steps 20 \
+        env "$var=$pdl" timeout 60 $e bench heat3d --variant stream25d --device gpu --size "$size" --order 8 --steps 20 \
           --repeat 3 --precision float --param boundary="$rule" >"$f" 2>&1 || { rc=$?; status=1; echo "bench exit $rc: $f"; }
-        echo "round $round $size $rule pdl $pdl: $(awk '$1 == "stream25d" { print $4 " ms, copy " $7 }' "$f" | head -1)"
+        echo "round $round $size $rule $var=$pdl: $(awk '$1 == "stream25d" { print $4 " ms, copy " $7 }' "$f" | head -1)"
       fi
     done
   done

@@ -38,6 +38,7 @@ struct SceneArgs {
   std::string upload = "auto";
   std::array<int, 3> slice{-1, -1, -1};  ///< 3D models: z of XY, y of XZ, x of YZ; -1 the middle
   int draw_every = 1;               ///< --draw-every K: max speed
+  double frame_budget_ms = 0;       ///< --frame-budget MS: adaptive batches' length (0: automatic)
   std::vector<std::string> ab;      ///< --ab KEY=VALUE: what run B changes
   std::vector<std::string> probes;  ///< --probe X,Y[,Z]
   std::map<std::string, const CLI::Option*> options;  ///< "--model" -> its option (to ask whether it was given)
@@ -113,6 +114,11 @@ void add_scene_options(CLI::App* cmd, SceneArgs& a, int default_steps, const std
                   "Max speed: refresh the views after every K-th batch only (1: each; recordings refresh each frame)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--frame-budget", a.frame_budget_ms,
+                  fmt::format("Adaptive steps: the stepping time in ms each batch aims at, 1 to 50 (the panel's budget); "
+                              "0: {:g} on the GPU (a batch a frame at 60 Hz), {:g} on the CPU",
+                              kGpuFrameBudgetMs, kCpuFrameBudgetMs))
+      ->capture_default_str();
   cmd->add_option("--probe", a.probes, "A probe at cell X,Y (3D: X,Y,Z): its value over time in the Plots; repeatable");
 }
 
@@ -249,6 +255,9 @@ SceneOptions to_scene(const SceneArgs& a) {
   if (!file || a.given("--range")) parse_range(a.range, o.view);
   s.params = to_model_config(s).params;  // the same checks the simulation makes, before a window opens
   s.draw_every = a.draw_every;
+  if (a.frame_budget_ms != 0 && !(a.frame_budget_ms >= 1 && a.frame_budget_ms <= 50))
+    throw Error(fmt::format("--frame-budget must be 0 (automatic) or 1 to 50 ms (got {:g})", a.frame_budget_ms));
+  s.frame_budget_ms = a.frame_budget_ms;
   for (const std::string& t : a.ab) parse_ab_assignment(t, model, s.ab);
   for (const std::string& t : a.probes) s.probes.push_back(parse_probe(t, s));
   resolve_device(o);

@@ -393,7 +393,7 @@ void LiveSimulation::start_batch(const SimSettings& s, int steps, bool wait) {
 
 void LiveSimulation::adapt_batch(const SimSettings& s, double ms, int steps) {
   if (!s.adaptive_steps || ms <= 0) return;
-  const double ratio = std::clamp(s.frame_budget_ms / ms, 0.5, 2.0);
+  const double ratio = std::clamp(frame_budget_ms(s, sim_->on_gpu()) / ms, 0.5, 2.0);
   adaptive_steps_ = std::clamp(static_cast<int>(std::lround(steps * ratio)), 1, 1 << 20);
 }
 
@@ -502,7 +502,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
     if (ms) record_batch(*ms, in_flight_steps_);
     if (sim_b_ && ms_b) record_batch_b(*ms_b, in_flight_steps_);
     if (s.adaptive_steps && ms && *ms > 0) {
-      const double ratio = std::clamp(s.frame_budget_ms / *ms, 0.5, 2.0);
+      const double ratio = std::clamp(frame_budget_ms(s, sim_->on_gpu()) / *ms, 0.5, 2.0);
       adaptive_steps_ = std::clamp(static_cast<int>(std::lround(in_flight_steps_ * ratio)), 1, 1 << 20);
     }
     if (wait_for_batch || ++batches_undrawn_ >= std::max(1, s.draw_every)) {  // max speed: every k-th batch
@@ -532,7 +532,7 @@ void LiveSimulation::advance(const SimSettings& s, bool wait_for_batch) {
     start_batch(s, steps, wait_for_batch);
     if (!sim_->on_gpu() && s.adaptive_steps && !status_.history.empty()) {  // CPU: adapt right away
       const double ms = status_.history.back().ms_per_step * steps;
-      if (ms > 0) adaptive_steps_ = std::clamp(static_cast<int>(std::lround(steps * std::clamp(s.frame_budget_ms / ms, 0.5, 2.0))), 1, 1 << 20);
+      if (ms > 0) adaptive_steps_ = std::clamp(static_cast<int>(std::lround(steps * std::clamp(frame_budget_ms(s, false) / ms, 0.5, 2.0))), 1, 1 << 20);
     }
   }
   update_status();
@@ -798,6 +798,7 @@ std::string LiveSimulation::diagnostics_csv() const {
 
 void LiveSimulation::update_status() {
   status_.backend = sim_->backend_name();
+  status_.on_gpu = sim_->on_gpu();
   status_.distributed = sim_->decomposition_text();
   status_.headline = sim_->status_line();
   status_.copy_gbps = copy_gbps(steps_on_gpu(*sim_));

@@ -70,6 +70,7 @@ struct AbStatus {
 /// What the panels show (read-only for them).
 struct SimStatus {
   std::string backend;               ///< "GPU: NVIDIA H100 ..." or "CPU"
+  bool on_gpu = false;               ///< the simulation steps on the GPU (its batches queued ahead)
   std::string headline;              ///< the model's status line ("heat 2D, 1024 x 1024, step 10, t = ...")
   std::string gpu_unavailable;       ///< why GPU variants cannot run (empty when they can)
   std::optional<UploadPath> upload_path;

@@ -225,9 +225,14 @@ void simulation_panel(SimSettings& s, const SimStatus& status, bool gpu_availabl
   ImGui::Checkbox("adaptive steps per frame", &s.adaptive_steps);
   tip("Grow or shrink the steps per batch so stepping takes about the budget each frame.");
   if (s.adaptive_steps) {
-    float budget = static_cast<float>(s.frame_budget_ms);
-    if (ImGui::SliderFloat("budget (ms)", &budget, 1.0f, 50.0f, "%.1f")) s.frame_budget_ms = budget;
-    tip("Time per frame given to stepping the simulation.");
+    float budget = static_cast<float>(frame_budget_ms(s, status.on_gpu));
+    if (ImGui::SliderFloat("budget (ms)", &budget, 1.0f, 50.0f, s.frame_budget_ms > 0 ? "%.1f" : "%.1f (auto)"))
+      s.frame_budget_ms = budget;
+    tip(fmt::format("Stepping time each batch aims at. Automatic: {:g} ms on the GPU (one batch, and one snapshot of "
+                    "the views, a frame of a 60 Hz display), {:g} ms on the CPU. Right-click: back to automatic.",
+                    kGpuFrameBudgetMs, kCpuFrameBudgetMs)
+            .c_str());
+    if (ImGui::IsItemClicked(ImGuiMouseButton_Right)) s.frame_budget_ms = 0;
     ImGui::Text("%d steps per batch", status.batch_steps);
   } else {
     ImGui::SliderInt("steps per frame", &s.steps_per_frame, 1, 2000, "%d", ImGuiSliderFlags_Logarithmic);

@@ -202,6 +202,7 @@ int measure_frames(const RecordOptions& o, RecordContext& context, SceneOptions 
   const std::string grid = volume ? fmt::format("{} {}x{}x{}", settings.model, settings.nx, settings.ny, settings.nz)
                                   : fmt::format("{} {}x{}", settings.model, settings.nx, settings.ny);
   const std::string paced = (o.display_hz > 0 ? fmt::format(", paced at {:g} Hz", o.display_hz) : ", unpaced") +
+                            fmt::format(", batches of about {:g} ms", frame_budget_ms(settings, sim.simulation().on_gpu())) +
                             (o.measure_no_draw ? ", no drawing" : "");
   std::printf("measure: %s; %s; %s grid, %dx%d frames%s%s\n", context.description().c_str(), st.backend.c_str(),
               grid.c_str(), o.width, o.height, o.ui ? ", panels on" : "", paced.c_str());

@@ -15,6 +15,8 @@
 # a map per texture, the maps without the copies, the copies without the maps).
 # The goal rows run GOAL_REPEAT times (default 3) and show the median run.
 # TARGETS (space-separated) builds only those (the default: everything). CTEST_TIMEOUT: seconds a test may take (300).
+# BUDGETS="16 33" adds the goal rows again with those adaptive batch lengths (--frame-budget MS).
+# CTEST=0 skips the window-loop GPU tests.
 # ROWS=goal runs only the goal rows and the variant rows below (the default "all" runs every row).
 # VARIANT_ROWS=1 adds heat2d's `global` variant (no shared memory) without drawing, bare and with
 # one GL clear a frame: does the GL hand-over cost depend on what the CUDA kernel holds in the SM?
@@ -35,7 +37,7 @@ cmake --build $build --parallel "$(nproc)" ${TARGETS:+--target $TARGETS} >"$out/
 exe=$build/bin/stencilscope
 status=0
 rm -f "$out/goal-runs.txt"
-ctest --test-dir $build --timeout "${CTEST_TIMEOUT:-300}" -R 'QueuedFrames|Staging|RecordGpu|LiveSimulation|ExternalInterop|SharedSlot|FieldTextureStores|InteropChoice' --output-on-failure \
+[[ ${CTEST:-1} == 0 ]] || ctest --test-dir $build --timeout "${CTEST_TIMEOUT:-300}" -R 'QueuedFrames|Staging|RecordGpu|LiveSimulation|ExternalInterop|SharedSlot|FieldTextureStores|InteropChoice' --output-on-failure \
   >"$out/ctest-throughput.log" 2>&1 || status=1
 grep -E "tests passed|\(Failed\)|Skipped\)" "$out/ctest-throughput.log" | tail -12
 
@@ -103,6 +105,9 @@ b2=$(bench_steps_per_s bench-heat2d-4096 heat2d stream 50 --size 4096) || status
 b2_long=$(bench_steps_per_s bench-heat2d-4096-long heat2d stream 1000 --size 4096) || status=1
 row "heat2d 4096^2 stream" "$b2" "$(measure_median measure-heat2d-4096 --size 4096 --variant stream)"
 row "heat2d 4096^2 stream, panels on" "$b2" "$(measure_median measure-heat2d-4096-ui --size 4096 --variant stream --ui)"
+for ms in ${BUDGETS:-}; do  # other adaptive batch lengths (--frame-budget; the default is 10 ms)
+  row "heat2d 4096^2 stream, $ms ms batches" "$b2" "$(measure_median measure-heat2d-4096-b$ms --size 4096 --variant stream --frame-budget "$ms")" info
+done
 all_rows() { [[ ${ROWS:-all} == all ]]; }
 if all_rows; then
   row "heat2d 4096^2 stream, 640x360 frames" "$b2" "$(measure measure-heat2d-4096-small --size 4096 --variant stream --width 640 --height 360)" info
@@ -142,6 +147,9 @@ b3=$(bench_steps_per_s bench-heat3d-256 heat3d stream25d 50 --size 256) || statu
 b3_long=$(bench_steps_per_s bench-heat3d-256-long heat3d stream25d 1000 --size 256) || status=1
 row "heat3d 256^3 stream25d" "$b3" "$(measure_median measure-heat3d-256 --model heat3d --size 256 --variant stream25d)"
 row "heat3d 256^3 stream25d, panels on" "$b3" "$(measure_median measure-heat3d-256-ui --model heat3d --size 256 --variant stream25d --ui)"
+for ms in ${BUDGETS:-}; do
+  row "heat3d 256^3 stream25d, $ms ms batches" "$b3" "$(measure_median measure-heat3d-256-b$ms --model heat3d --size 256 --variant stream25d --frame-budget "$ms")" info
+done
 if all_rows; then
   case_info_rows "heat3d 256^3 stream25d" "$b3" measure-heat3d-256 --model heat3d --size 256 --variant stream25d
   for probe in ${PROBES:-}; do

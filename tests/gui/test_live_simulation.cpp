@@ -215,6 +215,19 @@ TEST_F(LiveSimulationTest, DiagnosticsSampleTheStateOverTimeAndExportAsCsv) {
   EXPECT_TRUE(sim.status().diagnostics.time.empty()) << "a reset starts the plots again";
 }
 
+// The batch length: automatic (0) is one 60 Hz frame on the GPU, whose batches each end
+// in a snapshot of the views, and 10 ms on the CPU; a budget the user set wins on both.
+TEST(FrameBudget, AutomaticPerDeviceAndTheUsersValueWins) {
+  SimSettings s;
+  EXPECT_EQ(s.frame_budget_ms, 0.0) << "automatic by default";
+  EXPECT_EQ(frame_budget_ms(s, true), kGpuFrameBudgetMs);
+  EXPECT_EQ(frame_budget_ms(s, false), kCpuFrameBudgetMs);
+  EXPECT_LT(kGpuFrameBudgetMs, 1000.0 / 60) << "a batch must fit in a 60 Hz frame";
+  s.frame_budget_ms = 4.5;
+  EXPECT_EQ(frame_budget_ms(s, true), 4.5);
+  EXPECT_EQ(frame_budget_ms(s, false), 4.5);
+}
+
 TEST_F(LiveSimulationTest, AdaptiveBatchesGrowTowardsTheBudget) {
   settings_.adaptive_steps = true;
   // Far above what a 48x40 batch takes, even on a machine loaded tenfold (at 200 ms a batch

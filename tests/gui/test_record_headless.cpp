@@ -122,7 +122,9 @@ TEST(GuiCommandLine, BadInputIsOneLineAndANonZeroExit) {
                                  "record --out x --ab order=3", "record --out x --ab colour=red", "record --out x --ab order",
                                  "record --out x --ab alpha=-1", "record --out x --ab variant=warp",
                                  "record --out x --size 16 --probe 16,0", "record --out x --probe 1,2,3",
-                                 "record --out x --model heat3d --size 8 --probe 1,2", "record --out x --draw-every 0"}) {
+                                 "record --out x --model heat3d --size 8 --probe 1,2", "record --out x --draw-every 0",
+                                 "record --out x --frame-budget 0.5", "record --out x --frame-budget 60",
+                                 "record --out x --frame-budget -1"}) {
     const RunResult r = run_app(args, "env -u DISPLAY");
     EXPECT_NE(r.exit_code, 0) << args;
     EXPECT_NE(r.output.find("error"), std::string::npos) << args << ": " << r.output;
@@ -209,7 +211,7 @@ TEST(RecordHeadless, MeasureRunsTheWindowLoopAndReportsFps) {
 TEST(RecordHeadless, MeasurePacesFramesAsTheDisplayDoes) {
   const RunResult r = run_app("record --headless --measure --frames 15 --size 64x48 --display-hz 25", "env -u DISPLAY");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("paced at 25 Hz"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("paced at 25 Hz, batches of about 10 ms"), std::string::npos) << r.output;  // automatic on the CPU
   double fps = 0;
   const auto at = r.output.find("frames: ");
   ASSERT_NE(at, std::string::npos) << r.output;
@@ -219,6 +221,10 @@ TEST(RecordHeadless, MeasurePacesFramesAsTheDisplayDoes) {
   const RunResult unpaced = run_app("record --headless --measure --frames 5 --size 64x48 --display-hz 0", "env -u DISPLAY");
   ASSERT_EQ(unpaced.exit_code, 0) << unpaced.output;
   EXPECT_NE(unpaced.output.find(", unpaced"), std::string::npos) << unpaced.output;
+  // --frame-budget sets how long each adaptive batch aims to run.
+  const RunResult budget = run_app("record --headless --measure --frames 5 --size 64x48 --frame-budget 4.5", "env -u DISPLAY");
+  ASSERT_EQ(budget.exit_code, 0) << budget.output;
+  EXPECT_NE(budget.output.find("batches of about 4.5 ms"), std::string::npos) << budget.output;
   const RunResult bad = run_app("record --headless --measure --display-hz -5", "env -u DISPLAY");
   EXPECT_NE(bad.exit_code, 0) << bad.output;
   // --no-draw leaves the frame's GL work out, and says so.

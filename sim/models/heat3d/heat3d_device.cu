@@ -55,6 +55,18 @@ bool stream25d_lean_from_env() {
   return heat3d_stream25d_lean(cuda_peak_gbps_per_sm());
 }
 
+// STENCILSCOPE_TILES_FROM_MIDDLE=1 (an experiment, session 27): stream25d's blocks take the
+// tile columns from the middle one on (Heat3DStepArgs::x_tiles_from_middle). Session 26 found
+// the slowest blocks under the insulated rule to be x-face tiles on two SMs whose TPC
+// partners the one wave leaves idle, the same SMs in every call.
+bool tiles_from_middle() {
+  static const bool on = [] {
+    const char* e = std::getenv("STENCILSCOPE_TILES_FROM_MIDDLE");
+    return e && std::string(e) == "1";
+  }();
+  return on;
+}
+
 // Planes each stream25d block marches (stream25d_slab_planes);
 // STENCILSCOPE_STREAM25_SLAB asks for slabs of about that many planes, for tuning.
 int stream25d_slab(const Grid3D& g, long long blocks_xy, long long resident_blocks) {
@@ -449,8 +461,9 @@ void DeviceHeat3D<T>::step(Heat3DVariant variant, int n) {
         }
         // The producers write the next step's faces only where no launch has yet.
         T* faces_next = face_ghosts && !m.faces_hold(s + 1) ? m.face_slot(s + 1) : nullptr;
-        const Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c,
-                                  face_ghosts ? m.face_slot(s) : nullptr, faces_next};
+        Heat3DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c,
+                            face_ghosts ? m.face_slot(s) : nullptr, faces_next};
+        a.x_tiles_from_middle = tiles_from_middle();
         FaceState faces{face_ghosts, false};
         m.ghosts_stale = !launch_step<T, R>(variant, sine_modes, a, m.stream.get(), m.sm_count, in_rule, in_rule + 1,
                                             analytic ? &faces : nullptr);

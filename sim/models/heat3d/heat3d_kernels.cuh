@@ -36,6 +36,9 @@ struct Heat3DStepArgs {
   // writes and the kernel reads from memory, bit 2 axis + side (1 x low, 2 x high, 4 y low,
   // ...); the domain's own faces it stages from the rule as on one GPU.
   unsigned memory_faces = 0;
+  // stream25d: the blocks take the tile columns from the middle one on (block x + tiles_x / 2,
+  // modulo tiles_x) instead of from the left face: which tiles land on which SMs, nothing else.
+  bool x_tiles_from_middle = false;
 };
 
 // ---- global --------------------------------------------------------------

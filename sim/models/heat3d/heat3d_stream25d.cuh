@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(Stream25Shape<T, R, BY, RING, PX>::kStream25Th
       return;
     }
   }
-  const int block_x = static_cast<int>(block % tiles_x), block_y = static_cast<int>(block / tiles_x % tiles_y);
+  const int block_x = static_cast<int>((block % tiles_x + (a.x_tiles_from_middle ? tiles_x / 2 : 0)) % tiles_x), block_y = static_cast<int>(block / tiles_x % tiles_y);
   const int block_z = static_cast<int>(block / tiles_xy);
   extern __shared__ __align__(16) unsigned char stream25_smem[];
   // The rule of the input's time, for computed ghosts (raw storage: a __shared__

@@ -72,6 +72,8 @@ int stream25d_face_producers(long long face_cells, long long points, long long t
 
 bool heat3d_stream25d_lean(double peak_gbps_per_sm) { return peak_gbps_per_sm > kSmBoundPeakGbpsPerSm; }
 
+bool heat3d_stream25d_tiles_from_middle(double peak_gbps_per_sm) { return peak_gbps_per_sm > kSmBoundPeakGbpsPerSm; }
+
 int stream25d_slab_planes(long long columns, int nz, long long resident) {
   columns = std::max<long long>(columns, 1);
   resident = std::max<long long>(resident, 1);

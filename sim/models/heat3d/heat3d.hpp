@@ -94,6 +94,14 @@ int stream25d_slab_planes(long long columns, int nz, long long resident);
 /// the H200) fewer instructions a plane are worth 13-19% at 512^3; where DRAM binds (the
 /// H100) the classic kernel is 1-10% faster (docs/perf.md, session 23).
 bool heat3d_stream25d_lean(double peak_gbps_per_sm);
+/// Whether stream25d's blocks take the tile columns from the middle one on (block x plus
+/// half the columns, modulo them) on a device of this peak DRAM bandwidth per SM: where the
+/// kernel is bound in the SM (the H200), as measured there in session 27. Under the
+/// insulated rule at 512^3 the slowest blocks were x-face tiles on the two SMs whose TPC
+/// partners the one wave of 128 tiles leaves idle, in every call; starting from the middle
+/// puts interior tiles there: 6.471-6.482 ms for 20 steps against 6.553-6.562, the other
+/// rules unchanged. Unmeasured on the H100, which keeps the left-first order.
+bool heat3d_stream25d_tiles_from_middle(double peak_gbps_per_sm);
 /// Who writes the face ghosts of the next step that stream25d copies under the analytic
 /// rule (STENCILSCOPE_FACES): producer blocks on the SMs the tiles leave idle, or a kernel
 /// of their own before each step, or (automatic, the default) the producers where

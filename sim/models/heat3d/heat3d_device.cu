@@ -55,14 +55,18 @@ bool stream25d_lean_from_env() {
   return heat3d_stream25d_lean(cuda_peak_gbps_per_sm());
 }
 
-// STENCILSCOPE_TILES_FROM_MIDDLE=1 (an experiment, session 27): stream25d's blocks take the
-// tile columns from the middle one on (Heat3DStepArgs::x_tiles_from_middle). Session 26 found
-// the slowest blocks under the insulated rule to be x-face tiles on two SMs whose TPC
-// partners the one wave leaves idle, the same SMs in every call.
+// Whether stream25d's blocks take the tile columns from the middle one on
+// (Heat3DStepArgs::x_tiles_from_middle): heat3d_stream25d_tiles_from_middle of the device, or
+// STENCILSCOPE_TILES_FROM_MIDDLE=1 or 0 (read once per process; another value is ignored,
+// with a line that says so).
 bool tiles_from_middle() {
   static const bool on = [] {
     const char* e = std::getenv("STENCILSCOPE_TILES_FROM_MIDDLE");
-    return e && std::string(e) == "1";
+    const std::string v = e ? e : "";
+    if (v == "1") return true;
+    if (v == "0") return false;
+    if (!v.empty()) std::fprintf(stderr, "stencilscope: STENCILSCOPE_TILES_FROM_MIDDLE=%s ignored (1 or 0)\n", v.c_str());
+    return heat3d_stream25d_tiles_from_middle(cuda_peak_gbps_per_sm());
   }();
   return on;
 }

@@ -37,7 +37,8 @@ struct Heat3DStepArgs {
   // ...); the domain's own faces it stages from the rule as on one GPU.
   unsigned memory_faces = 0;
   // stream25d: the blocks take the tile columns from the middle one on (block x + tiles_x / 2,
-  // modulo tiles_x) instead of from the left face: which tiles land on which SMs, nothing else.
+  // modulo tiles_x) instead of from the left face: which tiles land on which SMs, nothing else
+  // (heat3d_stream25d_tiles_from_middle).
   bool x_tiles_from_middle = false;
 };
 

@@ -164,6 +164,10 @@ TEST(Stream25dLean, TheKernelFollowsTheDevice) {
   EXPECT_FALSE(heat3d_stream25d_lean(25.4));
   EXPECT_FALSE(heat3d_stream25d_lean(kSmBoundPeakGbpsPerSm));
   EXPECT_TRUE(heat3d_stream25d_lean(36.7));
+  // The tile order follows the same line: from the middle where the SMs bind (the H200).
+  EXPECT_FALSE(heat3d_stream25d_tiles_from_middle(25.4));
+  EXPECT_FALSE(heat3d_stream25d_tiles_from_middle(kSmBoundPeakGbpsPerSm));
+  EXPECT_TRUE(heat3d_stream25d_tiles_from_middle(36.7));
 }
 
 TEST(Stream25dFaces, TheWritersAreNamed) {

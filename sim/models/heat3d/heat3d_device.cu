@@ -43,31 +43,29 @@ int stream25d_shape_from_env() {
   return 1;
 }
 
-// Whether stream25d's default shape runs its lean kernel: heat3d_stream25d_lean of the
-// device, or STENCILSCOPE_STREAM25_LEAN=1 or 0 (read once per process; another value is
-// ignored, with a line that says so).
-bool stream25d_lean_from_env() {
-  const char* e = std::getenv("STENCILSCOPE_STREAM25_LEAN");
+// A device-chosen switch that `name`=1 or 0 forces (another value is ignored, with a line
+// that says so): `device_default` otherwise.
+bool switch_from_env(const char* name, bool device_default) {
+  const char* e = std::getenv(name);
   const std::string v = e ? e : "";
   if (v == "1") return true;
   if (v == "0") return false;
-  if (!v.empty()) std::fprintf(stderr, "stencilscope: STENCILSCOPE_STREAM25_LEAN=%s ignored (1 or 0)\n", v.c_str());
-  return heat3d_stream25d_lean(cuda_peak_gbps_per_sm());
+  if (!v.empty()) std::fprintf(stderr, "stencilscope: %s=%s ignored (1 or 0)\n", name, v.c_str());
+  return device_default;
+}
+
+// Whether stream25d's default shape runs its lean kernel: heat3d_stream25d_lean of the
+// device, or STENCILSCOPE_STREAM25_LEAN=1 or 0 (read once per process by its caller).
+bool stream25d_lean_from_env() {
+  return switch_from_env("STENCILSCOPE_STREAM25_LEAN", heat3d_stream25d_lean(cuda_peak_gbps_per_sm()));
 }
 
 // Whether stream25d's blocks take the tile columns from the middle one on
 // (Heat3DStepArgs::x_tiles_from_middle): heat3d_stream25d_tiles_from_middle of the device, or
-// STENCILSCOPE_TILES_FROM_MIDDLE=1 or 0 (read once per process; another value is ignored,
-// with a line that says so).
+// STENCILSCOPE_TILES_FROM_MIDDLE=1 or 0 (read once per process).
 bool tiles_from_middle() {
-  static const bool on = [] {
-    const char* e = std::getenv("STENCILSCOPE_TILES_FROM_MIDDLE");
-    const std::string v = e ? e : "";
-    if (v == "1") return true;
-    if (v == "0") return false;
-    if (!v.empty()) std::fprintf(stderr, "stencilscope: STENCILSCOPE_TILES_FROM_MIDDLE=%s ignored (1 or 0)\n", v.c_str());
-    return heat3d_stream25d_tiles_from_middle(cuda_peak_gbps_per_sm());
-  }();
+  static const bool on =
+      switch_from_env("STENCILSCOPE_TILES_FROM_MIDDLE", heat3d_stream25d_tiles_from_middle(cuda_peak_gbps_per_sm()));
   return on;
 }
 

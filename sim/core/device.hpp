@@ -46,6 +46,11 @@ double cuda_peak_gbps_per_sm();
 /// The line between the two for the streaming kernels' "auto" shapes, GB/s per SM.
 inline constexpr double kSmBoundPeakGbpsPerSm = 30;
 
+/// A 0/1 switch of a kernel's form that the environment variable `name` may force ("1" or
+/// "0"; another value is ignored, with a line on stderr that says so): `device_default`
+/// otherwise. For A/B runs on the device; each caller reads it once per process.
+bool switch_from_env(const char* name, bool device_default);
+
 /// Throws ss::Error naming both figures when `bytes` more device memory does not fit.
 void check_device_memory(std::size_t bytes, const char* what);
 

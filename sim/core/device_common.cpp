@@ -1,6 +1,10 @@
 // Bandwidth accounting and host-memory checks: independent of CUDA.
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 #include <fmt/format.h>
 
 #include "sim/core/device.hpp"
@@ -16,6 +20,15 @@ double effective_gbps(std::size_t points, int steps, std::size_t bytes_per_value
 double mcups(std::size_t points, int steps, double time_ms) {
   if (time_ms <= 0) return 0;
   return static_cast<double>(points) * steps / (time_ms * 1e3);
+}
+
+bool switch_from_env(const char* name, bool device_default) {
+  const char* e = std::getenv(name);
+  const std::string v = e ? e : "";
+  if (v == "1") return true;
+  if (v == "0") return false;
+  if (!v.empty()) std::fprintf(stderr, "stencilscope: %s=%s ignored (1 or 0)\n", name, v.c_str());
+  return device_default;
 }
 
 void require_cuda_device() {

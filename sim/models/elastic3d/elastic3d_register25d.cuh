@@ -52,15 +52,20 @@ struct ElasticRegisterShape {
   /// Wide cells and cross columns per thread (copies; the cross's stresses).
   static constexpr int kWideSlots = (kW + kThreads - 1) / kThreads;
   static constexpr int kCrossSlots = (kCross + kThreads - 1) / kThreads;
-  static constexpr std::size_t kRingValues = static_cast<std::size_t>(kRing) * 3 * kCross;
-  static constexpr std::size_t kMediumValues = 2 * 5 * static_cast<std::size_t>(kCross);
-  static constexpr std::size_t kWideValues = 2 * 3 * static_cast<std::size_t>(kW);
   /// Float tiles of more than 256 nodes (about 176 KB at order 8) run alone on an SM, where a
   /// barrier stalls every warp: they take the divergence of plane ks - 1 between the same two
   /// barriers as the stresses of plane ks (two stress planes, one barrier a plane). Else one
   /// stress plane and two barriers (32 x 8 keeps two blocks per SM; double has no room for the
   /// second).
   static constexpr bool kOneBarrier = sizeof(T) == sizeof(float) && kNodes > 256;
+  /// The ring held twice (plane p in slots p % kRing and p % kRing + kRing), so that the z
+  /// lines of planes ks - R .. ks + R are consecutive slots from the first one's and their
+  /// loads take constant offsets (no wrap-around per plane and line), where the shared
+  /// memory has room: the one-barrier shapes (221 KB at 32 x 16, order 8, float).
+  static constexpr bool kRingTwice = kOneBarrier;
+  static constexpr std::size_t kRingValues = (kRingTwice ? 2 : 1) * static_cast<std::size_t>(kRing) * 3 * kCross;
+  static constexpr std::size_t kMediumValues = 2 * 5 * static_cast<std::size_t>(kCross);
+  static constexpr std::size_t kWideValues = 2 * 3 * static_cast<std::size_t>(kW);
   static constexpr std::size_t kStressValues = (kOneBarrier ? 2 : 1) * 5 * static_cast<std::size_t>(kE);
   static constexpr std::size_t kTileValues = 2 * 8 * static_cast<std::size_t>(kNodes);  ///< u (3), medium (5)
   static constexpr std::size_t kBytes =
@@ -121,17 +126,36 @@ __device__ SS_FORCEINLINE void elastic_copies_wait() {
 /// Stresses of node (i, j, k) from its nine derivatives g[c][a] = d_a u_c, with the
 /// stress sources: elastic_strain, elastic_stress and elastic_add_stresses, as `fused`
 /// and the stress-source kernel.
+/// `sources`: some stress source's box may reach the node's plane of the block (the list
+/// is not walked where none does: elastic_source_planes).
 template <typename T>
 __device__ SS_FORCEINLINE Stress6<T> elastic_register_stress(const T (&g)[3][3], const VtiNode<T>& c, bool surface,
-                                                            const ElasticStressStep<T>& src, const T* w, int i, int j,
-                                                            int k) {
+                                                            const ElasticStressStep<T>& src, bool sources, const T* w,
+                                                            int i, int j, int k) {
   Stress6<T> s = elastic_stress(elastic_strain(g), c, surface);
-  if (src.n > 0) {
+  if (sources && src.n > 0) {
     T v[6] = {s.xx, s.yy, s.zz, s.xy, s.xz, s.yz};
     elastic_add_stresses(src, i, j, k, w, v);
     s = Stress6<T>{v[0], v[1], v[2], v[3], v[4], v[5]};
   }
   return s;
+}
+
+/// The planes [lo, hi] in which the box of some source of `l` (kSourceRadius about its node)
+/// meets columns [x0, x1) x [y0, y1): outside them no node of those columns is in any box,
+/// and the kernel skips the per-node walk of the list (a source's box is 17 planes of the
+/// grid's, and the walk cost every node of every plane some 20 instructions). lo > hi: none.
+template <typename L>
+__device__ SS_FORCEINLINE void elastic_source_planes(const L& l, int x0, int x1, int y0, int y1, int& lo, int& hi) {
+  constexpr int M = kSourceRadius;
+  lo = 1 << 30, hi = -(1 << 30);
+  for (int r = 0; r < l.n; ++r) {
+    const int sx = l.node[r][0], sy = l.node[r][1], sz = l.node[r][2];
+    if (sx + M >= x0 && sx - M < x1 && sy + M >= y0 && sy - M < y1) {
+      lo = min(lo, sz - M);
+      hi = max(hi, sz + M);
+    }
+  }
 }
 
 /// d_x u_c and d_y u_c of the node at `at` of a wide plane (components W apart, rows WP).
@@ -187,6 +211,11 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     return in ? (gj + kGhost) * g.pitch + (gi + kGhost) : -1;
   };
   auto plane_start = [&](int p) { return g.index(-kGhost, -kGhost, p); };
+  // The planes whose stresses (the tile's and the cross's) a stress source reaches, and the
+  // planes written that a force source reaches.
+  int stress_lo, stress_hi, force_lo, force_hi;
+  elastic_source_planes(stress_src, i0 - R, i0 + TX + R, j0 - R, j0 + TY + R, stress_lo, stress_hi);
+  elastic_source_planes(forces, i0, i0 + TX, j0, j0 + TY, force_lo, force_hi);
 
   // The wide cells this thread copies (its share, tid + s NT): their in-plane offsets, -1
   // for zeros, -2 for cells the tile's threads store or no stress reads (the corners beyond R,
@@ -233,7 +262,10 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       if (cross_src[s] == -2) continue;
       const int h = tid + s * NT, at = max(cross_src[s], 0);
 #pragma unroll
-      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * H + h, cur.c[c] + base + at, cross_src[s] >= 0);
+      for (int c = 0; c < 3; ++c) {
+        elastic_copy_async(dst + c * H + h, cur.c[c] + base + at, cross_src[s] >= 0);
+        if constexpr (Sh::kRingTwice) elastic_copy_async(dst + (RING * 3 + c) * H + h, cur.c[c] + base + at, cross_src[s] >= 0);
+      }
     }
   };
   auto fetch_medium = [&](int p) {
@@ -318,7 +350,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       T a[3];
 #pragma unroll
       for (int c = 0; c < 3; ++c) a[c] = pq[c][0] + first_derivative<T, R>(zq[c]);
-      if (forces.n > 0) elastic_add_forces(forces, i, j, kd - R, w, a);
+      if (kd - R >= force_lo && kd - R <= force_hi) elastic_add_forces(forces, i, j, kd - R, w, a);
 #pragma unroll
       for (int c = 0; c < 3; ++c) out.c[c][e_out] = elastic_update(uq[c][0], u_prev[c], qe, a[c], d);
     }
@@ -376,6 +408,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     // ---- S: the stresses of plane ks.
     T* const sst_ks = stress_plane(ks);
     const bool surface = free_top && ks == 0;
+    const bool sources = ks >= stress_lo && ks <= stress_hi;  // some stress source's box reaches plane ks here
     T own[3] = {T(0), T(0), T(0)};  // s_xz, s_yz, s_zz of this thread's node
     if (stresses && mine) {
       T gr[3][3];
@@ -388,7 +421,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
         gr[c][2] = first_derivative<T, R>(line);
       }
       const VtiNode<T> own_c{tile_ks[3 * NT], tile_ks[4 * NT], tile_ks[5 * NT], tile_ks[6 * NT], tile_ks[7 * NT]};
-      const Stress6<T> s = elastic_register_stress(gr, own_c, surface, stress_src, w, i, j, ks);
+      const Stress6<T> s = elastic_register_stress(gr, own_c, surface, stress_src, sources, w, i, j, ks);
       own[0] = s.xz, own[1] = s.yz, own[2] = s.zz;
       if (halo) {
         sst_ks[0 * E + center] = s.xx, sst_ks[1 * E + center] = s.yy, sst_ks[2 * E + center] = s.xy;
@@ -417,14 +450,14 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
             T line[S];
 #pragma unroll
             for (int q = 0; q < S; ++q) {
-              const int sl = first + q < RING ? first + q : first + q - RING;
+              const int sl = Sh::kRingTwice || first + q < RING ? first + q : first + q - RING;
               line[q] = ring[(sl * 3 + c) * H + h];
             }
             gr[c][2] = first_derivative<T, R>(line);
           }
           const VtiNode<T> cn{medium_ks[0 * H + h], medium_ks[1 * H + h], medium_ks[2 * H + h], medium_ks[3 * H + h],
                               medium_ks[4 * H + h]};
-          const Stress6<T> st = elastic_register_stress(gr, cn, surface, stress_src, w, gi, gj, ks);
+          const Stress6<T> st = elastic_register_stress(gr, cn, surface, stress_src, sources, w, gi, gj, ks);
           sst_ks[across * E + n] = XArm ? st.xx : st.yy;
           sst_ks[2 * E + n] = st.xy;
           sst_ks[along * E + n] = XArm ? st.xz : st.yz;
@@ -452,7 +485,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       zq[c][S - 1] = own[c];
       // A free top's ghost plane -ks (pushed as 0 at iteration -ks, now at 2R - 2 ks) is
       // -s_cz(ks), as the stress ghost kernel writes it; static indices keep zq in registers.
-      if (free_top) {
+      if (free_top && ks >= 1 && ks <= R) {  // planes 1 .. R only: one uniform test on the others
 #pragma unroll
         for (int mm = 1; mm <= R; ++mm)
           if (ks == mm) zq[c][2 * R - 2 * mm] = T(-1) * own[c];

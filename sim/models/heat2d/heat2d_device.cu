@@ -60,6 +60,16 @@ int stream_strips(const Grid2D& g) {
   return static_cast<int>(std::clamp<long long>(strips, 1, g.ny));
 }
 
+// Whether `stream` takes its strips from the last one every other step
+// (Heat2DStepArgs::strips_from_last), so that a step first reads the rows the step before
+// wrote last; STENCILSCOPE_ALTERNATE=1 or 0 forces it (read once per process). The bits are
+// the same either way. (heat3d's stream25d walking its slabs up and down in turn gained
+// nothing on an H200: docs/perf.md, session 28.)
+bool alternate_strips() {
+  static const bool on = switch_from_env("STENCILSCOPE_ALTERNATE", true);
+  return on;
+}
+
 // Packs each `stream` lane walks: 1, or 2 with STENCILSCOPE_STREAM_PACKS=2 (the
 // kernel's PX; docs/perf.md, session 15), for tuning; "auto": 2 where DRAM is fast for
 // the SMs (the H200, not the H100; see cuda_peak_gbps_per_sm), ready for a per-device
@@ -199,6 +209,7 @@ void DeviceHeat2D<T>::step(Heat2DVariant variant, int n) {
                                     cudaMemcpyHostToDevice, m.stream.get()));
       for (int k = 0; k < chunk; ++k) {
         Heat2DStepArgs<T> a{m.field[m.current].get(), m.field[1 - m.current].get(), m.setup.grid, c, 0};
+        a.strips_from_last = variant == Heat2DVariant::stream && alternate_strips() && (m.steps_done & 1) != 0;
         launch_step<T, R>(variant, a, m.stream.get(), m.rules.get() + k);
         m.current = 1 - m.current;
         ++m.steps_done;

@@ -24,6 +24,10 @@ struct Heat2DStepArgs {
   Grid2D g;
   T c;  // alpha dt / h^2
   int block_rows_y;  // blocks needed along y (may exceed gridDim.y)
+  // stream: block row by walks strip block_rows_y - 1 - by, so that the first blocks take
+  // the last strips. The solver sets it every other step, so that a step first reads the
+  // rows the step before wrote last, while L2 still holds them; the bits are the same.
+  bool strips_from_last = false;
 };
 
 template <typename T>
@@ -224,13 +228,14 @@ __global__ void __launch_bounds__(kThreads, kStreamMinBlocks<R, PX>)
   const std::ptrdiff_t pitch = a.g.pitch;
   pdl_wait();  // the fields from here on (sim/core/pdl.cuh: the set-up above overlaps the previous step)
   for (int by = blockIdx.y; by < a.block_rows_y; by += gridDim.y) {
-    const int j0 = static_cast<int>(static_cast<long long>(by) * ny / a.block_rows_y);
-    const int j1 = static_cast<int>(static_cast<long long>(by + 1) * ny / a.block_rows_y);
+    const int strip = a.strips_from_last ? a.block_rows_y - 1 - by : by;
+    const int j0 = static_cast<int>(static_cast<long long>(strip) * ny / a.block_rows_y);
+    const int j1 = static_cast<int>(static_cast<long long>(strip + 1) * ny / a.block_rows_y);
     // Step t of the walk updates row first + dir t. Odd strips walk down (from the
     // long-strip version, where two neighbours then read their shared 2R rows at
     // about the same time; the queue holds its column upside down, which the
     // stencil's symmetric pairs do not see).
-    const int dir = by % 2 ? -1 : 1;
+    const int dir = strip % 2 ? -1 : 1;
     const int rows = j1 - j0, first = dir > 0 ? j0 : j1 - 1;
     const std::ptrdiff_t step = dir * pitch;
     const T* src = a.in + a.g.index(c, first);  // walk position 0

@@ -43,17 +43,6 @@ int stream25d_shape_from_env() {
   return 1;
 }
 
-// A device-chosen switch that `name`=1 or 0 forces (another value is ignored, with a line
-// that says so): `device_default` otherwise.
-bool switch_from_env(const char* name, bool device_default) {
-  const char* e = std::getenv(name);
-  const std::string v = e ? e : "";
-  if (v == "1") return true;
-  if (v == "0") return false;
-  if (!v.empty()) std::fprintf(stderr, "stencilscope: %s=%s ignored (1 or 0)\n", name, v.c_str());
-  return device_default;
-}
-
 // Whether stream25d's default shape runs its lean kernel: heat3d_stream25d_lean of the
 // device, or STENCILSCOPE_STREAM25_LEAN=1 or 0 (read once per process by its caller).
 bool stream25d_lean_from_env() {

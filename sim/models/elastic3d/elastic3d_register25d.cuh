@@ -109,6 +109,35 @@ __device__ SS_FORCEINLINE void elastic_copy_async(T* dst, const T* src, bool in)
   *dst = in ? *src : T(0);
 #endif
 }
+/// elastic_copy_async to the shared address `to` (`to_generic`: the same place as a generic
+/// pointer, for the plain copies), and only where `go`: one predicated instruction, its
+/// destination an address the kernel computes from one base, with no conversion per copy
+/// and no branch around it.
+template <typename T>
+__device__ SS_FORCEINLINE void elastic_copy_to(unsigned to, [[maybe_unused]] T* to_generic, const T* src, bool in,
+                                               bool go = true) {
+#if SS_ELASTIC_CP_ASYNC
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.u32 p, %4, 0;\n"
+      "@p cp.async.ca.shared.global [%0], [%1], %2, %3;\n"
+      "}\n" ::"r"(to),
+      "l"(src), "n"(sizeof(T)), "r"(in ? static_cast<unsigned>(sizeof(T)) : 0u), "r"(go ? 1u : 0u)
+      : "memory");
+#else
+  (void)to;
+  if (go) *to_generic = in ? *src : T(0);
+#endif
+}
+/// The shared address of `p` (0 where there are no cp.async copies).
+__device__ SS_FORCEINLINE unsigned elastic_shared_address([[maybe_unused]] const void* p) {
+#if SS_ELASTIC_CP_ASYNC
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+#else
+  return 0u;
+#endif
+}
 /// Closes this thread's group of copies.
 __device__ SS_FORCEINLINE void elastic_copies_commit() {
 #if SS_ELASTIC_CP_ASYNC
@@ -211,6 +240,14 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     return in ? (gj + kGhost) * g.pitch + (gi + kGhost) : -1;
   };
   auto plane_start = [&](int p) { return g.index(-kGhost, -kGhost, p); };
+  // The loop's element offsets in 32 bits (a field on one GPU holds fewer than 2^32 values:
+  // launch_register25d checks): plane_at(p) + in_plane(gi, gj) is g.index(gi, gj, p).
+  const unsigned plane32 = static_cast<unsigned>(g.plane()), origin32 = static_cast<unsigned>(plane_start(0));
+  auto plane_at = [&](int p) { return origin32 + static_cast<unsigned>(p) * plane32; };
+  const unsigned own32 = column ? static_cast<unsigned>(in_plane(i, j)) : 0u;  // this thread's column
+  // Shared addresses from one base: the copies' destinations are that base plus constants.
+  const unsigned smem_s = elastic_shared_address(elastic_stream_smem);
+  auto shared_at = [&](const T* q) { return smem_s + static_cast<unsigned>((q - ring) * static_cast<std::ptrdiff_t>(sizeof(T))); };
   // The planes whose stresses (the tile's and the cross's) a stress source reaches, and the
   // planes written that a force source reaches.
   int stress_lo, stress_hi, force_lo, force_hi;
@@ -241,43 +278,50 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   auto slot = [](int p) { return (p + RING) % RING; };  // p >= -R
   // Plane p of the wide u (for the stresses of plane p), the ring (z lines of the cross's
   // stresses of planes p - R .. p + R) and the cross's medium (its stresses of plane p).
+  // Each copies without a branch (elastic_copy_to): a slot with nothing to copy (-2) is a
+  // predicate, a source beyond R of the interior (-1) a zero fill from a valid address.
   auto fetch_wide = [&](int p) {
     if (p < ks_lo || p >= ks_hi) return;
     T* const dst = wide + (p & 1) * 3 * W;
-    const std::size_t base = plane_start(p);
+    const unsigned base = plane_at(p);
 #pragma unroll
     for (int s = 0; s < Sh::kWideSlots; ++s) {
-      if (wide_src[s] == -2) continue;
-      const int n = tid + s * NT, at = max(wide_src[s], 0);
+      const int n = tid + s * NT;
+      const unsigned at = base + static_cast<unsigned>(max(wide_src[s], 0));
 #pragma unroll
-      for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * W + n, cur.c[c] + base + at, wide_src[s] >= 0);
+      for (int c = 0; c < 3; ++c)
+        elastic_copy_to(shared_at(dst + c * W + n), dst + c * W + n, cur.c[c] + at, wide_src[s] >= 0, wide_src[s] != -2);
     }
   };
   auto fetch_ring = [&](int p) {
     if (p < kb - R || p >= ke + R) return;
     T* const dst = ring + slot(p) * 3 * H;
-    const std::size_t base = plane_start(p);
+    const unsigned base = plane_at(p);
 #pragma unroll
     for (int s = 0; s < Sh::kCrossSlots; ++s) {
-      if (cross_src[s] == -2) continue;
-      const int h = tid + s * NT, at = max(cross_src[s], 0);
+      const int h = tid + s * NT;
+      const unsigned at = base + static_cast<unsigned>(max(cross_src[s], 0));
+      const bool in = cross_src[s] >= 0, go = cross_src[s] != -2;
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
-        elastic_copy_async(dst + c * H + h, cur.c[c] + base + at, cross_src[s] >= 0);
-        if constexpr (Sh::kRingTwice) elastic_copy_async(dst + (RING * 3 + c) * H + h, cur.c[c] + base + at, cross_src[s] >= 0);
+        elastic_copy_to(shared_at(dst + c * H + h), dst + c * H + h, cur.c[c] + at, in, go);
+        if constexpr (Sh::kRingTwice)
+          elastic_copy_to(shared_at(dst + (RING * 3 + c) * H + h), dst + (RING * 3 + c) * H + h, cur.c[c] + at, in, go);
       }
     }
   };
   auto fetch_medium = [&](int p) {
     if (p < kb || p >= ke) return;
     T* const dst = medium + (p & 1) * 5 * H;
-    const std::size_t base = plane_start(p);
+    const unsigned base = plane_at(p);
 #pragma unroll
     for (int s = 0; s < Sh::kCrossSlots; ++s) {
-      if (cross_src[s] == -2) continue;
-      const int h = tid + s * NT, at = max(cross_src[s], 0);
+      const int h = tid + s * NT;
+      const unsigned at = base + static_cast<unsigned>(max(cross_src[s], 0));
 #pragma unroll
-      for (int v = 0; v < 5; ++v) elastic_copy_async(dst + v * H + h, medium_in[v] + base + at, cross_src[s] >= 0);
+      for (int v = 0; v < 5; ++v)
+        elastic_copy_to(shared_at(dst + v * H + h), dst + v * H + h, medium_in[v] + at, cross_src[s] >= 0,
+                        cross_src[s] != -2);
     }
   };
   // u^n of plane p of this thread's column (0 where never needed).
@@ -286,11 +330,11 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   auto fetch_tile = [&](int p) {
     T* const dst = tile + (p & 1) * 8 * NT + tid;
     const bool u_in = own_u_in(p + R), m_in = mine && p >= ks_lo && p < ks_hi;
-    const std::size_t eu = u_in ? g.index(i, j, p + R) : 0, em = m_in ? g.index(i, j, p) : 0;
+    const unsigned e = plane_at(p) + own32, em = m_in ? e : 0u, eu = u_in ? e + static_cast<unsigned>(R) * plane32 : 0u;
 #pragma unroll
-    for (int c = 0; c < 3; ++c) elastic_copy_async(dst + c * NT, cur.c[c] + eu, u_in);
+    for (int c = 0; c < 3; ++c) elastic_copy_to(shared_at(dst + c * NT), dst + c * NT, cur.c[c] + eu, u_in);
 #pragma unroll
-    for (int v = 0; v < 5; ++v) elastic_copy_async(dst + (3 + v) * NT, medium_in[v] + em, m_in);
+    for (int v = 0; v < 5; ++v) elastic_copy_to(shared_at(dst + (3 + v) * NT), dst + (3 + v) * NT, medium_in[v] + em, m_in);
   };
 
   // The register queues: u^n of this column at planes ks - R .. ks + R (index 2R the
@@ -323,7 +367,7 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   // The in-plane divergence of plane kd from its stress plane, pushed on the queue, and
   // u^{n+1} of plane kd - R (write: this thread writes it, at e_out): uq and zq are centred
   // on plane kd - R when this runs.
-  auto divergence = [&](int kd, const T* sst_kd, bool write, std::size_t e_out, const T (&u_prev)[3], T qe, T d) {
+  auto divergence = [&](int kd, const T* sst_kd, bool write, unsigned e_out, const T (&u_prev)[3], T qe, T d) {
     T part[3] = {T(0), T(0), T(0)};
     if (mine && kd >= kb && kd < ke) {
       // a_x: D_x s_xx + D_y s_xy; a_y: D_x s_xy + D_y s_yy; a_z: D_x s_xz + D_y s_yz.
@@ -370,9 +414,9 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     const bool write = mine && ko >= kb && ko < ke;
     // u^{n-1} and q of the plane written: loads issued now, used by the divergence.
     T u_prev[3] = {T(0), T(0), T(0)}, qe = T(0), d = T(0);
-    std::size_t e_out = 0;
+    unsigned e_out = 0;
     if (write) {
-      e_out = g.index(i, j, ko);
+      e_out = plane_at(ko) + own32;
 #pragma unroll
       for (int c = 0; c < 3; ++c) u_prev[c] = prev.c[c][e_out];
       qe = m.q[e_out];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "sim/core/device.hpp"
 #include "sim/core/error.hpp"
@@ -168,6 +169,23 @@ TEST(Stream25dLean, TheKernelFollowsTheDevice) {
   EXPECT_FALSE(heat3d_stream25d_tiles_from_middle(25.4));
   EXPECT_FALSE(heat3d_stream25d_tiles_from_middle(kSmBoundPeakGbpsPerSm));
   EXPECT_TRUE(heat3d_stream25d_tiles_from_middle(36.7));
+}
+
+// The kernels' 0/1 switches (STENCILSCOPE_TILES_FROM_MIDDLE, STENCILSCOPE_ALTERNATE, ...):
+// "1" and "0" force either way, anything else (and nothing) leaves the device's choice.
+TEST(DeviceSwitch, TheEnvironmentForcesEitherWayAndOtherValuesAreIgnored) {
+  const char* name = "STENCILSCOPE_TEST_SWITCH";
+  ::unsetenv(name);
+  EXPECT_TRUE(switch_from_env(name, true));
+  EXPECT_FALSE(switch_from_env(name, false));
+  ::setenv(name, "1", 1);
+  EXPECT_TRUE(switch_from_env(name, false));
+  ::setenv(name, "0", 1);
+  EXPECT_FALSE(switch_from_env(name, true));
+  ::setenv(name, "yes", 1);
+  EXPECT_TRUE(switch_from_env(name, true));
+  EXPECT_FALSE(switch_from_env(name, false));
+  ::unsetenv(name);
 }
 
 TEST(Stream25dFaces, TheWritersAreNamed) {

@@ -306,6 +306,15 @@ TEST_P(EveryModel, DiagnosticsAreNamedAndFinite) {
   }
 }
 
+// health() pauses the window's loop when it says something (asked twice a second of the
+// models whose checks_health() is true): the default scene runs healthy.
+TEST_P(EveryModel, TheDefaultSceneRunsHealthy) {
+  require_variants();
+  auto sim = make(fastest(info()));
+  run(*sim, 2);
+  EXPECT_EQ(sim->health(), "") << info().name << (sim->checks_health() ? " (checks its health)" : "");
+}
+
 #ifdef STENCILSCOPE_TEST_GPU
 TEST_P(EveryModel, AStateMovesBetweenTheCpuAndTheGpuAndStepsTheSameBits) {
   require_variants();

@@ -429,7 +429,7 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
   const auto reading_due = [&] {
     return (validation_wanted_ && seconds_since(last_validation_) > 0.5) ||
            (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) ||
-           (status_.error.empty() && seconds_since(last_health_) > 0.5) ||
+           (sim_->checks_health() && status_.error.empty() && seconds_since(last_health_) > 0.5) ||
            (!s.probes.empty() && seconds_since(last_probes_) >= 0.05 && sim_->steps_done() != probes_step_) ||
            (seismogram_wanted_ && seconds_since(last_seismogram_) > 0.25);
   };
@@ -444,7 +444,7 @@ void LiveSimulation::advance_queued(const SimSettings& s) {
     if (validation_wanted_ && seconds_since(last_validation_) > 0.5) validate();
     if (diagnostics_wanted_ && seconds_since(last_diagnostics_) > 0.25) sample_diagnostics();
     if (seismogram_wanted_ && seconds_since(last_seismogram_) > 0.25) sample_seismogram();
-    if (status_.error.empty() && seconds_since(last_health_) > 0.5) {
+    if (sim_->checks_health() && status_.error.empty() && seconds_since(last_health_) > 0.5) {
       last_health_ = std::chrono::steady_clock::now();
       status_.error = sim_->health();
     }

@@ -309,6 +309,10 @@ class Simulation {
   /// outgrown); empty when it may go on. Cheap enough to ask twice a second (a
   /// reduction on the device, not a copy of the state). By default: nothing to say.
   virtual std::string health();
+  /// Whether health() has anything to check. The window's loop asks it twice a second after
+  /// letting its queued batches run down (the frame then waits for the running one); where
+  /// there is nothing to check (the default) it never waits on its account.
+  virtual bool checks_health() const { return false; }
   /// The value of `quantity` (empty: the views' default) at interior cell (x, y, z) (z 0 for
   /// 2D models), after queued work: what a probe reads. On the GPU only that value crosses
   /// the bus. By default read through view() (the XY view at z); throws ss::Error naming

@@ -21,8 +21,12 @@ using namespace ss::app;
 
 namespace {
 
+/// A scratch file of the running test: ctest runs the tests of this binary as processes side
+/// by side, and two that wrote the same file read each other's text now and then.
 std::filesystem::path scratch(const std::string& name) {
-  return std::filesystem::path(::testing::TempDir()) / ("stencilscope_scene_" + name + ".toml");
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string owner = test ? std::string(test->name()) + "_" : std::string();
+  return std::filesystem::path(::testing::TempDir()) / ("stencilscope_scene_" + owner + name + ".toml");
 }
 
 /// Settings away from every default: a non-default size, order, variant, parameter

@@ -246,6 +246,7 @@ class HydroSimulation : public Simulation {
             {"dt", "", exact_clock().dt},
             {"Courant limit now", "", hydro3d_dt_limit(setup_.h, setup_.config.cs, setup_.config.nu, st.umax)}};
   }
+  bool checks_health() const override { return true; }
   std::string health() override {
     const HydroSpeed sp = speed();  // after queued work: the clock below is that of the same state
     return hydro_health(setup_, sp, steps_done(), exact_clock().dt, recomputes_next());

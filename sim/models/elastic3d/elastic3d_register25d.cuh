@@ -6,14 +6,20 @@
 // lines), and the block keeps in shared memory only
 //   wide  u^n of plane ks over the tile plus 2R, without the corners beyond R (the x and y
 //         lines of the strains), two buffers: plane ks + 1 arrives while ks is computed;
+//         u_x and u_y side by side (one 8-byte load gives both), u_z apart;
 //   ring  u^n of the cross (R columns left and right of the tile's rows, R rows above and
 //         below its columns: the nodes whose stresses the in-plane divergence reads) at
 //         planes ks - R .. ks + R + 1 (their z lines);
-//   medium C11, C13, C33, C44, C66 of the cross at planes ks and ks + 1;
+//   medium C11, C13, C33, C44, C66 of the cross at planes ks and ks + 1 ((C11, C13) and
+//          (C33, C44) as pairs);
 //   tile   per thread, u^n of its column at plane ks + R (the queue's next) and the
 //          medium of its node at ks, for planes ks and ks + 1;
 //   stress xx, yy, xy, xz, yz of plane ks over the tile plus the cross (and of ks - 1 where
-//          the shape takes one barrier a plane, kOneBarrier).
+//          the shape takes one barrier a plane, kOneBarrier): (xx, xz) side by side, the
+//          x line's pair, (yy, yz) the y line's, xy apart (ElasticStressPlane).
+// The pairs (as the ring's (u_x, u_y)) make a line of two components one shared load a
+// node instead of two: 32 instead of 48 loads for the node's x and y lines, as many for the
+// divergence's, the same values in the same arithmetic.
 // All of it arrives by cp.async one plane ahead (zero-filled beyond R of the interior,
 // which no needed stress reads), so no load waits in the loop but u^{n-1} and q of the
 // plane written, issued before the stresses that hide them. Per plane ks, after one block
@@ -35,6 +41,21 @@
 #include "sim/models/elastic3d/elastic3d_kernels.cuh"
 
 namespace ss {
+
+/// Two values side by side in shared memory: one 8-byte (float) or 16-byte (double) load.
+template <typename T>
+struct alignas(2 * sizeof(T)) ElasticPair {
+  T x, y;
+};
+
+/// A stress plane in shared memory: what the divergence's x lines read, (xx, xz), and its y
+/// lines, (yy, yz), as pairs, and xy, which both read.
+template <typename T>
+struct ElasticStressPlane {
+  ElasticPair<T>* xa;  ///< (s_xx, s_xz)
+  ElasticPair<T>* ya;  ///< (s_yy, s_yz)
+  T* xy;               ///< s_xy
+};
 
 /// The shared-memory layout of a TX x TY tile at radius R, a thread per node.
 template <typename T, int R, int TX, int TY>
@@ -63,13 +84,16 @@ struct ElasticRegisterShape {
   /// loads take constant offsets (no wrap-around per plane and line), where the shared
   /// memory has room: the one-barrier shapes (221 KB at 32 x 16, order 8, float).
   static constexpr bool kRingTwice = kOneBarrier;
-  static constexpr std::size_t kRingValues = (kRingTwice ? 2 : 1) * static_cast<std::size_t>(kRing) * 3 * kCross;
+  static constexpr int kRingSlots = (kRingTwice ? 2 : 1) * kRing;
+  static constexpr std::size_t kRingValues = static_cast<std::size_t>(kRingSlots) * 3 * kCross;
   static constexpr std::size_t kMediumValues = 2 * 5 * static_cast<std::size_t>(kCross);
   static constexpr std::size_t kWideValues = 2 * 3 * static_cast<std::size_t>(kW);
   static constexpr std::size_t kStressValues = (kOneBarrier ? 2 : 1) * 5 * static_cast<std::size_t>(kE);
   static constexpr std::size_t kTileValues = 2 * 8 * static_cast<std::size_t>(kNodes);  ///< u (3), medium (5)
   static constexpr std::size_t kBytes =
       (kRingValues + kMediumValues + kWideValues + kStressValues + kTileValues) * sizeof(T);
+  // Every section starts 2 values apart from the base (16-byte aligned): a pair is aligned.
+  static_assert(kCross % 2 == 0 && kW % 2 == 0 && kE % 2 == 0, "the pairs need even section sizes");
   /// Two blocks per SM where the shared memory allows it (float, at most 256 nodes).
   static constexpr int kMinBlocks = sizeof(T) == sizeof(float) && kNodes <= 256 ? 2 : 1;
 };
@@ -187,18 +211,21 @@ __device__ SS_FORCEINLINE void elastic_source_planes(const L& l, int x0, int x1,
   }
 }
 
-/// d_x u_c and d_y u_c of the node at `at` of a wide plane (components W apart, rows WP).
-template <typename T, int R, int W, int WP>
-__device__ SS_FORCEINLINE void elastic_register_xy(const T* wide, int at, T (&g)[3][3]) {
+/// d_x u_c and d_y u_c of the node at `at` of a wide plane (rows WP): (u_x, u_y) pairs in
+/// `xy`, u_z in `z`.
+template <typename T, int R, int WP>
+__device__ SS_FORCEINLINE void elastic_register_xy(const ElasticPair<T>* xy, const T* z, int at, T (&g)[3][3]) {
 #pragma unroll
-  for (int c = 0; c < 3; ++c) {
-    T line[2 * R + 1];
+  for (int a = 0; a < 2; ++a) {  // along x, then y
+    const int step = a == 0 ? 1 : WP;
+    T line[3][2 * R + 1];
 #pragma unroll
-    for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R)];
-    g[c][0] = first_derivative<T, R>(line);
+    for (int q = 0; q <= 2 * R; ++q) {
+      const ElasticPair<T> v = xy[at + (q - R) * step];
+      line[0][q] = v.x, line[1][q] = v.y, line[2][q] = z[at + (q - R) * step];
+    }
 #pragma unroll
-    for (int q = 0; q <= 2 * R; ++q) line[q] = wide[c * W + at + (q - R) * WP];
-    g[c][1] = first_derivative<T, R>(line);
+    for (int c = 0; c < 3; ++c) g[c][a] = first_derivative<T, R>(line[c]);
   }
 }
 
@@ -218,11 +245,16 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   constexpr int E = Sh::kE, EX = Sh::kEX, W = Sh::kW, WX = Sh::kWX, WP = Sh::kWP, H = Sh::kCross, NT = Sh::kThreads;
   constexpr int S = 2 * R + 1, RING = Sh::kRing;
   extern __shared__ __align__(16) unsigned char elastic_stream_smem[];
-  T* const ring = reinterpret_cast<T*>(elastic_stream_smem);  // [RING][3][H]
-  T* const medium = ring + Sh::kRingValues;                     // [2][5][H]
-  T* const wide = medium + Sh::kMediumValues;                   // [2][3][WY][WP]
-  T* const sst = wide + Sh::kWideValues;                        // [1 or 2][5][EY][EX]: xx, yy, xy, xz, yz
-  T* const tile = sst + Sh::kStressValues;                      // [2][8][NT]: u (3), medium (5)
+  using P = ElasticPair<T>;
+  constexpr int RS = Sh::kRingSlots;
+  T* const base = reinterpret_cast<T*>(elastic_stream_smem);
+  P* const ring2 = reinterpret_cast<P*>(base);                  // [RS][H]: (u_x, u_y)
+  T* const ringz = base + 2 * RS * H;                           // [RS][H]: u_z
+  T* const medium = base + Sh::kRingValues;                     // [2][5][H]: (C11, C13), (C33, C44) pairs, C66
+  P* const wide2 = reinterpret_cast<P*>(medium + Sh::kMediumValues);  // [2][WY][WP]: (u_x, u_y)
+  T* const widez = medium + Sh::kMediumValues + 4 * W;          // [2][WY][WP]: u_z
+  T* const sst = medium + Sh::kMediumValues + Sh::kWideValues;  // [1 or 2][5][EY][EX]: (xx, xz), (yy, yz), xy
+  T* const tile = sst + Sh::kStressValues;                      // [2][4][NT] pairs: u (3), medium (5)
 
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
   const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;  // the tile's first node; stress (ex, ey) is (i0 - R + ex, j0 - R + ey)
@@ -247,7 +279,9 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   const unsigned own32 = column ? static_cast<unsigned>(in_plane(i, j)) : 0u;  // this thread's column
   // Shared addresses from one base: the copies' destinations are that base plus constants.
   const unsigned smem_s = elastic_shared_address(elastic_stream_smem);
-  auto shared_at = [&](const T* q) { return smem_s + static_cast<unsigned>((q - ring) * static_cast<std::ptrdiff_t>(sizeof(T))); };
+  auto shared_at = [&](const T* q) { return smem_s + static_cast<unsigned>((q - base) * static_cast<std::ptrdiff_t>(sizeof(T))); };
+  // Component c of node n of a buffer of (u_x, u_y) pairs and u_z values.
+  auto component = [](P* xy, T* z, int n, int c) -> T* { return c == 0 ? &xy[n].x : c == 1 ? &xy[n].y : &z[n]; };
   // The planes whose stresses (the tile's and the cross's) a stress source reaches, and the
   // planes written that a force source reaches.
   int stress_lo, stress_hi, force_lo, force_hi;
@@ -282,59 +316,71 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   // predicate, a source beyond R of the interior (-1) a zero fill from a valid address.
   auto fetch_wide = [&](int p) {
     if (p < ks_lo || p >= ks_hi) return;
-    T* const dst = wide + (p & 1) * 3 * W;
-    const unsigned base = plane_at(p);
+    P* const dst2 = wide2 + (p & 1) * W;
+    T* const dstz = widez + (p & 1) * W;
+    const unsigned from = plane_at(p);
 #pragma unroll
     for (int s = 0; s < Sh::kWideSlots; ++s) {
       const int n = tid + s * NT;
-      const unsigned at = base + static_cast<unsigned>(max(wide_src[s], 0));
+      const unsigned at = from + static_cast<unsigned>(max(wide_src[s], 0));
 #pragma unroll
-      for (int c = 0; c < 3; ++c)
-        elastic_copy_to(shared_at(dst + c * W + n), dst + c * W + n, cur.c[c] + at, wide_src[s] >= 0, wide_src[s] != -2);
+      for (int c = 0; c < 3; ++c) {
+        T* const to = component(dst2, dstz, n, c);
+        elastic_copy_to(shared_at(to), to, cur.c[c] + at, wide_src[s] >= 0, wide_src[s] != -2);
+      }
     }
   };
   auto fetch_ring = [&](int p) {
     if (p < kb - R || p >= ke + R) return;
-    T* const dst = ring + slot(p) * 3 * H;
-    const unsigned base = plane_at(p);
+    P* const dst2 = ring2 + slot(p) * H;
+    T* const dstz = ringz + slot(p) * H;
+    const unsigned from = plane_at(p);
 #pragma unroll
     for (int s = 0; s < Sh::kCrossSlots; ++s) {
       const int h = tid + s * NT;
-      const unsigned at = base + static_cast<unsigned>(max(cross_src[s], 0));
+      const unsigned at = from + static_cast<unsigned>(max(cross_src[s], 0));
       const bool in = cross_src[s] >= 0, go = cross_src[s] != -2;
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
-        elastic_copy_to(shared_at(dst + c * H + h), dst + c * H + h, cur.c[c] + at, in, go);
-        if constexpr (Sh::kRingTwice)
-          elastic_copy_to(shared_at(dst + (RING * 3 + c) * H + h), dst + (RING * 3 + c) * H + h, cur.c[c] + at, in, go);
+        T* const to = component(dst2, dstz, h, c);
+        elastic_copy_to(shared_at(to), to, cur.c[c] + at, in, go);
+        if constexpr (Sh::kRingTwice) {
+          T* const twin = component(dst2 + RING * H, dstz + RING * H, h, c);
+          elastic_copy_to(shared_at(twin), twin, cur.c[c] + at, in, go);
+        }
       }
     }
   };
   auto fetch_medium = [&](int p) {
     if (p < kb || p >= ke) return;
-    T* const dst = medium + (p & 1) * 5 * H;
-    const unsigned base = plane_at(p);
+    T* const dst = medium + (p & 1) * 5 * H;  // pairs (C11, C13), (C33, C44) over the cross, then C66
+    const unsigned from = plane_at(p);
 #pragma unroll
     for (int s = 0; s < Sh::kCrossSlots; ++s) {
       const int h = tid + s * NT;
-      const unsigned at = base + static_cast<unsigned>(max(cross_src[s], 0));
+      const unsigned at = from + static_cast<unsigned>(max(cross_src[s], 0));
 #pragma unroll
-      for (int v = 0; v < 5; ++v)
-        elastic_copy_to(shared_at(dst + v * H + h), dst + v * H + h, medium_in[v] + at, cross_src[s] >= 0,
-                        cross_src[s] != -2);
+      for (int v = 0; v < 5; ++v) {
+        T* const to = v < 4 ? &(reinterpret_cast<P*>(dst) + (v / 2) * H + h)->x + v % 2 : dst + 4 * H + h;
+        elastic_copy_to(shared_at(to), to, medium_in[v] + at, cross_src[s] >= 0, cross_src[s] != -2);
+      }
     }
   };
   // u^n of plane p of this thread's column (0 where never needed).
   auto own_u_in = [&](int p) { return column && p >= ks_lo - R && p < ks_hi + R; };
-  // This thread's tile entries for plane p: u^n of plane p + R, the medium of plane p.
+  // This thread's tile entries for plane p: u^n of plane p + R, the medium of plane p, as
+  // four pairs (u_x, u_y), (u_z, C11), (C13, C33), (C44, C66): entry v is element v % 2 of
+  // pair v / 2.
+  P* const tile2 = reinterpret_cast<P*>(tile);  // [2][4][NT]
+  auto tile_entry = [&](int p, int v) { return &(tile2 + (p & 1) * 4 * NT + (v / 2) * NT + tid)->x + v % 2; };
   auto fetch_tile = [&](int p) {
-    T* const dst = tile + (p & 1) * 8 * NT + tid;
     const bool u_in = own_u_in(p + R), m_in = mine && p >= ks_lo && p < ks_hi;
     const unsigned e = plane_at(p) + own32, em = m_in ? e : 0u, eu = u_in ? e + static_cast<unsigned>(R) * plane32 : 0u;
 #pragma unroll
-    for (int c = 0; c < 3; ++c) elastic_copy_to(shared_at(dst + c * NT), dst + c * NT, cur.c[c] + eu, u_in);
+    for (int c = 0; c < 3; ++c) elastic_copy_to(shared_at(tile_entry(p, c)), tile_entry(p, c), cur.c[c] + eu, u_in);
 #pragma unroll
-    for (int v = 0; v < 5; ++v) elastic_copy_to(shared_at(dst + (3 + v) * NT), dst + (3 + v) * NT, medium_in[v] + em, m_in);
+    for (int v = 0; v < 5; ++v)
+      elastic_copy_to(shared_at(tile_entry(p, 3 + v)), tile_entry(p, 3 + v), medium_in[v] + em, m_in);
   };
 
   // The register queues: u^n of this column at planes ks - R .. ks + R (index 2R the
@@ -367,20 +413,22 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
   // The in-plane divergence of plane kd from its stress plane, pushed on the queue, and
   // u^{n+1} of plane kd - R (write: this thread writes it, at e_out): uq and zq are centred
   // on plane kd - R when this runs.
-  auto divergence = [&](int kd, const T* sst_kd, bool write, unsigned e_out, const T (&u_prev)[3], T qe, T d) {
+  auto divergence = [&](int kd, const ElasticStressPlane<T>& sst_kd, bool write, unsigned e_out, const T (&u_prev)[3],
+                        T qe, T d) {
     T part[3] = {T(0), T(0), T(0)};
     if (mine && kd >= kb && kd < ke) {
       // a_x: D_x s_xx + D_y s_xy; a_y: D_x s_xy + D_y s_yy; a_z: D_x s_xz + D_y s_yz.
-      constexpr int xs[3] = {0, 2, 3}, ys[3] = {2, 1, 4};
+      T xl[3][S], yl[3][S];  // the x lines of xx, xy, xz; the y lines of xy, yy, yz
+#pragma unroll
+      for (int q = 0; q < S; ++q) {
+        const P a = sst_kd.xa[center + (q - R)], b = sst_kd.ya[center + (q - R) * EX];
+        xl[0][q] = a.x, xl[1][q] = sst_kd.xy[center + (q - R)], xl[2][q] = a.y;
+        yl[0][q] = sst_kd.xy[center + (q - R) * EX], yl[1][q] = b.x, yl[2][q] = b.y;
+      }
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
-        T line[S];
-#pragma unroll
-        for (int q = 0; q < S; ++q) line[q] = sst_kd[xs[c] * E + center + (q - R)];
-        const T dx = first_derivative<T, R>(line);
-#pragma unroll
-        for (int q = 0; q < S; ++q) line[q] = sst_kd[ys[c] * E + center + (q - R) * EX];
-        const T dy = first_derivative<T, R>(line);
+        const T dx = first_derivative<T, R>(xl[c]);
+        const T dy = first_derivative<T, R>(yl[c]);
         part[c] = dx + dy;
       }
     }
@@ -399,8 +447,13 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
       for (int c = 0; c < 3; ++c) out.c[c][e_out] = elastic_update(uq[c][0], u_prev[c], qe, a[c], d);
     }
   };
+  // The sponge's x and y factors of this column, once (the same product each plane).
+  const T damp_xy = mine ? damp[i] * damp[g.nx + j] : T(0);
   constexpr bool one_barrier = Sh::kOneBarrier;
-  auto stress_plane = [&](int k) { return sst + (one_barrier ? (k & 1) * 5 * E : 0); };
+  auto stress_plane = [&](int k) {
+    T* const at = sst + (one_barrier ? (k & 1) * 5 * E : 0);
+    return ElasticStressPlane<T>{reinterpret_cast<P*>(at), reinterpret_cast<P*>(at) + E, at + 4 * E};
+  };
 
   static_assert(Unroll == 1 || Unroll == 2, "register25d unrolls the plane loop by 1 or 2");
 #if defined(__CUDA_ARCH__)
@@ -420,27 +473,30 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
 #pragma unroll
       for (int c = 0; c < 3; ++c) u_prev[c] = prev.c[c][e_out];
       qe = m.q[e_out];
-      d = (damp[i] * damp[g.nx + j]) * damp[g.nx + g.ny + ko];
+      d = damp_xy * damp[g.nx + g.ny + ko];
     }
     // This thread's copies of plane ks have landed: u^n of plane ks + R into the queue (after
     // the divergence of ks - 1 with one barrier, which reads the queue's oldest), the tile's
     // u^n of plane ks into the wide plane.
     elastic_copies_wait();
-    const T* const tile_ks = tile + (ks & 1) * 8 * NT + tid;
+    const P* const tile_ks = tile2 + (ks & 1) * 4 * NT + tid;  // the pairs of tile_entry(ks, v)
     auto take_next_u = [&] {
+      const P t0 = tile_ks[0], t1 = tile_ks[NT];
+      const T next[3] = {t0.x, t0.y, t1.x};
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
 #pragma unroll
         for (int q = 0; q < S - 1; ++q) uq[c][q] = uq[c][q + 1];
-        uq[c][S - 1] = tile_ks[c * NT];
+        uq[c][S - 1] = next[c];
       }
     };
     if constexpr (!one_barrier) take_next_u();
     constexpr int now = one_barrier ? R + 1 : R;  // u^n of plane ks in the queue
-    T* const wide_ks = wide + (ks & 1) * 3 * W;
+    P* const wide2_ks = wide2 + (ks & 1) * W;
+    T* const widez_ks = widez + (ks & 1) * W;
     if (stresses) {
-#pragma unroll
-      for (int c = 0; c < 3; ++c) wide_ks[c * W + own_wide] = uq[c][now];
+      wide2_ks[own_wide] = P{uq[0][now], uq[1][now]};
+      widez_ks[own_wide] = uq[2][now];
     }
     __syncthreads();  // plane ks has landed; every read of the buffers refilled below is done
     fetch_tile(ks + 1);
@@ -450,30 +506,28 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
     elastic_copies_commit();
 
     // ---- S: the stresses of plane ks.
-    T* const sst_ks = stress_plane(ks);
+    const ElasticStressPlane<T> sst_ks = stress_plane(ks);
     const bool surface = free_top && ks == 0;
     const bool sources = ks >= stress_lo && ks <= stress_hi;  // some stress source's box reaches plane ks here
     T own[3] = {T(0), T(0), T(0)};  // s_xz, s_yz, s_zz of this thread's node
     if (stresses && mine) {
       T gr[3][3];
-      elastic_register_xy<T, R, W, WP>(wide_ks, own_wide, gr);
+      elastic_register_xy<T, R, WP>(wide2_ks, widez_ks, own_wide, gr);
+      const P t0 = tile_ks[0], t1 = tile_ks[NT], t2 = tile_ks[2 * NT], t3 = tile_ks[3 * NT];
+      const T landed[3] = {t0.x, t0.y, t1.x};
 #pragma unroll
       for (int c = 0; c < 3; ++c) {
         T line[S];  // u^n of planes ks - R .. ks + R: the queue, or with one barrier the queue
 #pragma unroll      // not yet moved on and the plane just landed
-        for (int q = 0; q < S; ++q) line[q] = !one_barrier ? uq[c][q] : q < S - 1 ? uq[c][q + 1] : tile_ks[c * NT];
+        for (int q = 0; q < S; ++q) line[q] = !one_barrier ? uq[c][q] : q < S - 1 ? uq[c][q + 1] : landed[c];
         gr[c][2] = first_derivative<T, R>(line);
       }
-      const VtiNode<T> own_c{tile_ks[3 * NT], tile_ks[4 * NT], tile_ks[5 * NT], tile_ks[6 * NT], tile_ks[7 * NT]};
+      const VtiNode<T> own_c{t1.y, t2.x, t2.y, t3.x, t3.y};
       const Stress6<T> s = elastic_register_stress(gr, own_c, surface, stress_src, sources, w, i, j, ks);
       own[0] = s.xz, own[1] = s.yz, own[2] = s.zz;
-      if (halo) {
-        sst_ks[0 * E + center] = s.xx, sst_ks[1 * E + center] = s.yy, sst_ks[2 * E + center] = s.xy;
-        sst_ks[3 * E + center] = s.xz, sst_ks[4 * E + center] = s.yz;
-      }
-    } else if (halo) {
-#pragma unroll
-      for (int c = 0; c < 5; ++c) sst_ks[c * E + center] = T(0);  // beyond the x or y face
+      if (halo) sst_ks.xa[center] = P{s.xx, s.xz}, sst_ks.ya[center] = P{s.yy, s.yz}, sst_ks.xy[center] = s.xy;
+    } else if (halo) {  // beyond the x or y face
+      sst_ks.xa[center] = P{T(0), T(0)}, sst_ks.ya[center] = P{T(0), T(0)}, sst_ks.xy[center] = T(0);
     }
     if (halo) {
       // The cross's stresses: the divergence reads s_xx, s_xy, s_xz along x (the arms left
@@ -485,28 +539,26 @@ __global__ void __launch_bounds__(TX* TY, (ElasticRegisterShape<T, R, TX, TY>::k
         int ex, ey;
         elastic_cross_column<R, TX, TY>(h, ex, ey);
         const int n = ey * EX + ex, gi = i0 - R + ex, gj = j0 - R + ey;
-        const int across = XArm ? 0 : 1, along = XArm ? 3 : 4;  // s_xx or s_yy, then s_xz or s_yz
+        P* const pair = XArm ? sst_ks.xa : sst_ks.ya;  // (s_xx, s_xz) or (s_yy, s_yz)
         if (gi >= 0 && gi < g.nx && gj >= 0 && gj < g.ny) {
           T gr[3][3];
-          elastic_register_xy<T, R, W, WP>(wide_ks, (ey + R) * WP + ex + R, gr);
+          elastic_register_xy<T, R, WP>(wide2_ks, widez_ks, (ey + R) * WP + ex + R, gr);
+          T line[3][S];
 #pragma unroll
-          for (int c = 0; c < 3; ++c) {
-            T line[S];
-#pragma unroll
-            for (int q = 0; q < S; ++q) {
-              const int sl = Sh::kRingTwice || first + q < RING ? first + q : first + q - RING;
-              line[q] = ring[(sl * 3 + c) * H + h];
-            }
-            gr[c][2] = first_derivative<T, R>(line);
+          for (int q = 0; q < S; ++q) {
+            const int sl = Sh::kRingTwice || first + q < RING ? first + q : first + q - RING;
+            const P v = ring2[sl * H + h];
+            line[0][q] = v.x, line[1][q] = v.y, line[2][q] = ringz[sl * H + h];
           }
-          const VtiNode<T> cn{medium_ks[0 * H + h], medium_ks[1 * H + h], medium_ks[2 * H + h], medium_ks[3 * H + h],
-                              medium_ks[4 * H + h]};
+#pragma unroll
+          for (int c = 0; c < 3; ++c) gr[c][2] = first_derivative<T, R>(line[c]);
+          const P m0 = reinterpret_cast<const P*>(medium_ks)[h], m1 = reinterpret_cast<const P*>(medium_ks)[H + h];
+          const VtiNode<T> cn{m0.x, m0.y, m1.x, m1.y, medium_ks[4 * H + h]};
           const Stress6<T> st = elastic_register_stress(gr, cn, surface, stress_src, sources, w, gi, gj, ks);
-          sst_ks[across * E + n] = XArm ? st.xx : st.yy;
-          sst_ks[2 * E + n] = st.xy;
-          sst_ks[along * E + n] = XArm ? st.xz : st.yz;
+          pair[n] = XArm ? P{st.xx, st.xz} : P{st.yy, st.yz};
+          sst_ks.xy[n] = st.xy;
         } else {  // the ghost rule beyond the x and y faces
-          sst_ks[across * E + n] = T(0), sst_ks[2 * E + n] = T(0), sst_ks[along * E + n] = T(0);
+          pair[n] = P{T(0), T(0)}, sst_ks.xy[n] = T(0);
         }
       };
 #pragma unroll

@@ -10,16 +10,24 @@
 #    (NP: 4 where there are four GPUs, else 2) at sizes no tile divides: heat3d (stream25d,
 #    analytic and insulated), hydro3d (its box variant, global; 55pt is in Hydro3DGpuBox),
 #    acoustic3d and elastic3d;
+#  - BOX_TOOLS (e.g. "racecheck synccheck initcheck"): those tools on every rank of heat3d's
+#    box (stream25d, analytic and insulated, float and double; STENCILSCOPE_STREAM25_LEAN=1 and
+#    =0: both kernel forms), a report accepted only where tests/device/sanitizer-known.txt
+#    lists it for heat3d stream25d (BOX_LEAN="1" for the lean form alone); BOX_ONLY=1 runs
+#    only these (no box tests, no memcheck);
 # a line per check, exit non-zero on any failure. BUILD: the build folder (build-gpu-mpi).
 set -uo pipefail
 source "$(dirname "$0")/env.sh"
 b=${BUILD:-build-gpu-mpi}
-build_no_gui $b stencilscope test_gpu_boxes_mpi test_gpu_simulation_mpi test_hydro3d_gpu || exit 1
+targets=(stencilscope test_gpu_boxes_mpi test_gpu_simulation_mpi test_hydro3d_gpu)
+[[ ${BOX_ONLY:-0} == 1 ]] && targets=(stencilscope)
+build_no_gui $b "${targets[@]}" || exit 1
 echo "built $(grep -c '^\[' "$out/build.log") steps"
 e=$b/bin/stencilscope
 gpus=$(nvidia-smi -L | wc -l)
 np=$((gpus >= 4 ? 4 : 2))
 status=0
+if [[ ${BOX_ONLY:-0} != 1 ]]; then
 regex="mpi_gpu_boxes_np(2_peer|3_peer|4_peer|4_nccl)${TESTS:+|$TESTS}"
 timeout 300 ctest --test-dir $b -R "$regex" --output-on-failure >"$out/ctest.log" 2>&1 || status=1
 grep -E "Test +#|tests passed|SKIPPED|Failure" "$out/ctest.log" | head -30
@@ -40,4 +48,38 @@ san heat3d-insulated heat3d --size 45x37x29 --order 4 --boundary insulated
 san hydro3d hydro3d --size 24x20x18
 san acoustic3d acoustic3d --size 29x23x19
 san elastic3d elastic3d --size 29x23x19
+fi
+mpi=(mpirun --allow-run-as-root --oversubscribe -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=2)
+# box_tool TOOL LEAN NAME bench-arguments: TOOL on every rank; the report lines not in the known list.
+box_tool() {
+  local tool=$1 lean=$2 name=$3; shift 3
+  local start=$SECONDS flags=(--tool "$tool" --error-exitcode 9 --print-limit 100)
+  [[ $tool == racecheck ]] && flags+=(--racecheck-report all)
+  STENCILSCOPE_STREAM25_LEAN=$lean timeout 200 "${mpi[@]}" -x STENCILSCOPE_STREAM25_LEAN -np $np compute-sanitizer \
+    "${flags[@]}" $e bench "$@" --device gpu --variant stream25d --steps 2 --repeat 1 >"$out/box-$tool-$name.log" 2>&1
+  local rc=$? unexplained
+  unexplained=$(grep -E "^========= (Error|Race|Barrier|Invalid|Uninitialized|Warning)" "$out/box-$tool-$name.log" |
+    while read -r line; do
+      explained=0
+      while IFS=$'\t' read -r ktool kmodel kvariant kpattern kdoc; do
+        [[ -z $ktool || $ktool == \#* ]] && continue
+        if [[ $ktool == "$tool" && $kmodel == heat3d && $kvariant == stream25d ]] && grep -qE "$kpattern" <<<"$line"; then
+          explained=1; break
+        fi
+      done <tests/device/sanitizer-known.txt
+      [[ $explained == 0 ]] && echo "$line"
+    done | sort | uniq -c | head -3)
+  local verdict=clean
+  if ((rc == 9)); then [[ -z $unexplained ]] && verdict=known || verdict=REPORTED; elif ((rc != 0)); then verdict=FAILED; fi
+  [[ $verdict == clean || $verdict == known ]] || status=1
+  echo "$tool np $np $name lean=$lean: $verdict (exit $rc, $(grep -c 'SUMMARY: 0 ' "$out/box-$tool-$name.log") of $np ranks report 0), $((SECONDS - start)) s${unexplained:+; $(tr '\n' ' ' <<<"$unexplained")}"
+}
+for tool in ${BOX_TOOLS:-}; do
+  for lean in ${BOX_LEAN:-1 0}; do
+    for prec in float double; do
+      box_tool "$tool" $lean "heat3d-analytic-$prec" heat3d --size 45x37x29 --order 8 --precision $prec
+      box_tool "$tool" $lean "heat3d-insulated-$prec" heat3d --size 45x37x29 --order 8 --boundary insulated --precision $prec
+    done
+  done
+done
 exit $status

@@ -11,7 +11,7 @@
 #    analytic and insulated), hydro3d (its box variant, global; 55pt is in Hydro3DGpuBox),
 #    acoustic3d and elastic3d;
 #  - BOX_TOOLS (e.g. "racecheck synccheck initcheck"): those tools on every rank of heat3d's
-#    box (stream25d, analytic and insulated, float and double; STENCILSCOPE_STREAM25_LEAN=1 and
+#    box (stream25d, analytic and insulated, BOX_TRANSPORTS (default peer); STENCILSCOPE_STREAM25_LEAN=1 and
 #    =0: both kernel forms), a report accepted only where tests/device/sanitizer-known.txt
 #    lists it for heat3d stream25d (BOX_LEAN="1" for the lean form alone); BOX_ONLY=1 runs
 #    only these (no box tests, no memcheck);
@@ -58,12 +58,18 @@ box_tool() {
   STENCILSCOPE_STREAM25_LEAN=$lean timeout 200 "${mpi[@]}" -x STENCILSCOPE_STREAM25_LEAN -np $np compute-sanitizer \
     "${flags[@]}" $e bench "$@" --device gpu --variant stream25d --steps 2 --repeat 1 >"$out/box-$tool-$name.log" 2>&1
   local rc=$? unexplained
-  unexplained=$(grep -E "^========= (Error|Race|Barrier|Invalid|Uninitialized|Warning)" "$out/box-$tool-$name.log" |
+  # Each report with the function it names ("REPORT | at FUNCTION"), matched against the list
+  # under the variant "stream25d" (the kernel's own reports) or "box-TRANSPORT" (the exchange's).
+  local trn=${name##*-}
+  unexplained=$(awk '/^========= (Error|Race|Barrier|Invalid|Uninitialized|Warning)/ { r = $0; next }
+                     r != "" && /^=========     at / { print r " | " $0; r = "" }
+                     END { if (r != "") print r }' "$out/box-$tool-$name.log" |
     while read -r line; do
       explained=0
       while IFS=$'\t' read -r ktool kmodel kvariant kpattern kdoc; do
         [[ -z $ktool || $ktool == \#* ]] && continue
-        if [[ $ktool == "$tool" && $kmodel == heat3d && $kvariant == stream25d ]] && grep -qE "$kpattern" <<<"$line"; then
+        if [[ $ktool == "$tool" && $kmodel == heat3d && ($kvariant == stream25d || $kvariant == "box-$trn") ]] &&
+           grep -qE "$kpattern" <<<"$line"; then
           explained=1; break
         fi
       done <tests/device/sanitizer-known.txt
@@ -72,13 +78,14 @@ box_tool() {
   local verdict=clean
   if ((rc == 9)); then [[ -z $unexplained ]] && verdict=known || verdict=REPORTED; elif ((rc != 0)); then verdict=FAILED; fi
   [[ $verdict == clean || $verdict == known ]] || status=1
+  [[ $verdict == FAILED ]] && unexplained=$(grep -v "^=========     " "$out/box-$tool-$name.log" | tail -4)
   echo "$tool np $np $name lean=$lean: $verdict (exit $rc, $(grep -c 'SUMMARY: 0 ' "$out/box-$tool-$name.log") of $np ranks report 0), $((SECONDS - start)) s${unexplained:+; $(tr '\n' ' ' <<<"$unexplained")}"
 }
-for tool in ${BOX_TOOLS:-}; do
+for tool in ${BOX_TOOLS:-}; do  # distributed runs step in float only
   for lean in ${BOX_LEAN:-1 0}; do
-    for prec in float double; do
-      box_tool "$tool" $lean "heat3d-analytic-$prec" heat3d --size 45x37x29 --order 8 --precision $prec
-      box_tool "$tool" $lean "heat3d-insulated-$prec" heat3d --size 45x37x29 --order 8 --boundary insulated --precision $prec
+    for tr in ${BOX_TRANSPORTS:-peer}; do
+      box_tool "$tool" $lean "heat3d-analytic-$tr" heat3d --size 45x37x29 --order 8 --transport $tr
+      box_tool "$tool" $lean "heat3d-insulated-$tr" heat3d --size 45x37x29 --order 8 --boundary insulated --transport $tr
     done
   done
 done

@@ -65,8 +65,11 @@ box_tool() {
   # Each report with the function it names ("REPORT | at FUNCTION"), matched against the list
   # under the variant "stream25d" (the kernel's own reports) or "box-TRANSPORT" (the exchange's).
   local trn=${name##*-}
-  unexplained=$(awk '/^========= (Error|Race|Barrier|Invalid|Uninitialized|Warning)/ { r = $0; next }
-                     r != "" && /^=========     at / { print r " | " $0; r = "" }
+  # Every "========= Capitalised" line is a report except the tool's banners and summaries; its
+  # first detail line ("at FUNCTION", or what a host API call touched) goes with it.
+  unexplained=$(awk '/^========= (COMPUTE-SANITIZER|ERROR SUMMARY|RACECHECK SUMMARY|Target application)/ { next }
+                     /^========= [A-Z]/ { if (r != "") print r; r = $0; next }
+                     r != "" && /^=========     [A-Za-z]/ { print r " | " $0; r = "" }
                      END { if (r != "") print r }' "$out/box-$tool-$name.log" |
     while read -r line; do
       explained=0

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -158,6 +159,40 @@ inline double elapsed_ms(const CudaEvent& a, const CudaEvent& b) {
   SS_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
   return ms;
 }
+
+/// Whether all the work queued on `s` has finished (never waits).
+inline bool stream_idle(cudaStream_t s) {
+  const cudaError_t e = cudaStreamQuery(s);
+  if (e == cudaErrorNotReady) return false;
+  SS_CUDA_CHECK(e);
+  return true;
+}
+
+/// The GPU time of a batch of work on a stream, read without waiting for it: begin() and
+/// end() around the batch's launches; finished_ms() gives its milliseconds once, after it
+/// has finished (nullopt while it runs, and when no batch is pending).
+class BatchTimer {
+ public:
+  void begin(cudaStream_t s) { SS_CUDA_CHECK(cudaEventRecord(start_.get(), s)); }
+  void end(cudaStream_t s) {
+    SS_CUDA_CHECK(cudaEventRecord(stop_.get(), s));
+    pending_ = true;
+  }
+  std::optional<double> finished_ms() {
+    if (!pending_) return std::nullopt;
+    const cudaError_t e = cudaEventQuery(stop_.get());
+    if (e == cudaErrorNotReady) return std::nullopt;
+    SS_CUDA_CHECK(e);
+    pending_ = false;
+    float ms = 0;
+    SS_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+    return ms;
+  }
+
+ private:
+  CudaEvent start_, stop_;
+  bool pending_ = false;
+};
 
 /// Blocks needed to cover n items with blocks of b (the one round-up helper).
 inline unsigned blocks_for(long long n, long long b) { return static_cast<unsigned>((n + b - 1) / b); }

@@ -138,8 +138,8 @@ template <typename T>
 struct DeviceAcoustic3D<T>::Impl {
   Acoustic3DSetup setup;
   CudaStream stream;
-  CudaEvent t0, t1, batch0, batch1;
-  bool batch_pending = false;
+  CudaEvent t0, t1;
+  BatchTimer batch;  // step_timed_async's batch
   int sm_count = 0;
   DeviceBuffer<T> field[3];
   DeviceBuffer<T> c2, damp, traces;
@@ -288,31 +288,19 @@ double DeviceAcoustic3D<T>::timed_steps(Acoustic3DVariant variant, int n) {
 template <typename T>
 void DeviceAcoustic3D<T>::step_timed_async(Acoustic3DVariant variant, int n) {
   Impl& m = *impl_;
-  SS_CUDA_CHECK(cudaEventRecord(m.batch0.get(), m.stream.get()));
+  m.batch.begin(m.stream.get());
   step(variant, n);
-  SS_CUDA_CHECK(cudaEventRecord(m.batch1.get(), m.stream.get()));
-  m.batch_pending = true;
+  m.batch.end(m.stream.get());
 }
 
 template <typename T>
 std::optional<double> DeviceAcoustic3D<T>::finished_batch_ms() {
-  Impl& m = *impl_;
-  if (!m.batch_pending) return std::nullopt;
-  const cudaError_t e = cudaEventQuery(m.batch1.get());
-  if (e == cudaErrorNotReady) return std::nullopt;
-  SS_CUDA_CHECK(e);
-  m.batch_pending = false;
-  float ms = 0;
-  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, m.batch0.get(), m.batch1.get()));
-  return ms;
+  return impl_->batch.finished_ms();
 }
 
 template <typename T>
 bool DeviceAcoustic3D<T>::idle() const {
-  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
-  if (e == cudaErrorNotReady) return false;
-  SS_CUDA_CHECK(e);
-  return true;
+  return stream_idle(impl_->stream.get());
 }
 
 template <typename T>

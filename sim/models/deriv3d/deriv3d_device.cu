@@ -343,10 +343,7 @@ void DeviceDeriv3D<T>::synchronize() {
 
 template <typename T>
 bool DeviceDeriv3D<T>::idle() const {
-  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
-  if (e == cudaErrorNotReady) return false;
-  SS_CUDA_CHECK(e);
-  return true;
+  return stream_idle(impl_->stream.get());
 }
 
 template <typename T>

@@ -167,8 +167,8 @@ template <typename T>
 struct DeviceElastic3D<T>::Impl {
   Elastic3DSetup setup;
   CudaStream stream;
-  CudaEvent t0, t1, batch0, batch1;
-  bool batch_pending = false;
+  CudaEvent t0, t1;
+  BatchTimer batch;  // step_timed_async's batch
   DeviceBuffer<T> u[3][3];
   DeviceBuffer<T> stress[6], strain[6], accel[3];
   DeviceBuffer<T> c11, c13, c33, c44, c66, q, damp, traces, source_weights;
@@ -400,31 +400,19 @@ double DeviceElastic3D<T>::timed_steps(Elastic3DVariant variant, int n) {
 template <typename T>
 void DeviceElastic3D<T>::step_timed_async(Elastic3DVariant variant, int n) {
   Impl& m = *impl_;
-  SS_CUDA_CHECK(cudaEventRecord(m.batch0.get(), m.stream.get()));
+  m.batch.begin(m.stream.get());
   step(variant, n);
-  SS_CUDA_CHECK(cudaEventRecord(m.batch1.get(), m.stream.get()));
-  m.batch_pending = true;
+  m.batch.end(m.stream.get());
 }
 
 template <typename T>
 std::optional<double> DeviceElastic3D<T>::finished_batch_ms() {
-  Impl& m = *impl_;
-  if (!m.batch_pending) return std::nullopt;
-  const cudaError_t e = cudaEventQuery(m.batch1.get());
-  if (e == cudaErrorNotReady) return std::nullopt;
-  SS_CUDA_CHECK(e);
-  m.batch_pending = false;
-  float ms = 0;
-  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, m.batch0.get(), m.batch1.get()));
-  return ms;
+  return impl_->batch.finished_ms();
 }
 
 template <typename T>
 bool DeviceElastic3D<T>::idle() const {
-  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
-  if (e == cudaErrorNotReady) return false;
-  SS_CUDA_CHECK(e);
-  return true;
+  return stream_idle(impl_->stream.get());
 }
 
 template <typename T>

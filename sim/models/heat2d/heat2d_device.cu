@@ -134,8 +134,7 @@ struct DeviceHeat2D<T>::Impl {
   Heat2DSetup setup;
   CudaStream stream;
   CudaEvent t0, t1;
-  CudaEvent batch0, batch1;
-  bool batch_pending = false;
+  BatchTimer batch;  // step_timed_async's batch
   DeviceBuffer<T> field[2];
   DeviceBuffer<int> flag{1};
   // Ghost rules (the analytic amplitudes change every step) live in device memory,
@@ -335,31 +334,19 @@ bool DeviceHeat2D<T>::all_finite() {
 template <typename T>
 void DeviceHeat2D<T>::step_timed_async(Heat2DVariant variant, int n) {
   Impl& m = *impl_;
-  SS_CUDA_CHECK(cudaEventRecord(m.batch0.get(), m.stream.get()));
+  m.batch.begin(m.stream.get());
   step(variant, n);
-  SS_CUDA_CHECK(cudaEventRecord(m.batch1.get(), m.stream.get()));
-  m.batch_pending = true;
+  m.batch.end(m.stream.get());
 }
 
 template <typename T>
 std::optional<double> DeviceHeat2D<T>::finished_batch_ms() {
-  Impl& m = *impl_;
-  if (!m.batch_pending) return std::nullopt;
-  const cudaError_t e = cudaEventQuery(m.batch1.get());
-  if (e == cudaErrorNotReady) return std::nullopt;
-  SS_CUDA_CHECK(e);
-  m.batch_pending = false;
-  float ms = 0;
-  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, m.batch0.get(), m.batch1.get()));
-  return ms;
+  return impl_->batch.finished_ms();
 }
 
 template <typename T>
 bool DeviceHeat2D<T>::idle() const {
-  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
-  if (e == cudaErrorNotReady) return false;
-  SS_CUDA_CHECK(e);
-  return true;
+  return stream_idle(impl_->stream.get());
 }
 
 template class DeviceHeat2D<float>;

@@ -371,8 +371,7 @@ struct DeviceHeat3D<T>::Impl {
   bool faces_hold(long step) const { return faces_from <= step && step <= faces_to; }
   int current = 0;
   long steps_done = 0;
-  CudaEvent batch0, batch1;
-  bool batch_pending = false;
+  BatchTimer batch;  // step_timed_async's batch
   DeviceBuffer<T> slice;  // gather target of copy_slice_to_host, grown on demand
 
   explicit Impl(const Heat3DSetup& s) : setup(s) {
@@ -597,31 +596,19 @@ void DeviceHeat3D<T>::load_interior(const T* interior, long steps_done) {
 template <typename T>
 void DeviceHeat3D<T>::step_timed_async(Heat3DVariant variant, int n) {
   Impl& m = *impl_;
-  SS_CUDA_CHECK(cudaEventRecord(m.batch0.get(), m.stream.get()));
+  m.batch.begin(m.stream.get());
   step(variant, n);
-  SS_CUDA_CHECK(cudaEventRecord(m.batch1.get(), m.stream.get()));
-  m.batch_pending = true;
+  m.batch.end(m.stream.get());
 }
 
 template <typename T>
 std::optional<double> DeviceHeat3D<T>::finished_batch_ms() {
-  Impl& m = *impl_;
-  if (!m.batch_pending) return std::nullopt;
-  const cudaError_t e = cudaEventQuery(m.batch1.get());
-  if (e == cudaErrorNotReady) return std::nullopt;
-  SS_CUDA_CHECK(e);
-  m.batch_pending = false;
-  float ms = 0;
-  SS_CUDA_CHECK(cudaEventElapsedTime(&ms, m.batch0.get(), m.batch1.get()));
-  return ms;
+  return impl_->batch.finished_ms();
 }
 
 template <typename T>
 bool DeviceHeat3D<T>::idle() const {
-  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
-  if (e == cudaErrorNotReady) return false;
-  SS_CUDA_CHECK(e);
-  return true;
+  return stream_idle(impl_->stream.get());
 }
 
 template class DeviceHeat3D<float>;

@@ -569,10 +569,7 @@ std::optional<double> DeviceHydro3D<T>::batch_ms() {
 }
 template <typename T>
 bool DeviceHydro3D<T>::idle() const {
-  const cudaError_t e = cudaStreamQuery(impl_->stream.get());
-  if (e == cudaErrorNotReady) return false;
-  SS_CUDA_CHECK(e);
-  return true;
+  return stream_idle(impl_->stream.get());
 }
 template <typename T>
 void DeviceHydro3D<T>::synchronize() {

@@ -27,13 +27,13 @@ e=$b/bin/stencilscope
 gpus=$(nvidia-smi -L | wc -l)
 np=$((gpus >= 4 ? 4 : 2))
 status=0
+mpi=(mpirun --allow-run-as-root --oversubscribe -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=2)
 if [[ ${BOX_ONLY:-0} != 1 ]]; then
 regex="mpi_gpu_boxes_np(2_peer|3_peer|4_peer|4_nccl)${TESTS:+|$TESTS}"
 timeout 300 ctest --test-dir $b -R "$regex" --output-on-failure >"$out/ctest.log" 2>&1 || status=1
 grep -E "Test +#|tests passed|SKIPPED|Failure" "$out/ctest.log" | head -30
 timeout 120 $b/bin/test_hydro3d_gpu --gtest_filter='Hydro3DGpuBox.*' >"$out/hydro-box.log" 2>&1 || status=1
 grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/hydro-box.log"
-mpi=(mpirun --allow-run-as-root --oversubscribe -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=2)
 san() {  # name, then the bench arguments
   local name=$1; shift
   local start=$SECONDS
@@ -49,7 +49,6 @@ san hydro3d hydro3d --size 24x20x18
 san acoustic3d acoustic3d --size 29x23x19
 san elastic3d elastic3d --size 29x23x19
 fi
-mpi=(mpirun --allow-run-as-root --oversubscribe -q --mca btl self,vader -x NCCL_NVLS_ENABLE -x OMP_NUM_THREADS=2)
 # box_tool TOOL LEAN NAME bench-arguments: TOOL on every rank; the report lines not in the known list.
 box_tool() {
   local tool=$1 lean=$2 name=$3; shift 3
